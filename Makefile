@@ -1,0 +1,69 @@
+# sbx-tools: POSIX make.  See config.mk for the settings.
+.POSIX:
+.SUFFIXES:
+.SUFFIXES: .c .o
+
+include config.mk
+
+LIBOBJ = lib/conf.o lib/env.o lib/io.o lib/json.o lib/lock.o lib/name.o \
+	lib/num.o lib/proc.o lib/sbxcli.o lib/spawn.o lib/state.o
+BIN = sbx-env/sbx-env sbx-run/sbx-run
+MAN1 = man/sbx-env.1 man/sbx-run.1
+MAN7 = man/sbx-tools.7
+TESTTOOLS = test/tools/hostile-env
+
+all: $(BIN)
+
+.c.o:
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib -c -o $@ $<
+
+# sbase's blunt rule: every object depends on the one header.
+$(LIBOBJ) $(BIN:=.o): lib/sbx.h config.mk
+
+lib/libsbx.a: $(LIBOBJ)
+	rm -f $@
+	$(AR) rcs $@ $(LIBOBJ)
+
+sbx-env/sbx-env: sbx-env/sbx-env.o lib/libsbx.a
+	$(CC) $(LDFLAGS) -o $@ sbx-env/sbx-env.o lib/libsbx.a
+
+sbx-run/sbx-run: sbx-run/sbx-run.o lib/libsbx.a
+	$(CC) $(LDFLAGS) -o $@ sbx-run/sbx-run.o lib/libsbx.a
+
+test/tools/hostile-env: test/tools/hostile-env.c
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ test/tools/hostile-env.c
+
+check: all $(TESTTOOLS)
+	sh test/run-suites
+
+lint: all
+	sh test/lint
+
+demo: all
+	sh test/demo.sh
+
+install: all
+	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANPREFIX)/man1 \
+		$(DESTDIR)$(MANPREFIX)/man7
+	for f in $(BIN); do \
+		cp -f $$f $(DESTDIR)$(PREFIX)/bin/ && \
+		chmod 755 $(DESTDIR)$(PREFIX)/bin/$${f##*/} || exit 1; \
+	done
+	for f in $(MAN1); do \
+		cp -f $$f $(DESTDIR)$(MANPREFIX)/man1/ && \
+		chmod 644 $(DESTDIR)$(MANPREFIX)/man1/$${f##*/} || exit 1; \
+	done
+	for f in $(MAN7); do \
+		cp -f $$f $(DESTDIR)$(MANPREFIX)/man7/ && \
+		chmod 644 $(DESTDIR)$(MANPREFIX)/man7/$${f##*/} || exit 1; \
+	done
+
+uninstall:
+	for f in $(BIN); do rm -f $(DESTDIR)$(PREFIX)/bin/$${f##*/}; done
+	for f in $(MAN1); do rm -f $(DESTDIR)$(MANPREFIX)/man1/$${f##*/}; done
+	for f in $(MAN7); do rm -f $(DESTDIR)$(MANPREFIX)/man7/$${f##*/}; done
+
+clean:
+	rm -f $(LIBOBJ) lib/libsbx.a $(BIN) $(BIN:=.o) $(TESTTOOLS)
+
+.PHONY: all check lint demo install uninstall clean

@@ -1,0 +1,87 @@
+/*
+ * name.c: sandbox names.  One rule for every program, strict enough for
+ * every sbx version seen, and no name can be mistaken for an option.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sbx.h"
+
+static int
+isalnum_ascii(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9');
+}
+
+/* [A-Za-z0-9][A-Za-z0-9.-]{1,62}, and not the reserved "default". */
+int
+sbx_name_valid(const char *s)
+{
+	size_t i;
+
+	if (s == NULL || !isalnum_ascii((unsigned char)s[0]))
+		return 0;
+	for (i = 1; s[i] != '\0'; i++) {
+		if (i >= SBX_NAME_MAX)
+			return 0;
+		if (!isalnum_ascii((unsigned char)s[i]) && s[i] != '.' &&
+		    s[i] != '-')
+			return 0;
+	}
+	if (i < 2)
+		return 0;
+	return strcmp(s, "default") != 0;
+}
+
+static int
+urandom(unsigned char *p, size_t n)
+{
+	ssize_t r;
+	int fd;
+
+	if ((fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	while (n > 0) {
+		if ((r = read(fd, p, n)) == -1 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			close(fd);
+			errno = EIO;
+			return -1;
+		}
+		p += r;
+		n -= (size_t)r;
+	}
+	return close(fd);
+}
+
+/* pi-sbx-<pid>-<8 random [a-z0-9]>, the random part from /dev/urandom. */
+int
+sbx_name_new(char *buf, size_t size, long pid)
+{
+	static const char set[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	unsigned char rnd[32];
+	char tail[9];
+	size_t i, t;
+	int n;
+
+	for (t = 0; t < sizeof(tail) - 1; ) {
+		if (urandom(rnd, sizeof(rnd)) == -1)
+			return -1;
+		/* 252 = 7 * 36: dropping bytes above it avoids modulo bias */
+		for (i = 0; i < sizeof(rnd) && t < sizeof(tail) - 1; i++)
+			if (rnd[i] < 252)
+				tail[t++] = set[rnd[i] % 36];
+	}
+	tail[t] = '\0';
+	n = snprintf(buf, size, "pi-sbx-%ld-%s", pid, tail);
+	if (n < 0 || (size_t)n >= size) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,139 @@
+/*
+ * sbx.h: the one header of libsbx, shared by every sbx-* program.
+ * Every external symbol is sbx_-prefixed; each file in lib/ holds one concern.
+ */
+#ifndef SBX_H
+#define SBX_H
+
+#include <sys/types.h>
+
+#include <stddef.h>
+
+/* Exit statuses shared by every program (see sbx-tools(7)). */
+#define SBX_EX_OK	0
+#define SBX_EX_FAIL	1
+#define SBX_EX_USAGE	64
+#define SBX_EX_TIMEOUT	124
+#define SBX_EX_CANTRUN	125
+#define SBX_EX_NOEXEC	126
+#define SBX_EX_NOTFOUND	127
+
+/* The canonical socket every inner docker call is pinned to. */
+#define SBX_DOCKER_HOST	"unix:///var/run/docker.sock"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define SBX_DEAD	__attribute__((__noreturn__))
+#else
+#define SBX_DEAD
+#endif
+
+/* io.c: whole writes, a growable buffer, checked stdout */
+struct sbx_buf {
+	char	*data;		/* always NUL-terminated when non-NULL */
+	size_t	 len;
+	size_t	 cap;
+};
+int	 sbx_writeall(int, const void *, size_t);
+int	 sbx_buf_add(struct sbx_buf *, const void *, size_t);
+void	 sbx_buf_free(struct sbx_buf *);
+int	 sbx_buf_readfd(struct sbx_buf *, int, size_t);
+int	 sbx_fshut(void);
+
+/* num.c: bounded number parsing, strtonum(3) semantics */
+long long sbx_strtonum(const char *, long long, long long, const char **);
+
+/* conf.c: the DOCKER_SANDBOX* configuration; bad values exit 64 */
+int	 sbx_parsebool(const char *);
+int	 sbx_conf_bool(const char *, int);
+long long sbx_conf_num(const char *, long long, long long, long long);
+const char *sbx_conf_str(const char *);
+
+/* env.c: environment policy */
+struct sbx_envpolicy {
+	int	  passthrough;	/* keep every name but docker/compose ones */
+	char	**allow;	/* extra names; NULL-terminated */
+	size_t	  nallow;
+};
+int	 sbx_env_isdocker(const char *);
+int	 sbx_env_ishostset(const char *);
+int	 sbx_env_validname(const char *, size_t);
+int	 sbx_env_policy(struct sbx_envpolicy *, const char *, int);
+void	 sbx_env_policy_free(struct sbx_envpolicy *);
+char	**sbx_env_build(char *const *, const struct sbx_envpolicy *);
+char	**sbx_env_forwarded(char *const *);
+const char *sbx_env_get(char *const *, const char *);
+
+/* spawn.c: run a child, optionally under a timeout, in its own group */
+struct sbx_cmd {
+	char	*const *argv;	/* argv[0] is an absolute path */
+	char	*const *envp;
+	int	 timeout;	/* seconds; 0 means none */
+	int	 newpgrp;	/* child leads its own process group */
+	int	 fgtty;		/* hand it the controlling terminal */
+	int	 in;		/* stdin for the child; -1: inherit */
+	int	 capture_out;	/* collect stdout into out */
+	int	 capture_err;	/* collect stderr into err */
+	/*
+	 * hold_err: stderr passes through, but while this returns non-zero
+	 * for the text held so far (called at each newline) it is kept in
+	 * err instead; at exit the caller decides what to do with it.
+	 */
+	int	(*hold_err)(const char *, size_t, void *);
+	void	*hold_arg;
+	int	 holding;	/* out: stderr still held at exit */
+	struct sbx_buf out;
+	struct sbx_buf err;
+	int	 status;	/* out: exit status, 128+sig, or 124 */
+	int	 timedout;	/* out */
+	int	 signo;		/* out: a signal we forwarded, or 0 */
+};
+int	 sbx_cmd_run(struct sbx_cmd *);
+void	 sbx_cmd_free(struct sbx_cmd *);
+int	 sbx_waitstatus(int);
+int	 sbx_exec_status(int);
+
+/* name.c: sandbox names */
+#define SBX_NAME_MAX	63
+int	 sbx_name_valid(const char *);
+int	 sbx_name_new(char *, size_t, long);
+
+/* state.c: the state directory and its marker files */
+int	 sbx_state_path(char *, size_t);
+int	 sbx_state_open(char *, size_t);
+int	 sbx_state_write(int, const char *, const char *);
+int	 sbx_state_read(int, const char *, char *, size_t);
+int	 sbx_state_remove(int, const char *);
+int	 sbx_state_rmtree(int, const char *);
+const char *sbx_state_field(const char *, const char *, char *, size_t);
+
+/* lock.c: fcntl(2) record locks on files in the state directory */
+int	 sbx_lock(int, const char *, int);
+pid_t	 sbx_lock_holder(int, const char *);
+
+/* proc.c: is a process (pid plus start time) still the one we knew? */
+int	 sbx_proc_start(pid_t, unsigned long long *);
+int	 sbx_proc_alive(pid_t, unsigned long long);
+
+/* json.c: a small reader for sbx and docker output */
+enum sbx_jtype {
+	SBX_JNULL, SBX_JBOOL, SBX_JNUM, SBX_JSTR, SBX_JARR, SBX_JOBJ
+};
+struct sbx_json {
+	enum sbx_jtype	 type;
+	char		*key;	/* member name inside an object */
+	char		*str;	/* string value, or number text */
+	size_t		 len;
+	int		 boolean;
+	struct sbx_json	*child;	/* first element or member */
+	struct sbx_json	*next;
+};
+struct sbx_json *sbx_json_parse(const char *, size_t, const char **);
+void	 sbx_json_free(struct sbx_json *);
+const struct sbx_json *sbx_json_get(const struct sbx_json *, const char *);
+const char *sbx_json_str(const struct sbx_json *, const char *);
+const char *sbx_json_find(const char *, size_t, size_t *);
+
+/* sbxcli.c: which sbx binary to run */
+int	 sbx_cli_find(char *const *, char *, size_t);
+
+#endif /* SBX_H */

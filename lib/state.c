@@ -1,0 +1,268 @@
+/*
+ * state.c: the state directory and its marker files.  The directory must
+ * be ours, not a symlink and not writable by others; every file in it is
+ * reached through the directory descriptor with O_NOFOLLOW and written
+ * atomically (temporary file, then rename), so a planted symlink or a
+ * half-written marker is never followed or read.
+ */
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sbx.h"
+
+#define MARKER_MAX	4096
+#define RMTREE_DEPTH	64
+
+/* SBX_STATE_DIR, else $XDG_STATE_HOME/sbx-tools, else ~/.local/state/sbx-tools */
+int
+sbx_state_path(char *buf, size_t size)
+{
+	const char *v;
+	int n;
+
+	if ((v = sbx_conf_str("SBX_STATE_DIR")) != NULL) {
+		if (*v != '/')
+			errx(SBX_EX_USAGE, "SBX_STATE_DIR: not an absolute path");
+		n = snprintf(buf, size, "%s", v);
+	} else if ((v = sbx_conf_str("XDG_STATE_HOME")) != NULL && *v == '/')
+		n = snprintf(buf, size, "%s/sbx-tools", v);
+	else if ((v = sbx_conf_str("HOME")) != NULL && *v == '/')
+		n = snprintf(buf, size, "%s/.local/state/sbx-tools", v);
+	else {
+		errno = ENOENT;
+		return -1;
+	}
+	if (n < 0 || (size_t)n >= size) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/* mkdir -p for the parents, mode 0700 for whatever we make. */
+static int
+mkparents(char *path)
+{
+	char *p;
+
+	for (p = path + 1; (p = strchr(p, '/')) != NULL; p++) {
+		*p = '\0';
+		if (mkdir(path, 0700) == -1 && errno != EEXIST) {
+			*p = '/';
+			return -1;
+		}
+		*p = '/';
+	}
+	return 0;
+}
+
+/*
+ * Open (creating if needed) the state directory; its path goes to buf.
+ * Returns a directory descriptor, or -1 after saying why on stderr.
+ */
+int
+sbx_state_open(char *buf, size_t size)
+{
+	struct stat st;
+	int fd;
+
+	if (sbx_state_path(buf, size) == -1) {
+		warn("state directory (set SBX_STATE_DIR or HOME)");
+		return -1;
+	}
+	while (size > 2 && strlen(buf) > 1 && buf[strlen(buf) - 1] == '/')
+		buf[strlen(buf) - 1] = '\0';
+	if (mkparents(buf) == -1 || (mkdir(buf, 0700) == -1 &&
+	    errno != EEXIST)) {
+		warn("state directory %s", buf);
+		return -1;
+	}
+	fd = open(buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1) {
+		if (errno == ELOOP || errno == ENOTDIR) {
+			if (lstat(buf, &st) == 0 && S_ISLNK(st.st_mode))
+				warnx("state directory %s: is a symbolic link, "
+				    "refusing it", buf);
+			else
+				warnx("state directory %s: not a directory",
+				    buf);
+		} else
+			warn("state directory %s", buf);
+		return -1;
+	}
+	if (fstat(fd, &st) == -1) {
+		warn("state directory %s", buf);
+		close(fd);
+		return -1;
+	}
+	if (st.st_uid != geteuid()) {
+		warnx("state directory %s: owned by uid %ld, not by us, "
+		    "refusing it", buf, (long)st.st_uid);
+		close(fd);
+		return -1;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		warnx("state directory %s: writable by group or others "
+		    "(mode %03o), refusing it", buf,
+		    (unsigned)(st.st_mode & 0777));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Replace file with content: write a temporary file, then rename it. */
+int
+sbx_state_write(int dfd, const char *file, const char *content)
+{
+	static unsigned seq;
+	char tmp[256];
+	int fd, n, e;
+
+	for (;;) {
+		n = snprintf(tmp, sizeof(tmp), ".%s.%ld.%u", file,
+		    (long)getpid(), seq++);
+		if (n < 0 || (size_t)n >= sizeof(tmp))
+			return errno = ENAMETOOLONG, -1;
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, 0600);
+		if (fd != -1)
+			break;
+		if (errno != EEXIST)
+			return -1;
+	}
+	if (sbx_writeall(fd, content, strlen(content)) == -1 ||
+	    fsync(fd) == -1 || close(fd) == -1 ||
+	    renameat(dfd, tmp, dfd, file) == -1) {
+		e = errno;
+		(void)unlinkat(dfd, tmp, 0);
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Read a marker into buf.  Returns its length, or -1: ENOENT if absent,
+ * ELOOP if a symlink, EFTYPE-like EINVAL if not a regular file of ours,
+ * EFBIG if larger than any marker we write.
+ */
+int
+sbx_state_read(int dfd, const char *file, char *buf, size_t size)
+{
+	struct stat st;
+	size_t got = 0;
+	ssize_t r;
+	int fd, e;
+
+	fd = openat(dfd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd == -1)
+		return -1;
+	if (fstat(fd, &st) == -1)
+		goto bad;
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+		errno = EINVAL;
+		goto bad;
+	}
+	if (st.st_size >= (off_t)size || st.st_size > MARKER_MAX) {
+		errno = EFBIG;
+		goto bad;
+	}
+	while (got < size - 1) {
+		if ((r = read(fd, buf + got, size - 1 - got)) == -1) {
+			if (errno == EINTR)
+				continue;
+			goto bad;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	buf[got] = '\0';
+	close(fd);
+	return (int)got;
+bad:
+	e = errno;
+	close(fd);
+	errno = e;
+	return -1;
+}
+
+int
+sbx_state_remove(int dfd, const char *file)
+{
+	if (unlinkat(dfd, file, 0) == -1 && errno != ENOENT)
+		return -1;
+	return 0;
+}
+
+static int
+rmtree(int dfd, const char *dir, int depth)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd, ret = 0, e;
+
+	if (depth > RMTREE_DEPTH)
+		return errno = ELOOP, -1;
+	fd = openat(dfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1)
+		return errno == ENOENT ? 0 : -1;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (unlinkat(fd, de->d_name, 0) == 0)
+			continue;
+		/* a directory (EISDIR on Linux, EPERM elsewhere): descend */
+		if (rmtree(fd, de->d_name, depth + 1) == -1)
+			ret = -1;
+	}
+	e = errno;
+	closedir(d);
+	if (unlinkat(dfd, dir, AT_REMOVEDIR) == -1 && errno != ENOENT)
+		return -1;
+	errno = e;
+	return ret;
+}
+
+/* Remove a directory tree below dfd without following any symlink. */
+int
+sbx_state_rmtree(int dfd, const char *dir)
+{
+	return rmtree(dfd, dir, 0);
+}
+
+/* The value of "key=value" on a line of a marker, copied to buf. */
+const char *
+sbx_state_field(const char *content, const char *key, char *buf, size_t size)
+{
+	const char *p, *end;
+	size_t klen = strlen(key), vlen;
+
+	for (p = content; *p != '\0'; p = *end ? end + 1 : end) {
+		if ((end = strchr(p, '\n')) == NULL)
+			end = p + strlen(p);
+		if ((size_t)(end - p) > klen && strncmp(p, key, klen) == 0 &&
+		    p[klen] == '=') {
+			vlen = (size_t)(end - p) - klen - 1;
+			if (vlen >= size)
+				return NULL;
+			memcpy(buf, p + klen + 1, vlen);
+			buf[vlen] = '\0';
+			return buf;
+		}
+	}
+	return NULL;
+}
