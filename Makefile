@@ -10,6 +10,7 @@ LIBOBJ = lib/conf.o lib/env.o lib/io.o lib/json.o lib/lock.o lib/name.o \
 BIN = sbx-env/sbx-env sbx-run/sbx-run
 MAN1 = man/sbx-env.1 man/sbx-run.1
 MAN7 = man/sbx-tools.7
+MAN8 =
 TESTTOOLS = test/tools/hostile-env
 
 all: $(BIN)
@@ -44,7 +45,7 @@ demo: all
 
 install: all
 	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANPREFIX)/man1 \
-		$(DESTDIR)$(MANPREFIX)/man7
+		$(DESTDIR)$(MANPREFIX)/man7 $(DESTDIR)$(MANPREFIX)/man8
 	for f in $(BIN); do \
 		cp -f $$f $(DESTDIR)$(PREFIX)/bin/ && \
 		chmod 755 $(DESTDIR)$(PREFIX)/bin/$${f##*/} || exit 1; \
@@ -57,11 +58,16 @@ install: all
 		cp -f $$f $(DESTDIR)$(MANPREFIX)/man7/ && \
 		chmod 644 $(DESTDIR)$(MANPREFIX)/man7/$${f##*/} || exit 1; \
 	done
+	for f in $(MAN8); do \
+		cp -f $$f $(DESTDIR)$(MANPREFIX)/man8/ && \
+		chmod 644 $(DESTDIR)$(MANPREFIX)/man8/$${f##*/} || exit 1; \
+	done
 
 uninstall:
 	for f in $(BIN); do rm -f $(DESTDIR)$(PREFIX)/bin/$${f##*/}; done
 	for f in $(MAN1); do rm -f $(DESTDIR)$(MANPREFIX)/man1/$${f##*/}; done
 	for f in $(MAN7); do rm -f $(DESTDIR)$(MANPREFIX)/man7/$${f##*/}; done
+	for f in $(MAN8); do rm -f $(DESTDIR)$(MANPREFIX)/man8/$${f##*/}; done
 
 clean:
 	rm -f $(LIBOBJ) lib/libsbx.a $(BIN) $(BIN:=.o) $(TESTTOOLS)

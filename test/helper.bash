@@ -1,0 +1,55 @@
+# Shared by the tier-1 suites: a private HOME, TMPDIR and state directory
+# per test, the recording stand-in sbx, and small helpers to read what it
+# recorded.
+bats_require_minimum_version 1.5.0
+
+TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+
+common_setup() {
+	export HOME="$BATS_TEST_TMPDIR/home"
+	export TMPDIR="$BATS_TEST_TMPDIR/tmp"
+	export SBX_STUB_DIR="$BATS_TEST_TMPDIR/stub"
+	export SBX_STATE_DIR="$BATS_TEST_TMPDIR/state"
+	export DOCKER_SANDBOX_SBX="$TOP/test/bin/sbx"
+	export PATH="$TOP/sbx-env:$TOP/sbx-run:$TOP/test/tools:/usr/local/bin:/usr/bin:/bin"
+	export WS="$BATS_TEST_TMPDIR/ws"
+	mkdir -p "$HOME" "$TMPDIR" "$SBX_STUB_DIR" "$WS"
+	unset DOCKER_SANDBOX DOCKER_SANDBOX_ENV_ALLOWLIST \
+	    DOCKER_SANDBOX_ENV_PASSTHROUGH DOCKER_SANDBOX_WORKSPACE_RO \
+	    DOCKER_SANDBOX_AUTOCREATE DOCKER_SANDBOX_TEMPLATE \
+	    DOCKER_SANDBOX_CPUS DOCKER_SANDBOX_MEMORY DOCKER_SANDBOX_TIMEOUT \
+	    DOCKER_HOST DOCKER_CONTEXT DOCKER_CONFIG XDG_STATE_HOME
+	cd "$WS" || return 1
+}
+
+# A sandbox the stand-in already knows, with a status.
+stub_sandbox() {
+	mkdir -p "$SBX_STUB_DIR/sandboxes"
+	echo "${2:-running}" >"$SBX_STUB_DIR/sandboxes/$1"
+}
+
+# How many times sbx was called (optionally: with this verb).
+stub_count() {
+	if [ $# -eq 0 ]; then
+		cat "$SBX_STUB_DIR/calls.log" 2>/dev/null | wc -l
+	else
+		grep -c "^$1\( \|\$\)" "$SBX_STUB_DIR/calls.log" 2>/dev/null ||
+		    true
+	fi
+}
+
+# The argv of call N (1-based), one word a line.
+stub_argv() {
+	tr '\0' '\n' <"$SBX_STUB_DIR/calls/$(printf '%04d' "$1").argv"
+}
+
+# The environment of call N, one entry a line.
+stub_env() {
+	tr '\0' '\n' <"$SBX_STUB_DIR/calls/$(printf '%04d' "$1").env"
+}
+
+# Fail with a message: bats shows it.
+fail() {
+	printf '%s\n' "$*" >&2
+	return 1
+}
