@@ -8,6 +8,7 @@ include config.mk
 LIBOBJ = lib/conf.o lib/env.o lib/io.o lib/json.o lib/lock.o lib/name.o \
 	lib/num.o lib/proc.o lib/sbxcli.o lib/spawn.o lib/state.o
 BIN = sbx-env/sbx-env sbx-run/sbx-run
+RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o
 MAN1 = man/sbx-env.1 man/sbx-run.1
 MAN7 = man/sbx-tools.7
 MAN8 =
@@ -19,7 +20,8 @@ all: $(BIN)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib -c -o $@ $<
 
 # sbase's blunt rule: every object depends on the one header.
-$(LIBOBJ) $(BIN:=.o): lib/sbx.h config.mk
+$(LIBOBJ) $(BIN:=.o) $(RUNOBJ): lib/sbx.h config.mk
+$(RUNOBJ): sbx-run/sbx-run.h
 
 lib/libsbx.a: $(LIBOBJ)
 	rm -f $@
@@ -28,8 +30,8 @@ lib/libsbx.a: $(LIBOBJ)
 sbx-env/sbx-env: sbx-env/sbx-env.o lib/libsbx.a
 	$(CC) $(LDFLAGS) -o $@ sbx-env/sbx-env.o lib/libsbx.a
 
-sbx-run/sbx-run: sbx-run/sbx-run.o lib/libsbx.a
-	$(CC) $(LDFLAGS) -o $@ sbx-run/sbx-run.o lib/libsbx.a
+sbx-run/sbx-run: $(RUNOBJ) lib/libsbx.a
+	$(CC) $(LDFLAGS) -o $@ $(RUNOBJ) lib/libsbx.a
 
 test/tools/hostile-env: test/tools/hostile-env.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ test/tools/hostile-env.c
@@ -70,6 +72,6 @@ uninstall:
 	for f in $(MAN8); do rm -f $(DESTDIR)$(MANPREFIX)/man8/$${f##*/}; done
 
 clean:
-	rm -f $(LIBOBJ) lib/libsbx.a $(BIN) $(BIN:=.o) $(TESTTOOLS)
+	rm -f $(LIBOBJ) lib/libsbx.a $(BIN) $(BIN:=.o) $(RUNOBJ) $(TESTTOOLS)
 
 .PHONY: all check lint demo install uninstall clean

@@ -1,0 +1,218 @@
+/*
+ * sbx-run: run pinned docker (or, with -x, any command) inside the
+ * session's sandbox, through `sbx exec` and nothing else.
+ *
+ * The sbx child gets a scrubbed environment; names meant for the sandbox
+ * go as bare `-e NAME`, so no value ever appears in an argument vector.
+ * In the steady state a call is one `sbx exec`: only when sbx answers that
+ * the sandbox does not exist is it provisioned and the call made again.
+ */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sbx.h"
+#include "sbx-run.h"
+
+#define LONG_TIMEOUT	600
+#define TIMEOUT_MAX	(7 * 86400)
+
+extern char **environ;
+
+static void SBX_DEAD
+usage(void)
+{
+	fprintf(stderr, "usage: sbx-run [-inx] [-s name] [-t seconds] "
+	    "[-w workspace] [argument ...]\n");
+	exit(SBX_EX_USAGE);
+}
+
+/*
+ * Keep stderr back while its first line is sbx's "no such sandbox": then
+ * the caller provisions and retries, and the user never sees it.
+ */
+static int
+missing(const char *text, size_t len, void *arg)
+{
+	const char *name = arg;
+	const char *nl = memchr(text, '\n', len);
+	size_t n = strlen(name), line = nl ? (size_t)(nl - text) : len;
+	static const char pre[] = "ERROR: no sandbox named '";
+	char alt[SBX_NAME_MAX + 32];
+
+	if (line == sizeof(pre) + n && strncmp(text, pre, sizeof(pre) - 1)
+	    == 0 && strncmp(text + sizeof(pre) - 1, name, n) == 0 &&
+	    text[sizeof(pre) - 1 + n] == '\'')
+		return 1;
+	/* the wording of some versions: Error: sandbox 'NAME' not found */
+	snprintf(alt, sizeof(alt), "sandbox '%s' not found", name);
+	return line >= strlen(alt) && strncmp(text + line - strlen(alt), alt,
+	    strlen(alt)) == 0;
+}
+
+static char **
+exec_argv(const struct run *r, char **inner, int interactive, int raw)
+{
+	char **fwd, **av;
+	size_t n, nf, ni, i;
+
+	if ((fwd = sbx_env_forwarded(r->env)) == NULL)
+		err(SBX_EX_CANTRUN, NULL);
+	for (nf = 0; fwd[nf] != NULL; nf++)
+		;
+	for (ni = 0; inner[ni] != NULL; ni++)
+		;
+	if ((av = calloc(2 * nf + ni + 10, sizeof(*av))) == NULL)
+		err(SBX_EX_CANTRUN, NULL);
+	n = 0;
+	av[n++] = (char *)r->sbx;
+	av[n++] = "exec";
+	if (interactive)
+		av[n++] = "-i";
+	for (i = 0; i < nf; i++) {
+		av[n++] = "-e";
+		av[n++] = fwd[i];
+	}
+	av[n++] = (char *)r->name;
+	av[n++] = "--";
+	if (!raw) {
+		av[n++] = "docker";
+		av[n++] = "-H";
+		av[n++] = SBX_DOCKER_HOST;
+	}
+	for (i = 0; i < ni; i++)
+		av[n++] = inner[i];
+	av[n] = NULL;
+	free(fwd);	/* the names stay, owned by av */
+	return av;
+}
+
+/* One sbx exec.  Returns its status; *absent set if sbx said no sandbox. */
+static int
+run_exec(const struct run *r, char **av, int in, int *absent)
+{
+	struct sbx_cmd c;
+	int status;
+
+	memset(&c, 0, sizeof(c));
+	c.argv = av;
+	c.envp = r->env;
+	c.timeout = r->timeout;
+	c.newpgrp = 1;
+	c.fgtty = in == -1 && isatty(STDIN_FILENO) &&
+	    tcgetpgrp(STDIN_FILENO) == getpgrp();
+	c.in = in;
+	if (absent != NULL) {
+		c.hold_err = missing;
+		c.hold_arg = (void *)r->name;
+	}
+	if (sbx_cmd_run(&c) == -1)
+		err(sbx_exec_status(errno), "%s", r->sbx);
+	if (absent != NULL)
+		*absent = c.holding && c.status == 1;
+	if (c.holding && !(absent != NULL && *absent))
+		(void)sbx_writeall(STDERR_FILENO, c.err.data, c.err.len);
+	if (c.timedout)
+		warnx("sandbox %s: timed out after %d s", r->name, r->timeout);
+	status = c.status;
+	sbx_cmd_free(&c);
+	return status;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct sbx_envpolicy pol;
+	struct run r;
+	const char *errstr;
+	char name[SBX_NAME_MAX + 1], **av;
+	int ch, iflag = 0, nflag = 0, xflag = 0, tflag = -1, in = -1;
+	int status, absent;
+
+	memset(&r, 0, sizeof(r));
+	opterr = 0;	/* usage() says it all, on one line */
+	while ((ch = getopt(argc, argv, "+ins:t:w:x")) != -1) {
+		switch (ch) {
+		case 'i':
+			iflag = 1;
+			break;
+		case 'n':
+			nflag = 1;
+			break;
+		case 's':
+			r.name = optarg;
+			break;
+		case 't':
+			tflag = (int)sbx_strtonum(optarg, 0, TIMEOUT_MAX,
+			    &errstr);
+			if (errstr != NULL)
+				errx(SBX_EX_USAGE, "-t: seconds are %s", errstr);
+			break;
+		case 'w':
+			r.workspace = optarg;
+			break;
+		case 'x':
+			xflag = 1;
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+
+	if (nflag) {
+		/* a fresh name for the caller, so naming lives in one place */
+		if (argc != 0 || iflag || xflag || r.name || r.workspace ||
+		    tflag != -1)
+			usage();
+		if (sbx_name_new(name, sizeof(name), (long)getppid()) == -1)
+			err(SBX_EX_FAIL, "/dev/urandom");
+		printf("%s\n", name);
+		if (sbx_fshut() == -1)
+			err(SBX_EX_FAIL, "stdout");
+		return SBX_EX_OK;
+	}
+	if (argc == 0)
+		usage();
+	if (r.name == NULL)
+		r.name = sbx_conf_str("DOCKER_SANDBOX");
+	if (r.name == NULL)
+		errx(SBX_EX_USAGE, "no sandbox: give -s name or set "
+		    "DOCKER_SANDBOX");
+	if (!sbx_name_valid(r.name))
+		errx(SBX_EX_USAGE, "invalid sandbox name: want "
+		    "[A-Za-z0-9][A-Za-z0-9.-]{1,62}, not \"default\"");
+	if (!xflag)
+		check_docker_args(argv);
+
+	if (tflag != -1)
+		r.timeout = tflag;
+	else {
+		r.timeout = (int)sbx_conf_num("DOCKER_SANDBOX_TIMEOUT", 120, 0,
+		    TIMEOUT_MAX);
+		if (!xflag && long_running(argv) && r.timeout != 0 &&
+		    r.timeout < LONG_TIMEOUT)
+			r.timeout = LONG_TIMEOUT;
+	}
+	if (sbx_env_policy(&pol, NULL, 0) == -1 ||
+	    (r.env = sbx_env_build(environ, &pol)) == NULL)
+		err(SBX_EX_CANTRUN, NULL);
+	if (sbx_cli_find(environ, r.sbx, sizeof(r.sbx)) == -1)
+		errx(SBX_EX_NOTFOUND, "sbx: not found on PATH, in "
+		    "/opt/homebrew/bin or /usr/local/bin (set DOCKER_SANDBOX_SBX)");
+	if (!iflag && (in = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1)
+		err(SBX_EX_CANTRUN, "/dev/null");
+
+	av = exec_argv(&r, argv, iflag, xflag);
+	status = run_exec(&r, av, in, &absent);
+	if (absent) {
+		provision(&r);
+		status = run_exec(&r, av, in, NULL);
+	}
+	return status;
+}
