@@ -12,7 +12,7 @@ RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o
 MAN1 = man/sbx-env.1 man/sbx-run.1
 MAN7 = man/sbx-tools.7
 MAN8 =
-TESTTOOLS = test/tools/hostile-env
+TESTTOOLS = test/tools/hostile-env test/tools/failalloc.so
 
 all: $(BIN)
 
@@ -35,6 +35,9 @@ sbx-run/sbx-run: $(RUNOBJ) lib/libsbx.a
 
 test/tools/hostile-env: test/tools/hostile-env.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ test/tools/hostile-env.c
+
+test/tools/failalloc.so: test/tools/failalloc.c
+	$(CC) $(CFLAGS) -shared -fPIC -o $@ test/tools/failalloc.c
 
 check: all $(TESTTOOLS)
 	sh test/run-suites
