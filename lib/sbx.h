@@ -136,4 +136,12 @@ const char *sbx_json_find(const char *, size_t, size_t *);
 /* sbxcli.c: which sbx binary to run */
 int	 sbx_cli_find(char *const *, char *, size_t);
 
+/* marker.c: NAME.owner and NAME.created (sbx-watch, sbx-gc) */
+int	 sbx_owner_write(int, const char *, pid_t, unsigned long long, pid_t);
+int	 sbx_owner_read(int, const char *, pid_t *, unsigned long long *);
+int	 sbx_created_read(int, const char *, long long *);
+
+/* rfc3339.c: an RFC 3339 timestamp to Unix seconds */
+int	 sbx_rfc3339(const char *, long long *);
+
 #endif /* SBX_H */

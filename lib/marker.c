@@ -1,0 +1,97 @@
+/*
+ * marker.c: the per-sandbox markers that sbx-watch writes and sbx-gc
+ * reads.  NAME.owner holds the session process as "pid=", its start time
+ * as "start=" (0 when the platform cannot tell) and the watcher as
+ * "watcher="; NAME.created holds "created=" in Unix seconds.  Anything
+ * else in them is ignored; a missing or malformed field is EINVAL.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sbx.h"
+
+static int
+markerpath(char *buf, size_t size, const char *name, const char *suffix)
+{
+	int n;
+
+	if (!sbx_name_valid(name))
+		return errno = EINVAL, -1;
+	n = snprintf(buf, size, "%s.%s", name, suffix);
+	if (n < 0 || (size_t)n >= size)
+		return errno = ENAMETOOLONG, -1;
+	return 0;
+}
+
+static int
+field(const char *content, const char *key, long long min, long long max,
+    long long *v)
+{
+	char buf[32];
+	const char *errstr;
+
+	if (sbx_state_field(content, key, buf, sizeof(buf)) == NULL)
+		return errno = EINVAL, -1;
+	*v = sbx_strtonum(buf, min, max, &errstr);
+	if (errstr != NULL)
+		return errno = EINVAL, -1;
+	return 0;
+}
+
+int
+sbx_owner_write(int dfd, const char *name, pid_t pid,
+    unsigned long long start, pid_t watcher)
+{
+	char file[SBX_NAME_MAX + 16], text[128];
+
+	if (markerpath(file, sizeof(file), name, "owner") == -1)
+		return -1;
+	snprintf(text, sizeof(text), "pid=%ld\nstart=%llu\nwatcher=%ld\n",
+	    (long)pid, start, (long)watcher);
+	return sbx_state_write(dfd, file, text);
+}
+
+/*
+ * Read NAME.owner.  Returns 0, or -1 with errno ENOENT when there is
+ * none and EINVAL when it is not a marker we wrote.
+ */
+int
+sbx_owner_read(int dfd, const char *name, pid_t *pid,
+    unsigned long long *start)
+{
+	char file[SBX_NAME_MAX + 16], text[512];
+	long long p, s;
+
+	if (markerpath(file, sizeof(file), name, "owner") == -1)
+		return -1;
+	if (sbx_state_read(dfd, file, text, sizeof(text)) == -1) {
+		if (errno == EFBIG)
+			errno = EINVAL;
+		return -1;
+	}
+	if (field(text, "pid", 1, INT_MAX, &p) == -1 ||
+	    field(text, "start", 0, LLONG_MAX, &s) == -1)
+		return -1;
+	*pid = (pid_t)p;
+	*start = (unsigned long long)s;
+	return 0;
+}
+
+/* The created= time of NAME.created; -1 with ENOENT or EINVAL as above. */
+int
+sbx_created_read(int dfd, const char *name, long long *when)
+{
+	char file[SBX_NAME_MAX + 16], text[4096];
+
+	if (markerpath(file, sizeof(file), name, "created") == -1)
+		return -1;
+	if (sbx_state_read(dfd, file, text, sizeof(text)) == -1) {
+		if (errno == EFBIG)
+			errno = EINVAL;
+		return -1;
+	}
+	return field(text, "created", 0, LLONG_MAX, when);
+}

@@ -1,0 +1,351 @@
+/*
+ * loop.c: the detached half of sbx-watch.  One poll(2) loop waits for
+ * the end of the session (EOF on the lifeline, the death of the pid, or
+ * SIGTERM/SIGINT to the watcher itself), runs the keepalive in a child
+ * so the loop never blocks, then tears the sandbox down once.
+ */
+#include <sys/types.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sbx.h"
+#include "sbx-watch.h"
+
+#define POLL_MS		50	/* kill(pid, 0) polling, when nothing better */
+#define RECHECK_MS	60000	/* a check behind a pidfd or kqueue */
+#define TRIES		5
+
+static volatile sig_atomic_t sigw = -1;
+static int sp[2] = { -1, -1 };
+static pid_t kapid;
+
+static void
+onsignal(int signo)
+{
+	unsigned char c = (unsigned char)signo;
+	int saved = errno;
+
+	(void)write(sigw, &c, 1);
+	errno = saved;
+}
+
+static long long
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+sleep_ms(long ms)
+{
+	struct timespec ts;
+
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+}
+
+static void
+marker(const struct watch *w, const char *suffix, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s.%s", w->name, suffix);
+}
+
+static int
+present(const struct watch *w, const char *suffix)
+{
+	char file[SBX_NAME_MAX + 16];
+	struct stat st;
+
+	marker(w, suffix, file, sizeof(file));
+	return fstatat(w->dfd, file, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+static void
+drop(const struct watch *w, const char *suffix)
+{
+	char file[SBX_NAME_MAX + 16];
+
+	marker(w, suffix, file, sizeof(file));
+	if (strcmp(suffix, "prime") == 0)
+		(void)sbx_state_rmtree(w->dfd, file);
+	else
+		(void)sbx_state_remove(w->dfd, file);
+}
+
+static void
+trap(int signo, void (*fn)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fn;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(signo, &sa, NULL);
+}
+
+/* Run one sbx call to its end; the answer is its status, or 127. */
+static int
+sbx(const struct watch *w, const char *verb, const char *flag,
+    struct sbx_cmd *c)
+{
+	char *argv[8];
+	int n = 0;
+
+	argv[n++] = (char *)w->sbx;
+	argv[n++] = (char *)verb;
+	if (flag != NULL)
+		argv[n++] = (char *)flag;
+	argv[n++] = (char *)w->name;	/* always after sbx's own flags */
+	if (strcmp(verb, "exec") == 0) {
+		argv[n++] = "--";
+		argv[n++] = "true";
+	}
+	argv[n] = NULL;
+	memset(c, 0, sizeof(*c));
+	c->argv = argv;
+	c->envp = w->envp;
+	c->timeout = w->timeout;
+	c->newpgrp = 1;
+	c->in = -1;
+	c->capture_out = 1;
+	c->capture_err = 1;
+	if (sbx_cmd_run(c) == -1)
+		c->status = sbx_exec_status(errno);
+	return c->status;
+}
+
+/* The keepalive runs in a child, so the loop keeps watching meanwhile. */
+static void
+keepalive(const struct watch *w)
+{
+	struct sbx_cmd c;
+	int status;
+
+	if (kapid > 0 || !present(w, "created"))
+		return;
+	if ((kapid = fork()) != 0) {
+		if (kapid == -1)
+			kapid = 0;
+		return;
+	}
+	trap(SIGTERM, SIG_DFL);
+	trap(SIGINT, SIG_DFL);
+	trap(SIGCHLD, SIG_DFL);
+	sigw = -1;
+	close(sp[0]);
+	close(sp[1]);
+	if (w->lifeline != -1)
+		close(w->lifeline);
+	status = sbx(w, "exec", NULL, &c);
+	_exit(status);
+}
+
+static void
+keepalive_stop(void)
+{
+	int i, ws;
+
+	if (kapid <= 0)
+		return;
+	(void)kill(kapid, SIGTERM);
+	for (i = 0; i < 200; i++) {
+		if (waitpid(kapid, &ws, WNOHANG) != 0)
+			return;
+		sleep_ms(10);
+	}
+	(void)kill(kapid, SIGKILL);
+	while (waitpid(kapid, &ws, 0) == -1 && errno == EINTR)
+		;
+}
+
+/* "not found" from sbx means there is nothing left to tear down. */
+static int
+gone(const struct sbx_cmd *c)
+{
+	const char *e = c->err.data;
+
+	return e != NULL && (strstr(e, "not found") != NULL ||
+	    strstr(e, "no sandbox named") != NULL);
+}
+
+static void
+record_failure(const struct watch *w, const char *verb, int tries,
+    const struct sbx_cmd *c)
+{
+	char file[SBX_NAME_MAX + 16], text[512], why[200];
+	const char *e = c->err.data != NULL ? c->err.data : "";
+	size_t i;
+
+	/* the first line of what sbx said, printable characters only */
+	for (i = 0; i < sizeof(why) - 1 && e[i] != '\0' && e[i] != '\n'; i++)
+		why[i] = e[i] >= ' ' && e[i] <= '~' ? e[i] : '?';
+	why[i] = '\0';
+	snprintf(text, sizeof(text), "time=%lld\naction=%s\ntries=%d\n"
+	    "status=%d\nerror=%s\n", (long long)time(NULL), verb, tries,
+	    c->status, why);
+	marker(w, "failed", file, sizeof(file));
+	(void)sbx_state_write(w->dfd, file, text);
+}
+
+static void
+teardown(const struct watch *w)
+{
+	const char *verb = w->mode == MODE_STOP ? "stop" : "rm";
+	const char *flag = w->mode == MODE_STOP ? NULL : "--force";
+	struct sbx_cmd c;
+	long delay = w->backoff;
+	int try, ok = 0, removed = 0;
+
+	if (!present(w, "created")) {
+		/* never provisioned by us: no sbx call at all */
+		drop(w, "prime");
+		drop(w, "owner");
+		drop(w, "lock");
+		return;
+	}
+	if (w->mode == MODE_NONE) {
+		drop(w, "owner");
+		drop(w, "lock");
+		return;
+	}
+	for (try = 1; try <= TRIES; try++) {
+		if (sbx(w, verb, flag, &c) == 0 || gone(&c)) {
+			ok = 1;
+			removed = w->mode == MODE_REMOVE || gone(&c);
+			sbx_cmd_free(&c);
+			break;
+		}
+		if (try == TRIES) {
+			record_failure(w, verb, try, &c);
+			sbx_cmd_free(&c);
+			break;
+		}
+		sbx_cmd_free(&c);
+		sleep_ms(delay);
+		delay *= 2;
+	}
+	if (ok)
+		drop(w, "failed");
+	if (removed) {
+		drop(w, "created");
+		drop(w, "prime");
+	}
+	/* a stopped or failed sandbox keeps its marker and scratch dir */
+	drop(w, "owner");
+	drop(w, "lock");
+}
+
+/* Is the session over?  Answers from the poll results and the clock. */
+static int
+ended(struct watch *w, struct pollfd *p, int *waitfd)
+{
+	char buf[512];
+	ssize_t r;
+
+	if (w->lifeline != -1 && p->revents) {
+		if (!(p->revents & POLLIN))
+			return 1;	/* POLLHUP, POLLERR, POLLNVAL */
+		while ((r = read(w->lifeline, buf, sizeof(buf))) == -1 &&
+		    errno == EINTR)
+			;
+		return r == 0 || (r == -1 && errno != EAGAIN);
+	}
+	if (w->lifeline == -1 && *waitfd != -1 && p->revents) {
+		if (p->revents & (POLLERR | POLLNVAL)) {
+			close(*waitfd);		/* fall back to polling */
+			*waitfd = -1;
+		} else if (pw_ended(*waitfd))
+			return 1;
+	}
+	return 0;
+}
+
+void
+watch_run(struct watch *w)
+{
+	struct pollfd pfd[2];
+	long long now, next_ka = 0, next_check = 0, t;
+	unsigned char sig;
+	int waitfd = -1, end = 0, ws;
+
+	if (pipe(sp) == -1)
+		sp[0] = sp[1] = -1;
+	else {
+		(void)fcntl(sp[0], F_SETFD, FD_CLOEXEC);
+		(void)fcntl(sp[1], F_SETFD, FD_CLOEXEC);
+		(void)fcntl(sp[0], F_SETFL, O_NONBLOCK);
+		(void)fcntl(sp[1], F_SETFL, O_NONBLOCK);
+		sigw = sp[1];
+	}
+	trap(SIGTERM, onsignal);
+	trap(SIGINT, onsignal);
+	trap(SIGCHLD, onsignal);
+	if (w->lifeline == -1)
+		waitfd = pw_arm(w->pid, w->pidfd);
+	now = now_ms();
+	if (w->keepalive > 0)
+		next_ka = now + (long long)w->keepalive * 1000;
+	while (!end) {
+		now = now_ms();
+		t = -1;
+		if (w->lifeline == -1) {
+			/* the start time catches a reused pid */
+			if (now >= next_check) {
+				if (!sbx_proc_alive(w->pid, w->start))
+					break;
+				next_check = now + (waitfd == -1 ? POLL_MS :
+				    RECHECK_MS);
+			}
+			t = next_check - now;
+		}
+		if (w->keepalive > 0) {
+			if (now >= next_ka) {
+				keepalive(w);
+				next_ka = now + (long long)w->keepalive * 1000;
+			}
+			if (t == -1 || next_ka - now < t)
+				t = next_ka - now;
+		}
+		pfd[0].fd = sp[0];
+		pfd[0].events = POLLIN;
+		pfd[1].fd = w->lifeline != -1 ? w->lifeline : waitfd;
+		pfd[1].events = POLLIN;
+		pfd[0].revents = pfd[1].revents = 0;
+		if (poll(pfd, 2, (int)t) == -1) {
+			if (errno == EINTR)
+				continue;
+			sleep_ms(POLL_MS);	/* ENOMEM: do not spin */
+			continue;
+		}
+		if (pfd[0].revents & POLLIN) {
+			while (read(sp[0], &sig, 1) == 1) {
+				if (sig == SIGTERM || sig == SIGINT)
+					end = 1;
+			}
+		}
+		if (kapid > 0 && waitpid(kapid, &ws, WNOHANG) == kapid)
+			kapid = 0;
+		if (ended(w, &pfd[1], &waitfd))
+			end = 1;
+	}
+	keepalive_stop();
+	trap(SIGTERM, SIG_IGN);
+	trap(SIGINT, SIG_IGN);
+	trap(SIGCHLD, SIG_DFL);
+	teardown(w);
+}

@@ -1,0 +1,93 @@
+/*
+ * pidwait.c: a descriptor that becomes readable when a process ends.
+ * Linux: pidfd_open(2), opened before detaching (it survives fork).
+ * macOS and the BSDs: a kqueue with EVFILT_PROC NOTE_EXIT, made after the
+ * last fork (a kqueue does not survive fork).  Elsewhere, or when either
+ * fails, there is no descriptor and the caller polls kill(pid, 0) with
+ * the start time, as sbx_proc_alive does.
+ */
+#if defined(__linux__)
+#define _DEFAULT_SOURCE		/* syscall(2) */
+#elif defined(__APPLE__)
+#define _DARWIN_C_SOURCE
+#endif
+
+#include <sys/types.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#if defined(__linux__)
+#include <sys/syscall.h>
+#if !defined(SYS_pidfd_open)
+#define SYS_pidfd_open	434	/* the same number on every architecture */
+#endif
+#define HAVE_PIDFD
+#elif defined(__APPLE__) || defined(__FreeBSD__) || defined(__OpenBSD__) || \
+    defined(__NetBSD__) || defined(__DragonFly__)
+#include <sys/event.h>
+#include <sys/time.h>
+#define HAVE_KQUEUE
+#endif
+
+#include "sbx.h"
+#include "sbx-watch.h"
+
+/* Before detaching: a pidfd for pid, or -1. */
+int
+pw_open(pid_t pid)
+{
+#if defined(HAVE_PIDFD)
+	int fd;
+
+	if ((fd = (int)syscall(SYS_pidfd_open, pid, 0)) == -1)
+		return -1;
+	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+	return fd;
+#else
+	(void)pid;
+	return -1;
+#endif
+}
+
+/* After the last fork: the descriptor to poll, or -1 to poll kill(2). */
+int
+pw_arm(pid_t pid, int pidfd)
+{
+#if defined(HAVE_KQUEUE)
+	struct kevent ev;
+	int kq;
+
+	(void)pidfd;
+	if ((kq = kqueue()) == -1)
+		return -1;
+	(void)fcntl(kq, F_SETFD, FD_CLOEXEC);
+	EV_SET(&ev, (uintptr_t)pid, EVFILT_PROC, EV_ADD | EV_ONESHOT,
+	    NOTE_EXIT, 0, NULL);
+	if (kevent(kq, &ev, 1, NULL, 0, NULL) == -1) {
+		close(kq);
+		return -1;
+	}
+	return kq;
+#else
+	(void)pid;
+	return pidfd;
+#endif
+}
+
+/* The descriptor polled readable: 1 if the process has ended. */
+int
+pw_ended(int fd)
+{
+#if defined(HAVE_KQUEUE)
+	struct timespec zero = { 0, 0 };
+	struct kevent ev;
+
+	return kevent(fd, NULL, 0, &ev, 1, &zero) > 0 &&
+	    ev.filter == EVFILT_PROC;
+#else
+	(void)fd;
+	return 1;	/* a pidfd is readable once its process has exited */
+#endif
+}

@@ -1,0 +1,337 @@
+/*
+ * sbx-watch: tear a session's sandbox down once, when the session ends.
+ *
+ * Everything that can fail is checked while stderr still works; then it
+ * detaches as FreeBSD daemon(8) does (fork, setsid, fork, chdir /, stdio
+ * to /dev/null).  The detached watcher takes NAME.lock, writes NAME.owner
+ * and tells the first process through a pipe, so when sbx-watch returns
+ * the sandbox is armed (or another watcher already had it: exit 0).
+ */
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sbx.h"
+#include "sbx-watch.h"
+
+#define FD_SCAN_MAX	65536	/* descriptors closed after detaching */
+
+extern char **environ;
+
+/* What the detached watcher tells the first process. */
+struct ready {
+	int	 code;		/* READY_* */
+	int	 error;		/* errno, for READY_FAILED */
+	char	 what[64];
+};
+enum { READY_WATCHING, READY_WATCHED, READY_FAILED };
+
+static void SBX_DEAD
+usage(void)
+{
+	fprintf(stderr, "usage: sbx-watch [-k] [-m remove|stop|none] "
+	    "[-f fd | -p pid] name\n");
+	exit(SBX_EX_USAGE);
+}
+
+static int
+parsemode(const char *s)
+{
+	if (strcmp(s, "remove") == 0)
+		return MODE_REMOVE;
+	if (strcmp(s, "stop") == 0)
+		return MODE_STOP;
+	if (strcmp(s, "none") == 0)
+		return MODE_NONE;
+	return -1;
+}
+
+/* -m, else DOCKER_SANDBOX_TEARDOWN, else none when pinned, else remove. */
+static int
+getmode(const char *mflag)
+{
+	const char *v;
+	int m;
+
+	if (mflag != NULL) {
+		if ((m = parsemode(mflag)) == -1)
+			usage();
+		return m;
+	}
+	if ((v = sbx_conf_str("DOCKER_SANDBOX_TEARDOWN")) != NULL) {
+		if ((m = parsemode(v)) == -1)
+			errx(SBX_EX_USAGE, "DOCKER_SANDBOX_TEARDOWN: expected "
+			    "remove, stop or none");
+		return m;
+	}
+	return sbx_conf_str("DOCKER_SANDBOX") != NULL ? MODE_NONE :
+	    MODE_REMOVE;
+}
+
+/* A daemon must not mistake a later open(2) for its stdin or stdout. */
+static void
+stdio_open(void)
+{
+	int fd;
+
+	do {
+		if ((fd = open("/dev/null", O_RDWR)) == -1)
+			err(SBX_EX_FAIL, "/dev/null");
+	} while (fd <= STDERR_FILENO);
+	close(fd);
+}
+
+static void
+tell(int fd, int code, int error, const char *what)
+{
+	struct ready r;
+
+	memset(&r, 0, sizeof(r));
+	r.code = code;
+	r.error = error;
+	if (what != NULL)
+		snprintf(r.what, sizeof(r.what), "%s", what);
+	(void)sbx_writeall(fd, &r, sizeof(r));
+}
+
+static void
+close_others(const int *keep, size_t nkeep)
+{
+	long max, fd;
+	size_t i;
+
+	if ((max = sysconf(_SC_OPEN_MAX)) <= 0 || max > FD_SCAN_MAX)
+		max = FD_SCAN_MAX;
+	for (fd = STDERR_FILENO + 1; fd < max; fd++) {
+		for (i = 0; i < nkeep && keep[i] != fd; i++)
+			;
+		if (i == nkeep)
+			(void)close((int)fd);
+	}
+}
+
+/* The detached watcher: take the lock, write the owner, say so, watch. */
+static void SBX_DEAD
+watcher(struct watch *w, int readyfd, pid_t owner,
+    unsigned long long ownerstart)
+{
+	char lock[SBX_NAME_MAX + 16];
+	int keep[4], fd;
+
+	keep[0] = w->dfd;
+	keep[1] = w->lifeline;
+	keep[2] = w->pidfd;
+	keep[3] = readyfd;
+	(void)chdir("/");
+	if ((fd = open("/dev/null", O_RDWR)) != -1) {
+		(void)dup2(fd, STDIN_FILENO);
+		(void)dup2(fd, STDOUT_FILENO);
+		(void)dup2(fd, STDERR_FILENO);
+		if (fd > STDERR_FILENO)
+			close(fd);
+	}
+	close_others(keep, 4);
+	snprintf(lock, sizeof(lock), "%s.lock", w->name);
+	if (sbx_lock(w->dfd, lock, 0) == -1) {
+		if (errno == EAGAIN) {
+			tell(readyfd, READY_WATCHED, 0, NULL);
+			_exit(SBX_EX_OK);
+		}
+		tell(readyfd, READY_FAILED, errno, lock);
+		_exit(SBX_EX_FAIL);
+	}
+	if (sbx_owner_write(w->dfd, w->name, owner, ownerstart,
+	    getpid()) == -1) {
+		tell(readyfd, READY_FAILED, errno, "owner marker");
+		(void)sbx_state_remove(w->dfd, lock);
+		_exit(SBX_EX_FAIL);
+	}
+	tell(readyfd, READY_WATCHING, 0, NULL);
+	close(readyfd);
+	watch_run(w);
+	_exit(SBX_EX_OK);
+}
+
+/* fork, setsid, fork; the first process waits for the watcher's word. */
+static int
+detach(struct watch *w, pid_t owner, unsigned long long ownerstart)
+{
+	struct ready r;
+	int rp[2], ws;
+	pid_t pid;
+	ssize_t n;
+	size_t got = 0;
+
+	if (pipe(rp) == -1)
+		err(SBX_EX_FAIL, "pipe");
+	(void)fcntl(rp[0], F_SETFD, FD_CLOEXEC);
+	(void)fcntl(rp[1], F_SETFD, FD_CLOEXEC);
+	fflush(stderr);
+	if ((pid = fork()) == -1)
+		err(SBX_EX_FAIL, "fork");
+	if (pid == 0) {
+		close(rp[0]);
+		if (setsid() == -1)
+			_exit(SBX_EX_FAIL);
+		if ((pid = fork()) == -1)
+			_exit(SBX_EX_FAIL);
+		if (pid == 0)
+			watcher(w, rp[1], owner, ownerstart);
+		_exit(SBX_EX_OK);
+	}
+	close(rp[1]);
+	while (got < sizeof(r)) {
+		n = read(rp[0], (char *)&r + got, sizeof(r) - got);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(rp[0]);
+	while (waitpid(pid, &ws, 0) == -1 && errno == EINTR)
+		;
+	if (got < sizeof(r))
+		errx(SBX_EX_FAIL, "%s: the watcher ended before it was armed",
+		    w->name);
+	if (r.code == READY_FAILED) {
+		errno = r.error;
+		r.what[sizeof(r.what) - 1] = '\0';
+		err(SBX_EX_FAIL, "%s", r.what);
+	}
+	return SBX_EX_OK;
+}
+
+/* A name fit for a message: printable ASCII, at most 80 characters. */
+static const char *
+shown(const char *s)
+{
+	static char buf[84];
+	size_t i;
+
+	for (i = 0; s[i] != '\0' && i < 80; i++)
+		buf[i] = s[i] >= ' ' && s[i] <= '~' ? s[i] : '?';
+	buf[i] = '\0';
+	if (s[i] != '\0')
+		memcpy(buf + 77, "...", 4);
+	return buf;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct sbx_envpolicy pol;
+	struct watch w;
+	struct sigaction sa;
+	char statedir[PATH_MAX], lock[SBX_NAME_MAX + 16];
+	const char *errstr, *mflag = NULL;
+	unsigned long long ownerstart = 0;
+	pid_t owner, holder;
+	long long n;
+	int ch, fd = -1, kflag = 0, flags;
+
+	memset(&w, 0, sizeof(w));
+	w.lifeline = w.pidfd = w.dfd = -1;
+	w.pid = -1;
+	while ((ch = getopt(argc, argv, "+f:km:p:")) != -1) {
+		switch (ch) {
+		case 'f':
+			n = sbx_strtonum(optarg, 0, 1 << 20, &errstr);
+			if (errstr != NULL)
+				usage();
+			fd = (int)n;
+			break;
+		case 'k':
+			kflag = 1;
+			break;
+		case 'm':
+			mflag = optarg;
+			break;
+		case 'p':
+			n = sbx_strtonum(optarg, 1, 0x7fffffff, &errstr);
+			if (errstr != NULL)
+				usage();
+			w.pid = (pid_t)n;
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc != 1 || (fd != -1 && w.pid != -1))
+		usage();
+	w.mode = getmode(mflag);
+	if (!sbx_name_valid(argv[0]))
+		errx(SBX_EX_USAGE, "%s: invalid sandbox name", shown(argv[0]));
+	snprintf(w.name, sizeof(w.name), "%s", argv[0]);
+	if (kflag || sbx_conf_bool("DOCKER_SANDBOX_KEEPALIVE", 0))
+		w.keepalive = (int)sbx_conf_num("SBX_WATCH_KEEPALIVE_SECONDS",
+		    60, 1, 86400);
+	w.timeout = (int)sbx_conf_num("DOCKER_SANDBOX_TIMEOUT", 120, 1, 86400);
+	w.backoff = (long)sbx_conf_num("SBX_WATCH_BACKOFF_MS", 1000, 0, 60000);
+
+	/* a lifeline descriptor of 0 to 2 must outlive stdio's /dev/null */
+	if (fd != -1) {
+		if ((flags = fcntl(fd, F_GETFL)) == -1)
+			errx(SBX_EX_FAIL, "descriptor %d: not open", fd);
+		if ((flags & O_ACCMODE) == O_WRONLY)
+			errx(SBX_EX_FAIL, "descriptor %d: not open for reading",
+			    fd);
+		if ((w.lifeline = fcntl(fd, F_DUPFD_CLOEXEC,
+		    STDERR_FILENO + 1)) == -1)
+			err(SBX_EX_FAIL, "descriptor %d", fd);
+		if (fd > STDERR_FILENO)
+			close(fd);
+	}
+	stdio_open();
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGHUP, &sa, NULL);	/* a closing terminal is no end */
+	sigaction(SIGPIPE, &sa, NULL);
+
+	/* the session: -p pid, the lifeline's holder, or our parent */
+	if (w.lifeline == -1) {
+		if (w.pid == -1)
+			w.pid = getppid();
+		if (sbx_proc_start(w.pid, &w.start) == -1)
+			errx(SBX_EX_FAIL, "pid %ld: no such process",
+			    (long)w.pid);
+		w.pidfd = pw_open(w.pid);
+		owner = w.pid;
+		ownerstart = w.start;
+	} else {
+		owner = getppid();
+		if (sbx_proc_start(owner, &ownerstart) == -1)
+			ownerstart = 0;
+	}
+
+	if (w.mode != MODE_NONE || w.keepalive > 0) {
+		if (sbx_cli_find(environ, w.sbx, sizeof(w.sbx)) == -1)
+			errx(SBX_EX_FAIL, "sbx: not found (set "
+			    "DOCKER_SANDBOX_SBX)");
+		if (access(w.sbx, X_OK) == -1)
+			err(SBX_EX_FAIL, "%s", w.sbx);
+	}
+	memset(&pol, 0, sizeof(pol));	/* strict: the host set only */
+	if ((w.envp = sbx_env_build(environ, &pol)) == NULL)
+		err(SBX_EX_FAIL, "environment");
+
+	if ((w.dfd = sbx_state_open(statedir, sizeof(statedir))) == -1)
+		exit(SBX_EX_FAIL);
+	snprintf(lock, sizeof(lock), "%s.lock", w.name);
+	if ((holder = sbx_lock_holder(w.dfd, lock)) > 0)
+		return SBX_EX_OK;	/* already watched */
+	if (holder == -1)
+		err(SBX_EX_FAIL, "%s/%s", statedir, lock);
+	return detach(&w, owner, ownerstart);
+}

@@ -1,0 +1,38 @@
+/*
+ * sbx-watch.h: what the parts of sbx-watch share.
+ */
+#ifndef SBX_WATCH_H
+#define SBX_WATCH_H
+
+#include <limits.h>
+
+#ifndef PATH_MAX
+#define PATH_MAX	4096
+#endif
+
+enum { MODE_REMOVE, MODE_STOP, MODE_NONE };
+
+struct watch {
+	char	 name[SBX_NAME_MAX + 1];
+	int	 mode;		/* MODE_* */
+	int	 keepalive;	/* seconds between keepalive calls; 0: none */
+	int	 lifeline;	/* -f: the read end, or -1 */
+	pid_t	 pid;		/* -p (or the parent): the session, or -1 */
+	unsigned long long start;	/* its start time; 0 if unknown */
+	int	 pidfd;		/* from pw_open, or -1 */
+	int	 dfd;		/* the state directory */
+	char	 sbx[PATH_MAX];	/* the sbx CLI, absolute */
+	char	**envp;		/* its scrubbed environment */
+	int	 timeout;	/* seconds per sbx call */
+	long	 backoff;	/* ms before the second try; doubles */
+};
+
+/* loop.c: after detaching: wait for the end, then tear down once */
+void	 watch_run(struct watch *);
+
+/* pidwait.c: learn of a process's death without polling, where we can */
+int	 pw_open(pid_t);
+int	 pw_arm(pid_t, int);
+int	 pw_ended(int);
+
+#endif /* SBX_WATCH_H */
