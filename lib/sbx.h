@@ -144,4 +144,62 @@ int	 sbx_created_read(int, const char *, long long *);
 /* rfc3339.c: an RFC 3339 timestamp to Unix seconds */
 int	 sbx_rfc3339(const char *, long long *);
 
+/*
+ * Ports (sbx-ports, sbx-verify).  portspec.c: specs, sbx's JSON listing,
+ * URLs; dockerps.c: what running containers publish; portcli.c: sbx's
+ * two port dialects; sibling.c: the programs installed beside us.
+ */
+#define SBX_TCP		0
+#define SBX_UDP		1
+struct sbx_port {
+	char	ip[48];		/* host address ("" : 127.0.0.1) */
+	int	host;		/* host port; 0 when not given */
+	int	vm;		/* sandbox (VM) port */
+	int	proto;		/* SBX_TCP or SBX_UDP */
+};
+struct sbx_ports {
+	struct sbx_port	*v;
+	size_t		 n;
+	size_t		 cap;
+};
+const char *sbx_proto_name(int);
+int	 sbx_proto_parse(const char *, size_t);
+int	 sbx_port_parse(const char *, size_t, const char **);
+int	 sbx_portspec(const char *, struct sbx_port *, const char **);
+int	 sbx_ports_add(struct sbx_ports *, const struct sbx_port *);
+void	 sbx_ports_free(struct sbx_ports *);
+const struct sbx_port *sbx_ports_findvm(const struct sbx_ports *, int, int);
+int	 sbx_ip_loopback(const char *);
+int	 sbx_ports_sbxjson(const char *, size_t, struct sbx_ports *,
+	    const char **);
+int	 sbx_port_sbxspec(const struct sbx_port *, char *, size_t);
+int	 sbx_port_url(const struct sbx_port *, char *, size_t);
+int	 sbx_ports_dockertext(const char *, struct sbx_ports *, const char **);
+int	 sbx_ports_dockerps(const char *, size_t, struct sbx_ports *, size_t *,
+	    const char **);
+
+#define SBX_DIALECT_UNKNOWN	0
+#define SBX_DIALECT_PORTS	1	/* sbx ports NAME --publish SPEC */
+#define SBX_DIALECT_PORT	2	/* sbx port publish NAME SPEC */
+struct sbx_portcli {
+	const char	 *sbx;		/* absolute path */
+	char		**env;		/* for the sbx child */
+	const char	 *name;		/* the sandbox */
+	int		  timeout;	/* seconds per call; 0: none */
+	int		  dfd;		/* state directory (dialect cache), or -1 */
+	int		  dialect;	/* SBX_DIALECT_* */
+	int		  calls;	/* out: sbx invocations made */
+	int		  status;	/* out: exit status of the last one */
+	struct sbx_buf	  out;		/* out: its stdout */
+	struct sbx_buf	  err;		/* out: its stderr */
+};
+int	 sbx_portcli_list(struct sbx_portcli *, struct sbx_ports *,
+	    const char **);
+int	 sbx_portcli_change(struct sbx_portcli *, const struct sbx_ports *,
+	    const struct sbx_ports *, const char **);
+int	 sbx_portcli_missing(const struct sbx_portcli *);
+void	 sbx_portcli_free(struct sbx_portcli *);
+
+int	 sbx_sibling(const char *, char *const *, const char *, char *, size_t);
+
 #endif /* SBX_H */

@@ -1,0 +1,243 @@
+/*
+ * portspec.c: port mappings as sbx-ports and sbx-verify see them.  A user
+ * spec is "[host:]sandboxport[/tcp|udp]"; sbx's own listing (`sbx ports
+ * NAME --json`, a bare array of {host_ip, host_port, sandbox_port,
+ * protocol}) is read with the JSON reader.  Every number goes through
+ * sbx_strtonum and must be a port, 1 to 65535.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbx.h"
+
+#define PORTS_MAX	65536	/* more mappings than ports is nonsense */
+
+const char *
+sbx_proto_name(int proto)
+{
+	return proto == SBX_UDP ? "udp" : "tcp";
+}
+
+/* tcp, udp and sbx's tcp4/tcp6/udp4/udp6; -1 for anything else. */
+int
+sbx_proto_parse(const char *s, size_t len)
+{
+	if (len == 4 && (s[3] == '4' || s[3] == '6'))
+		len = 3;
+	if (len == 3 && strncmp(s, "tcp", 3) == 0)
+		return SBX_TCP;
+	if (len == 3 && strncmp(s, "udp", 3) == 0)
+		return SBX_UDP;
+	return -1;
+}
+
+/* A port number of exactly len bytes: 1..65535, or -1. */
+int
+sbx_port_parse(const char *s, size_t len, const char **errstr)
+{
+	char buf[8];
+	size_t i;
+	long long v;
+
+	*errstr = "invalid";
+	if (len == 0 || len >= sizeof(buf))
+		return len >= sizeof(buf) ? (*errstr = "too large", -1) : -1;
+	for (i = 0; i < len; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	v = sbx_strtonum(buf, 1, 65535, errstr);
+	return *errstr != NULL ? -1 : (int)v;
+}
+
+/*
+ * "[host:]sandboxport[/tcp|udp]" into p (host 0 when not given).
+ * Returns 0, or -1 with *errstr saying what is wrong.
+ */
+int
+sbx_portspec(const char *spec, struct sbx_port *p, const char **errstr)
+{
+	const char *slash, *colon, *vm, *e;
+	size_t vmlen;
+
+	memset(p, 0, sizeof(*p));
+	p->proto = SBX_TCP;
+	if ((slash = strchr(spec, '/')) != NULL) {
+		if (strcmp(slash + 1, "tcp") == 0)
+			p->proto = SBX_TCP;
+		else if (strcmp(slash + 1, "udp") == 0)
+			p->proto = SBX_UDP;
+		else {
+			*errstr = "protocol is not tcp or udp";
+			return -1;
+		}
+	} else
+		slash = spec + strlen(spec);
+	vm = spec;
+	if ((colon = memchr(spec, ':', (size_t)(slash - spec))) != NULL) {
+		if ((p->host = sbx_port_parse(spec, (size_t)(colon - spec),
+		    &e)) == -1) {
+			*errstr = e[0] == 't' ? "host port is out of range" :
+			    "host port is not a number";
+			return -1;
+		}
+		vm = colon + 1;
+	}
+	vmlen = (size_t)(slash - vm);
+	if ((p->vm = sbx_port_parse(vm, vmlen, &e)) == -1) {
+		*errstr = e[0] == 't' ? "sandbox port is out of range" :
+		    "sandbox port is not a number";
+		return -1;
+	}
+	*errstr = NULL;
+	return 0;
+}
+
+int
+sbx_ports_add(struct sbx_ports *l, const struct sbx_port *p)
+{
+	struct sbx_port *v;
+	size_t cap;
+
+	if (l->n == l->cap) {
+		if (l->cap >= PORTS_MAX)
+			return errno = E2BIG, -1;
+		cap = l->cap ? l->cap * 2 : 16;
+		if ((v = realloc(l->v, cap * sizeof(*v))) == NULL)
+			return -1;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = *p;
+	return 0;
+}
+
+void
+sbx_ports_free(struct sbx_ports *l)
+{
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* The first mapping of l to sandbox port vm over proto, or NULL. */
+const struct sbx_port *
+sbx_ports_findvm(const struct sbx_ports *l, int vm, int proto)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->v[i].vm == vm && l->v[i].proto == proto)
+			return &l->v[i];
+	return NULL;
+}
+
+/* Is ip a loopback address sbx may bind: 127.0.0.1 or ::1? */
+int
+sbx_ip_loopback(const char *ip)
+{
+	return strcmp(ip, "127.0.0.1") == 0 || strcmp(ip, "::1") == 0;
+}
+
+/* A JSON number member that is a port, or -1. */
+static int
+jport(const struct sbx_json *o, const char *key)
+{
+	const struct sbx_json *m = sbx_json_get(o, key);
+	const char *e;
+
+	if (m == NULL || (m->type != SBX_JNUM && m->type != SBX_JSTR))
+		return -1;
+	return sbx_port_parse(m->str, strlen(m->str), &e);
+}
+
+/*
+ * sbx's listing: a JSON array of mappings (possibly after notices, and
+ * possibly empty output, which some versions print for "none").
+ */
+int
+sbx_ports_sbxjson(const char *buf, size_t len, struct sbx_ports *l,
+    const char **errstr)
+{
+	struct sbx_json *j;
+	const struct sbx_json *m;
+	const char *json, *ip, *proto;
+	struct sbx_port p;
+	size_t off, i;
+
+	for (i = 0; i < len && (buf[i] == ' ' || buf[i] == '\n' ||
+	    buf[i] == '\t' || buf[i] == '\r'); i++)
+		;
+	if (i == len)
+		return 0;
+	if ((json = sbx_json_find(buf, len, &off)) == NULL) {
+		*errstr = "no JSON in the output";
+		return -1;
+	}
+	if ((j = sbx_json_parse(json, len - off, errstr)) == NULL)
+		return -1;
+	if (j->type != SBX_JARR) {
+		*errstr = "not a JSON array";
+		goto bad;
+	}
+	for (m = j->child; m != NULL; m = m->next) {
+		memset(&p, 0, sizeof(p));
+		if ((ip = sbx_json_str(m, "host_ip")) == NULL ||
+		    strlen(ip) >= sizeof(p.ip) ||
+		    (proto = sbx_json_str(m, "protocol")) == NULL ||
+		    (p.proto = sbx_proto_parse(proto, strlen(proto))) == -1 ||
+		    (p.host = jport(m, "host_port")) == -1 ||
+		    (p.vm = jport(m, "sandbox_port")) == -1) {
+			*errstr = "a mapping lacks host_ip, host_port, "
+			    "sandbox_port or protocol";
+			goto bad;
+		}
+		memcpy(p.ip, ip, strlen(ip) + 1);
+		if (sbx_ports_add(l, &p) == -1) {
+			*errstr = strerror(errno);
+			goto bad;
+		}
+	}
+	sbx_json_free(j);
+	*errstr = NULL;
+	return 0;
+bad:
+	sbx_json_free(j);
+	return -1;
+}
+
+/*
+ * The spec sbx takes for a mapping: "IP:HOST:VM/proto", with an IPv6
+ * address in brackets.  The address is always given: a bare spec binds
+ * one or two loopback stacks depending on the sbx version.
+ */
+int
+sbx_port_sbxspec(const struct sbx_port *p, char *buf, size_t size)
+{
+	const char *ip = p->ip[0] ? p->ip : "127.0.0.1";
+	int v6 = strchr(ip, ':') != NULL, n;
+
+	n = snprintf(buf, size, "%s%s%s:%d:%d/%s", v6 ? "[" : "", ip,
+	    v6 ? "]" : "", p->host, p->vm, sbx_proto_name(p->proto));
+	return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+/* http://127.0.0.1:H/ for tcp, udp://127.0.0.1:H for udp. */
+int
+sbx_port_url(const struct sbx_port *p, char *buf, size_t size)
+{
+	const char *ip = p->ip[0] ? p->ip : "127.0.0.1";
+	int v6 = strchr(ip, ':') != NULL, n;
+
+	/* a wildcard bind is reached on loopback too */
+	if (strcmp(ip, "0.0.0.0") == 0)
+		ip = "127.0.0.1";
+	else if (strcmp(ip, "::") == 0)
+		ip = "::1";
+	n = snprintf(buf, size, "%s://%s%s%s:%d%s",
+	    p->proto == SBX_UDP ? "udp" : "http", v6 ? "[" : "", ip,
+	    v6 ? "]" : "", p->host, p->proto == SBX_UDP ? "" : "/");
+	return n < 0 || (size_t)n >= size ? -1 : 0;
+}

@@ -1,0 +1,68 @@
+/*
+ * sibling.c: find another sbx-tools program, the one installed beside the
+ * running one.  sbx-ports and sbx-verify reach the sandbox only through
+ * sbx-run, so the transport, its environment policy and its pinning live
+ * in one program and the audit examines that very program.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sbx.h"
+
+static int
+runnable(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    access(path, X_OK) == 0;
+}
+
+/*
+ * The path of prog: in the directory of argv0 when argv0 names a path
+ * (made absolute from the working directory), else the first prog on the
+ * PATH of env.  Returns 0, or -1 with errno ENOENT.
+ */
+int
+sbx_sibling(const char *argv0, char *const *env, const char *prog, char *buf,
+    size_t size)
+{
+	const char *slash, *p, *end;
+	char cwd[4096];
+	size_t len;
+	int n;
+
+	if (argv0 != NULL && (slash = strrchr(argv0, '/')) != NULL) {
+		len = (size_t)(slash - argv0);
+		if (*argv0 == '/')
+			n = snprintf(buf, size, "%.*s/%s", (int)len, argv0,
+			    prog);
+		else if (getcwd(cwd, sizeof(cwd)) != NULL)
+			n = snprintf(buf, size, "%s/%.*s/%s", cwd, (int)len,
+			    argv0, prog);
+		else
+			return -1;
+		if (n < 0 || (size_t)n >= size)
+			return errno = ENAMETOOLONG, -1;
+		if (runnable(buf))
+			return 0;
+		return errno = ENOENT, -1;
+	}
+	if ((p = sbx_env_get(env, "PATH")) != NULL) {
+		for (; *p != '\0'; p = *end ? end + 1 : end) {
+			if ((end = strchr(p, ':')) == NULL)
+				end = p + strlen(p);
+			len = (size_t)(end - p);
+			if (len == 0 || *p != '/')
+				continue;
+			n = snprintf(buf, size, "%.*s/%s", (int)len, p, prog);
+			if (n > 0 && (size_t)n < size && runnable(buf))
+				return 0;
+		}
+	}
+	return errno = ENOENT, -1;
+}
