@@ -1,0 +1,96 @@
+/*
+ * sbx-tools for pi: the agent's docker_* tools, each a thin wrapper that
+ * spawns one of the sbx-tools programs (sbx-run, sbx-ports, sbx-verify,
+ * sbx-gc, sbx-env) with an argument vector.  The agent gets a private
+ * docker daemon in its session's Docker Sandboxes microVM; the host's
+ * daemon is never touched.  Teardown is sbx-watch's: it holds the other
+ * end of a pipe this process keeps open for the session.
+ */
+import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { findProgram, INSTALL_HINT, modeLines, PROGRAMS } from "./src/config.ts";
+import { Session } from "./src/session.ts";
+import { registerContainerTools } from "./src/tools/containers.ts";
+import { registerHostTools } from "./src/tools/host.ts";
+import { registerProjectTools } from "./src/tools/project.ts";
+
+export const TOOLS = [
+	"docker_status",
+	"docker_verify",
+	"docker_resources",
+	"docker_prune",
+	"docker_ps",
+	"docker_images",
+	"docker_pull",
+	"docker_run",
+	"docker_logs",
+	"docker_exec",
+	"docker_build",
+	"docker_stop",
+	"docker_start",
+	"docker_rm",
+	"docker_init",
+	"docker_compose",
+	"docker_curl",
+	"docker_sandbox_rm",
+	"docker_gc",
+] as const;
+
+function missingPrograms(): string[] {
+	return PROGRAMS.filter((p) => !findProgram(p));
+}
+
+export default function sbxTools(pi: ExtensionAPI): void {
+	const s = new Session();
+
+	registerHostTools(pi, s);
+	registerContainerTools(pi, s);
+	registerProjectTools(pi, s);
+
+	pi.registerCommand("docker", {
+		description: "Show the docker sandbox of this session: name, workspace, modes and tools",
+		handler: async (_args: string, ctx: ExtensionContext) => {
+			const missing = missingPrograms();
+			let name: string;
+			try {
+				name = s.sandbox();
+			} catch (e) {
+				name = `none (${(e as Error).message})`;
+			}
+			const lines = [
+				`docker sandbox: ${name}`,
+				`workspace: ${s.root} (seen as /workspace by the tools)`,
+				...modeLines(),
+				s.lifeline && !s.lifeline.destroyed ? "teardown watcher: armed" : `teardown watcher: not armed${s.watchError ? ` (${s.watchError})` : ""}`,
+				`programs: ${missing.length ? `missing ${missing.join(", ")}. ${INSTALL_HINT}` : `all found (${PROGRAMS.join(", ")})`}`,
+				`tools (${TOOLS.length}): ${TOOLS.join(", ")}`,
+			];
+			ctx.ui.notify(lines.join("\n"), missing.length ? "warning" : "info");
+		},
+	});
+
+	pi.on("session_start", async (_event, ctx) => {
+		if (!s.lifeline) s.setRoot(ctx.cwd);
+		const missing = missingPrograms();
+		if (missing.length) {
+			if (ctx.hasUI) ctx.ui.notify(`docker sandbox: missing ${missing.join(", ")}. ${INSTALL_HINT}`, "warning");
+			if (missing.includes("sbx-watch")) return;
+		}
+		try {
+			await s.arm();
+		} catch (e) {
+			if (ctx.hasUI) ctx.ui.notify(`docker sandbox: ${(e as Error).message}`, "error");
+			return;
+		}
+		try {
+			s.startGc();
+		} catch (e) {
+			if (ctx.hasUI) ctx.ui.notify(`docker sandbox: gc not started: ${(e as Error).message}`, "warning");
+		}
+	});
+
+	pi.on("session_shutdown", async (event) => {
+		// /reload keeps the session, so it keeps the sandbox; anything else ends it
+		if (event.reason === "reload") s.handOver();
+		else s.release();
+	});
+}

@@ -1,0 +1,102 @@
+/*
+ * What comes from the agent: paths under /workspace map to the host
+ * workspace and may not leave it (symlinks included); words that reach a
+ * command line may not parse as options.
+ */
+import { existsSync, realpathSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+
+function inside(root: string, p: string): boolean {
+	const r = relative(root, p);
+	return r === "" || (!r.startsWith(".." + sep) && r !== ".." && !isAbsolute(r));
+}
+
+/**
+ * Map an agent path to the host: `/workspace[/rel]` and relative paths
+ * are taken from the workspace root; an absolute host path must lie in
+ * it.  Returns the real path (symlinks resolved as far as the path
+ * exists), which is also where sbx mounts it inside the sandbox.
+ */
+export function mapHostPath(root: string, input: string, what = "path"): string {
+	const s = input.trim();
+	if (s === "") throw new Error(`docker: empty ${what}`);
+	if (/[\0\r\n]/.test(s)) throw new Error(`docker: invalid ${what} (must not contain newlines or NUL)`);
+	let p: string;
+	if (s === "/workspace" || s.startsWith("/workspace/")) p = resolve(root, "." + s.slice("/workspace".length));
+	else if (isAbsolute(s)) p = resolve(s);
+	else p = resolve(root, s);
+	if (!inside(root, p)) throw new Error(`docker: ${what} escapes the workspace: ${input}`);
+
+	const realRoot = realpathSync(root);
+	// the deepest existing ancestor, resolved, plus what does not exist yet
+	let head = p;
+	const tail: string[] = [];
+	while (!existsSync(head)) {
+		const up = dirname(head);
+		if (up === head) break;
+		tail.unshift(head.slice(up.length + (up.endsWith(sep) ? 0 : 1)));
+		head = up;
+	}
+	let real: string;
+	try {
+		real = join(realpathSync(head), ...tail);
+	} catch {
+		throw new Error(`docker: ${what} escapes the workspace (symlink): ${input}`);
+	}
+	// a dangling symlink on the way: existsSync says no, so look at it directly
+	if (!inside(realRoot, real)) throw new Error(`docker: ${what} escapes the workspace (symlink): ${input}`);
+	return real;
+}
+
+/** A word for a command line: not empty, not an option, no control characters. */
+export function safeArg(value: string, what: string): string {
+	if (typeof value !== "string" || value === "" || value.startsWith("-"))
+		throw new Error(`docker: invalid ${what} "${value}" (must not be empty or start with "-")`);
+	// eslint-disable-next-line no-control-regex
+	if (/[\x00-\x1f\x7f]/.test(value)) throw new Error(`docker: invalid ${what} (must not contain control characters)`);
+	return value;
+}
+
+/** Split a command string on blanks, honouring '...' and "..." and backslash escapes outside single quotes. */
+export function splitCommand(str: string): string[] {
+	const out: string[] = [];
+	let cur = "";
+	let have = false;
+	let q: "'" | '"' | null = null;
+	for (let i = 0; i < str.length; i++) {
+		const c = str[i];
+		if (q === "'") {
+			if (c === "'") q = null;
+			else cur += c;
+		} else if (q === '"') {
+			if (c === '"') q = null;
+			else if (c === "\\" && i + 1 < str.length && '"\\$`'.includes(str[i + 1])) cur += str[++i];
+			else cur += c;
+		} else if (c === "'" || c === '"') {
+			q = c;
+			have = true;
+		} else if (c === "\\" && i + 1 < str.length) {
+			cur += str[++i];
+			have = true;
+		} else if (/\s/.test(c)) {
+			if (have || cur) out.push(cur);
+			cur = "";
+			have = false;
+		} else {
+			cur += c;
+			have = true;
+		}
+	}
+	if (q) throw new Error(`docker: unterminated ${q} quote in command`);
+	if (have || cur) out.push(cur);
+	return out;
+}
+
+/** A command given as a string or an array, as a word list. */
+export function commandWords(cmd: string | string[] | undefined): string[] {
+	if (cmd === undefined) return [];
+	const words = Array.isArray(cmd) ? cmd.map(String) : splitCommand(cmd);
+	for (const w of words)
+		if (w.includes("\0")) throw new Error("docker: invalid command (must not contain NUL)");
+	return words;
+}

@@ -1,0 +1,149 @@
+/*
+ * Spawning the programs: an argv array, never a shell; the child leads
+ * its own process group so Esc (the turn's AbortSignal) kills all of it;
+ * output is kept (bounded) and can be streamed as it comes.
+ */
+import { spawn } from "node:child_process";
+
+export interface RunOptions {
+	signal?: AbortSignal;
+	/** called with everything printed so far (stdout and stderr interleaved), at most every 250 ms */
+	onOutput?: (text: string) => void;
+	/** written to the child's stdin, which is /dev/null otherwise */
+	input?: string;
+	env?: NodeJS.ProcessEnv;
+}
+
+export interface RunResult {
+	code: number;
+	stdout: string;
+	stderr: string;
+	/** stdout and stderr in the order they came */
+	output: string;
+}
+
+/** Per stream; past it the oldest bytes go (results are cut to 50 KB anyway). */
+const KEEP_BYTES = 4 * 1024 * 1024;
+/** After SIGTERM to the group, SIGKILL if it is still there. sbx-run's own grace is shorter. */
+const KILL_GRACE_MS = 4000;
+
+class Tail {
+	private parts: Buffer[] = [];
+	private size = 0;
+	push(b: Buffer): void {
+		this.parts.push(b);
+		this.size += b.length;
+		while (this.size > KEEP_BYTES && this.parts.length > 1) {
+			this.size -= this.parts[0].length;
+			this.parts.shift();
+		}
+	}
+	text(): string {
+		return Buffer.concat(this.parts).toString("utf8");
+	}
+}
+
+export class Cancelled extends Error {
+	constructor(what: string) {
+		super(`${what}: cancelled`);
+		this.name = "Cancelled";
+	}
+}
+
+function killGroup(pid: number | undefined, sig: NodeJS.Signals): void {
+	if (pid === undefined) return;
+	try {
+		process.kill(-pid, sig);
+	} catch {
+		try {
+			process.kill(pid, sig);
+		} catch {
+			/* gone already */
+		}
+	}
+}
+
+/**
+ * Run path with args.  Resolves with the exit status (128+n for a signal)
+ * and the output; rejects only when it could not be started or was
+ * cancelled through the signal.
+ */
+export function runProgram(path: string, args: string[], opts: RunOptions = {}): Promise<RunResult> {
+	const what = path.slice(path.lastIndexOf("/") + 1);
+	if (opts.signal?.aborted) return Promise.reject(new Cancelled(what));
+	return new Promise((resolve, reject) => {
+		const child = spawn(path, args, {
+			detached: true, // its own process group: kill(-pid) reaches everything under it
+			stdio: [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+			env: opts.env ?? process.env,
+			windowsHide: true,
+		});
+		const out = new Tail();
+		const err = new Tail();
+		const both = new Tail();
+		let aborted = false;
+		let killTimer: NodeJS.Timeout | undefined;
+		let updTimer: NodeJS.Timeout | undefined;
+		let dirty = false;
+
+		const flush = (): void => {
+			updTimer = undefined;
+			if (!dirty || !opts.onOutput) return;
+			dirty = false;
+			try {
+				opts.onOutput(both.text());
+			} catch {
+				/* a UI callback must not break the run */
+			}
+		};
+		const take = (t: Tail) => (b: Buffer) => {
+			t.push(b);
+			both.push(b);
+			if (opts.onOutput) {
+				dirty = true;
+				updTimer ??= setTimeout(flush, 250);
+			}
+		};
+		child.stdout!.on("data", take(out));
+		child.stderr!.on("data", take(err));
+
+		const onAbort = (): void => {
+			aborted = true;
+			killGroup(child.pid, "SIGTERM");
+			killTimer = setTimeout(() => killGroup(child.pid, "SIGKILL"), KILL_GRACE_MS);
+		};
+		opts.signal?.addEventListener("abort", onAbort, { once: true });
+
+		if (opts.input !== undefined && child.stdin) {
+			child.stdin.on("error", () => {
+				/* the child may exit without reading */
+			});
+			child.stdin.end(opts.input);
+		}
+
+		child.on("error", (e) => {
+			opts.signal?.removeEventListener("abort", onAbort);
+			if (updTimer) clearTimeout(updTimer);
+			reject(new Error(`${what}: ${e.message}`));
+		});
+		child.on("close", (code, sig) => {
+			opts.signal?.removeEventListener("abort", onAbort);
+			if (updTimer) clearTimeout(updTimer);
+			if (aborted) {
+				// the group may hold stragglers that kept no pipe open
+				killGroup(child.pid, "SIGKILL");
+				if (killTimer) clearTimeout(killTimer);
+				reject(new Cancelled(what));
+				return;
+			}
+			flush();
+			const status = code ?? 128 + signalNumber(sig);
+			resolve({ code: status, stdout: out.text(), stderr: err.text(), output: both.text() });
+		});
+	});
+}
+
+function signalNumber(sig: NodeJS.Signals | null): number {
+	const nums: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGPIPE: 13, SIGTERM: 15 };
+	return sig ? (nums[sig] ?? 0) : 0;
+}

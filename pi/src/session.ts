@@ -1,0 +1,198 @@
+/*
+ * One sandbox per session.  Its name comes from `sbx-run -n` (or the
+ * pinned DOCKER_SANDBOX); its teardown is sbx-watch's, armed with a pipe
+ * as descriptor 3 whose write end this process keeps: closing it at
+ * session_shutdown and this process dying are the same event to the
+ * watcher, so there is one teardown path.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { realpathSync } from "node:fs";
+import type { Socket } from "node:net";
+import type { AgentToolUpdateCallback } from "@mariozechner/pi-coding-agent";
+import { envBool, envNumber, findProgram, pinnedName, type Program, requireProgram, teardownMode, validName } from "./config.ts";
+import { type RunResult, runProgram } from "./proc.ts";
+import { type Details, failure, streamer } from "./text.ts";
+
+export interface CallOptions {
+	signal?: AbortSignal;
+	/** what failed, for the error message ("docker build") */
+	what: string;
+	/** stream the output through onUpdate, under this heading */
+	stream?: { onUpdate: AgentToolUpdateCallback<Details> | undefined; head: string };
+	/** seconds; sbx-run's own default otherwise (120, or 600 for pull/build/compose) */
+	timeout?: number;
+	input?: string;
+	env?: NodeJS.ProcessEnv;
+	/** resolve with a failed result instead of throwing */
+	allowFail?: boolean;
+}
+
+const HANDOVER = Symbol.for("sbx-tools.pi.handover");
+
+interface Handover {
+	name: string;
+	root: string;
+	lifeline?: Socket;
+}
+
+export class Session {
+	name?: string;
+	nameError?: string;
+	root: string;
+	lifeline?: Socket;
+	watchError?: string;
+	gcStarted = false;
+
+	constructor() {
+		this.root = process.cwd();
+		// a /reload keeps the session: take over the sandbox and its lifeline
+		const g = globalThis as Record<symbol, unknown>;
+		const h = g[HANDOVER] as Handover | undefined;
+		if (h) {
+			delete g[HANDOVER];
+			this.name = h.name;
+			this.root = h.root;
+			this.lifeline = h.lifeline;
+			return;
+		}
+		this.pickName();
+	}
+
+	private pickName(): void {
+		const pinned = pinnedName();
+		if (pinned) {
+			if (validName(pinned)) this.name = pinned;
+			else this.nameError = `DOCKER_SANDBOX "${pinned}" is not a valid sandbox name: want [A-Za-z0-9][A-Za-z0-9.-]{1,62}, not "default"`;
+			return;
+		}
+		const run = findProgram("sbx-run");
+		if (!run) return; // every tool says how to install the programs
+		const r = spawnSync(run, ["-n"], { encoding: "utf8", env: process.env, timeout: 10000 });
+		const name = (r.stdout ?? "").trim();
+		if (r.status === 0 && validName(name)) this.name = name;
+		else this.nameError = `sbx-run -n failed: ${(r.stderr || r.error?.message || "no name printed").trim()}`;
+	}
+
+	/** The sandbox name, or the reason there is none. */
+	sandbox(): string {
+		if (!this.name && !this.nameError) this.pickName(); // installed since load
+		if (this.name) return this.name;
+		if (this.nameError) throw new Error(`docker sandbox: ${this.nameError}`);
+		requireProgram("sbx-run"); // throws the install hint
+		throw new Error("docker sandbox: no sandbox name");
+	}
+
+	setRoot(cwd: string | undefined): void {
+		if (!cwd) return;
+		try {
+			this.root = realpathSync(cwd);
+		} catch {
+			this.root = cwd;
+		}
+	}
+
+	/** Run a program with the sandbox's name; throws its message on failure. */
+	async program(prog: Program, args: string[], o: CallOptions): Promise<RunResult> {
+		const path = requireProgram(prog);
+		const r = await runProgram(path, args, {
+			signal: o.signal,
+			input: o.input,
+			env: o.env,
+			onOutput: o.stream ? streamer(o.stream.onUpdate, o.stream.head, { sandbox: this.name }) : undefined,
+		});
+		if (r.code !== 0 && !o.allowFail) throw failure(o.what, r);
+		return r;
+	}
+
+	private runArgs(o: CallOptions): string[] {
+		const a = ["-s", this.sandbox(), "-w", this.root];
+		if (o.timeout !== undefined) a.push("-t", String(Math.max(0, Math.round(o.timeout))));
+		if (o.input !== undefined) a.push("-i");
+		return a;
+	}
+
+	/** Pinned docker inside the sandbox (provisioned on first use). */
+	docker(args: string[], o: CallOptions): Promise<RunResult> {
+		return this.program("sbx-run", [...this.runArgs(o), "--", ...args], o);
+	}
+
+	/** Any command inside the sandbox. */
+	exec(args: string[], o: CallOptions): Promise<RunResult> {
+		return this.program("sbx-run", [...this.runArgs(o), "-x", "--", ...args], o);
+	}
+
+	/** sbx-ports -j ... for this sandbox. */
+	ports(args: string[], o: CallOptions): Promise<RunResult> {
+		return this.program("sbx-ports", ["-j", "-s", this.sandbox(), ...args], o);
+	}
+
+	/**
+	 * Arm sbx-watch for this session: fd 3 is a pipe whose other end only
+	 * this process holds.  Resolves once the watcher has detached.
+	 */
+	async arm(): Promise<void> {
+		if (this.lifeline && !this.lifeline.destroyed) return;
+		const name = this.sandbox();
+		const watch = requireProgram("sbx-watch");
+		const args: string[] = [];
+		if (envBool("DOCKER_SANDBOX_KEEPALIVE", false)) args.push("-k");
+		args.push("-m", teardownMode(), "-f", "3", name);
+		const child = spawn(watch, args, {
+			stdio: ["ignore", "ignore", "pipe", "pipe"],
+			detached: true,
+			env: process.env,
+		});
+		const lifeline = child.stdio[3] as Socket;
+		lifeline.on("error", () => {
+			/* the watcher's end went away: nothing to do here */
+		});
+		let err = "";
+		child.stderr!.on("data", (b: Buffer) => {
+			err += b.toString("utf8");
+		});
+		child.stderr!.on("error", () => {});
+		const code = await new Promise<number>((resolve) => {
+			child.on("error", (e) => {
+				err += e.message;
+				resolve(127);
+			});
+			// "exit", not "close": the detached watcher keeps fd 3 open for good
+			child.on("exit", (c, s) => resolve(c ?? (s ? 128 : 1)));
+		});
+		child.stderr!.destroy();
+		if (code !== 0) {
+			lifeline.destroy();
+			this.watchError = `sbx-watch failed (exit ${code}): ${err.trim() || "(no output)"}`;
+			throw new Error(this.watchError);
+		}
+		lifeline.unref(); // the session ends when pi says so, not when this pipe does
+		this.lifeline = lifeline;
+		this.watchError = undefined;
+	}
+
+	/** The one teardown path: the watcher sees EOF on its descriptor 3. */
+	release(): void {
+		this.lifeline?.destroy();
+		this.lifeline = undefined;
+	}
+
+	/** Keep the sandbox and its watcher for the next instance of the module (/reload). */
+	handOver(): void {
+		if (!this.name) return this.release();
+		(globalThis as Record<symbol, unknown>)[HANDOVER] = { name: this.name, root: this.root, lifeline: this.lifeline } satisfies Handover;
+		this.lifeline = undefined;
+	}
+
+	/** sbx-gc in the background, leaving this session's sandbox alone. */
+	startGc(): void {
+		if (this.gcStarted) return;
+		const hours = envNumber("DOCKER_SANDBOX_GC_HOURS", 24);
+		if (!(hours > 0)) return;
+		const gc = findProgram("sbx-gc");
+		if (!gc || !this.name) return;
+		this.gcStarted = true;
+		const child = spawn(gc, ["-H", String(hours), "-x", this.name], { stdio: "ignore", detached: true, env: process.env });
+		child.on("error", () => {});
+		child.unref();
+	}
+}

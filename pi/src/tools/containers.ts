@@ -1,0 +1,350 @@
+/*
+ * Images and containers: docker_prune, docker_ps, docker_images,
+ * docker_pull, docker_run, docker_logs, docker_exec, docker_build,
+ * docker_stop, docker_start, docker_rm.  Each is sbx-run with an argv.
+ */
+import { statSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
+import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { Type } from "typebox";
+import { envBool } from "../config.ts";
+import { commandWords, mapHostPath, safeArg } from "../paths.ts";
+import { describe, sync, vmPorts } from "../ports.ts";
+import type { Session } from "../session.ts";
+import { jsonLines, result, str, table } from "../text.ts";
+import { StringEnum } from "./schema.ts";
+
+const LABEL = "com.pi.sandbox=true";
+const ID_HELP = "container id or name (from docker_ps)";
+
+export const NAME_RE = /^[a-zA-Z0-9][a-zA-Z0-9_.-]+$/;
+const IMAGE_RE = /^[A-Za-z0-9][A-Za-z0-9._\/:@-]*$/;
+const PORT_RE = /^(?:(\d{1,5}):)?(\d{1,5})(?:\/(tcp|udp))?$/;
+const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const MEMORY_RE = /^\d+(\.\d+)?[bkmg]?$/i;
+const VOLUME_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]+$/;
+const VOLUME_MODES = new Set(["ro", "rw", "z", "Z", "ro,z", "ro,Z", "rw,z", "rw,Z", "nocopy", "ro,nocopy", "rw,nocopy"]);
+
+export function checkId(id: string): string {
+	return safeArg(String(id ?? "").trim(), "container id");
+}
+
+export function checkImage(image: string, what = "image"): string {
+	const v = safeArg(String(image ?? "").trim(), what);
+	if (!IMAGE_RE.test(v)) throw new Error(`docker: invalid ${what} "${v}"`);
+	return v;
+}
+
+function checkPort(spec: string): string {
+	const s = spec.trim();
+	const m = PORT_RE.exec(s);
+	const ok = (p: string | undefined) => p === undefined || (Number(p) >= 1 && Number(p) <= 65535);
+	if (!m || !ok(m[1]) || !ok(m[2]))
+		throw new Error(`docker run: bad port spec "${spec}" (use CONTAINER, HOST:CONTAINER, optionally /tcp or /udp)`);
+	return s;
+}
+
+function checkEnv(e: string): string {
+	const s = e.trim();
+	const name = s.split("=", 1)[0];
+	if (!ENV_NAME_RE.test(name)) throw new Error(`docker run: bad env entry "${s.slice(0, 40)}" (use NAME=value)`);
+	if (/[\0\n\r]/.test(s)) throw new Error("docker run: env values must not contain newlines or NUL");
+	return s;
+}
+
+/** -v SOURCE:TARGET[:MODE]: a path in the workspace, or a named volume. */
+function checkVolume(root: string, spec: string, ro: boolean): string {
+	const parts = spec.trim().split(":");
+	if (parts.length < 2 || parts.length > 3 || !parts[0] || !parts[1])
+		throw new Error(`docker run: bad volume spec "${spec}" (use SOURCE:/container/path[:ro])`);
+	const [src, dst] = parts;
+	let mode = parts[2] ?? "";
+	if (!isAbsolute(dst) || /[\0\r\n,]/.test(dst)) throw new Error(`docker run: volume target must be an absolute path: "${dst}"`);
+	if (mode && !VOLUME_MODES.has(mode)) throw new Error(`docker run: bad volume mode "${mode}" (ro, rw, z, Z, nocopy)`);
+	const isPath = src.startsWith("/") || src.startsWith(".") || src.startsWith("~");
+	if (!isPath) {
+		if (!VOLUME_NAME_RE.test(src)) throw new Error(`docker run: bad volume name "${src}"`);
+		return [src, dst, mode].filter(Boolean).join(":");
+	}
+	if (src.startsWith("~")) throw new Error(`docker run: volume source must be in the workspace: "${src}"`);
+	const host = mapHostPath(root, src, "volume source");
+	if (host.includes(":")) throw new Error(`docker run: volume source path holds ':': "${host}"`);
+	if (ro) {
+		// the project is mounted read-only in the sandbox; say so in the spec too
+		const rest = mode.split(",").filter((m) => m && m !== "rw" && m !== "ro");
+		mode = ["ro", ...rest].join(",");
+	}
+	return [host, dst, mode].filter(Boolean).join(":");
+}
+
+export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
+	pi.registerTool({
+		name: "docker_ps",
+		label: "Docker ps",
+		description: "List containers in the session's sandbox: id, image, status, ports (sandbox side) and names. all=true includes stopped ones.",
+		parameters: Type.Object({ all: Type.Optional(Type.Boolean({ description: "include stopped containers (default false)" })) }),
+		async execute(_id, params, signal) {
+			const args = ["ps", ...(params.all ? ["-a"] : []), "--format", "{{json .}}"];
+			const r = await s.docker(args, { signal, what: "docker ps" });
+			const rows = jsonLines("docker ps", r.stdout).map((c) => [str(c.ID), str(c.Image), str(c.Status), str(c.Ports) || "-", str(c.Names)]);
+			if (!rows.length) return result(params.all ? "(no containers)" : "(no running containers; all=true lists stopped ones)", { sandbox: s.name });
+			return result(table(["CONTAINER ID", "IMAGE", "STATUS", "PORTS", "NAMES"], rows), { sandbox: s.name, count: rows.length }, "head");
+		},
+	});
+
+	pi.registerTool({
+		name: "docker_images",
+		label: "Docker images",
+		description: "List the images in the session's sandbox: repository:tag, id, size and age.",
+		parameters: Type.Object({}),
+		async execute(_id, _params, signal) {
+			const r = await s.docker(["images", "--format", "{{json .}}"], { signal, what: "docker images" });
+			const rows = jsonLines("docker images", r.stdout).map((i) => [
+				`${str(i.Repository) || "<none>"}:${str(i.Tag) || "<none>"}`,
+				str(i.ID),
+				str(i.Size),
+				str(i.CreatedSince) || str(i.CreatedAt),
+			]);
+			if (!rows.length) return result("(no images)", { sandbox: s.name });
+			return result(table(["IMAGE", "ID", "SIZE", "CREATED"], rows), { sandbox: s.name, count: rows.length }, "head");
+		},
+	});
+
+	pi.registerTool({
+		name: "docker_pull",
+		label: "Docker pull",
+		description: "Pull an image into the session's sandbox (progress streams; up to 10 minutes).",
+		parameters: Type.Object({ image: Type.String({ description: "image reference, e.g. nginx:1.27" }) }),
+		async execute(_id, params, signal, onUpdate) {
+			const image = checkImage(params.image);
+			const r = await s.docker(["pull", image], { signal, what: `docker pull ${image}`, stream: { onUpdate, head: `pull ${image}` } });
+			return result(`pull ${image}\n${r.output.trim()}`, { sandbox: s.name, image });
+		},
+	});
+
+	pi.registerTool({
+		name: "docker_run",
+		label: "Docker run",
+		description:
+			"Run a container in the session's sandbox (labelled com.pi.sandbox=true). Detached by default (restart=unless-stopped); " +
+			"detach=false runs it in the foreground and returns its output. ports: CONTAINER or HOST:CONTAINER[/udp]; each is published " +
+			"on the host's loopback, at HOST when it is free and 1024 or above, else at a free port: the result gives the URLs, for docker_curl. " +
+			"volumes: SOURCE:/path[:ro], SOURCE a path in the workspace (/workspace/...) or a named volume.",
+		parameters: Type.Object(
+			{
+				image: Type.String({ description: "image reference" }),
+				name: Type.Optional(Type.String({ description: "container name" })),
+				command: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description: "command and arguments (string or array)" })),
+				detach: Type.Optional(Type.Boolean({ description: "run in the background (default true)" })),
+				rm: Type.Optional(Type.Boolean({ description: "remove the container when it exits (foreground runs only)" })),
+				ports: Type.Optional(Type.Array(Type.String(), { description: 'e.g. ["8080:8000"] or ["3000"]' })),
+				env: Type.Optional(Type.Union([Type.Array(Type.String()), Type.String()], { description: "NAME=value entries (array, or a comma-separated string)" })),
+				memory: Type.Optional(Type.String({ description: "memory limit, e.g. 512m" })),
+				volumes: Type.Optional(Type.Array(Type.String(), { description: "SOURCE:/container/path[:ro]" })),
+				network: Type.Optional(StringEnum(["bridge", "host", "none"], { description: "network (default bridge)" })),
+				restart: Type.Optional(StringEnum(["no", "always", "unless-stopped", "on-failure"], { description: "restart policy" })),
+				workdir: Type.Optional(Type.String({ description: "working directory inside the container (absolute)" })),
+			},
+			{ additionalProperties: false },
+		),
+		async execute(_id, params, signal, onUpdate) {
+			const detach = params.detach ?? true;
+			if (params.rm && detach) throw new Error("docker run: --rm cannot be combined with a detached run (pass detach=false, or remove it later with docker_rm)");
+			const args = ["run", "--label", LABEL];
+			if (detach) args.push("-d");
+			if (params.rm) args.push("--rm");
+			if (params.name !== undefined) {
+				const n = safeArg(params.name.trim(), "container name");
+				if (!NAME_RE.test(n)) throw new Error(`docker run: invalid container name "${n}" ([a-zA-Z0-9][a-zA-Z0-9_.-]+)`);
+				args.push("--name", n);
+			}
+			for (const p of params.ports ?? []) args.push("-p", checkPort(p));
+			const env = typeof params.env === "string" ? params.env.split(",").filter((e) => e.trim()) : (params.env ?? []);
+			for (const e of env) args.push("-e", checkEnv(e));
+			const ro = envBool("DOCKER_SANDBOX_WORKSPACE_RO", false);
+			for (const v of params.volumes ?? []) args.push("-v", checkVolume(s.root, v, ro));
+			if (params.network && params.network !== "bridge") args.push("--network", params.network);
+			const restart = params.restart ?? (detach ? "unless-stopped" : "no");
+			if (restart !== "no") args.push("--restart", restart);
+			if (params.memory !== undefined) {
+				const m = params.memory.trim();
+				if (!MEMORY_RE.test(m)) throw new Error(`docker run: bad memory "${m}" (e.g. 512m, 1.5g)`);
+				args.push("-m", m);
+			}
+			if (params.workdir !== undefined) {
+				const w = params.workdir.trim();
+				if (!isAbsolute(w) || /[\0\r\n]/.test(w)) throw new Error(`docker run: workdir must be an absolute path: "${w}"`);
+				args.push("-w", w);
+			}
+			const image = checkImage(params.image);
+			args.push(image, ...commandWords(params.command));
+
+			if (!detach) {
+				const r = await s.docker(args, { signal, what: `docker run ${image}`, timeout: 600, stream: { onUpdate, head: `run ${image}` } });
+				return result(`container exited (${image})${params.rm ? ", removed" : ""}:\n${r.output.trim() || "(no output)"}`, { sandbox: s.name, image });
+			}
+			const r = await s.docker(args, { signal, what: `docker run ${image}` });
+			const cid = r.stdout.trim().split("\n").pop()?.trim() ?? "";
+			const lines = [`started ${image} as ${cid.slice(0, 12)}${params.name ? ` (${params.name.trim()})` : ""} in sandbox "${s.name}" (restart=${restart})`];
+			const details: Record<string, unknown> = { sandbox: s.name, id: cid, image };
+			if (params.ports?.length) {
+				const pr = await s.docker(["port", cid], { signal, what: "docker port", allowFail: true });
+				const mine = vmPorts(pr.stdout);
+				const { mappings, note } = await sync(s, signal);
+				const ours = mappings.filter((m) => mine.has(`${m.sandboxPort}/${m.proto}`));
+				details.urls = ours.map((m) => m.url);
+				if (ours.length) lines.push("host reachable at (use docker_curl):", ...describe(ours).map((l) => `  ${l}`));
+				else lines.push(`no host port published for ${[...mine].join(", ") || "its ports"}`);
+				if (note) lines.push(note);
+			}
+			lines.push("use docker_logs / docker_exec with this id; docker_rm removes it");
+			return result(lines.join("\n"), details);
+		},
+	});
+
+	pi.registerTool({
+		name: "docker_logs",
+		label: "Docker logs",
+		description: "Show a container's logs (last 200 lines by default; tail=0 for all, cut to 50 KB / 2000 lines).",
+		parameters: Type.Object({
+			id: Type.String({ description: ID_HELP }),
+			tail: Type.Optional(Type.Number({ description: "lines from the end (default 200; 0 = all)" })),
+			timestamps: Type.Optional(Type.Boolean({ description: "prefix timestamps" })),
+		}),
+		async execute(_id, params, signal) {
+			const id = checkId(params.id);
+			const tail = params.tail ?? 200;
+			const args = ["logs"];
+			if (tail > 0) args.push("--tail", String(Math.floor(tail)));
+			if (params.timestamps) args.push("--timestamps");
+			args.push(id);
+			const r = await s.docker(args, { signal, what: `docker logs ${id}` });
+			return result(r.output.trimEnd() || "(no logs)", { sandbox: s.name, id });
+		},
+	});
+
+	pi.registerTool({
+		name: "docker_exec",
+		label: "Docker exec",
+		description: "Run a command in a running container and return its output; a non-zero exit is an error.",
+		parameters: Type.Object({
+			id: Type.String({ description: ID_HELP }),
+			command: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description: "command and arguments (string or array)" })),
+		}),
+		async execute(_id, params, signal, onUpdate) {
+			const words = commandWords(params.command);
+			if (!words.length || words.every((w) => w.trim() === "")) throw new Error("docker exec: empty command");
+			const id = checkId(params.id);
+			if (!NAME_RE.test(id)) throw new Error(`docker exec: invalid container id "${id}"`);
+			const r = await s.docker(["exec", id, ...words], { signal, what: `docker exec ${id}`, stream: { onUpdate, head: `exec ${id}` } });
+			return result(r.output.trimEnd() || "(no output)", { sandbox: s.name, id, exitCode: r.code });
+		},
+	});
+
+	pi.registerTool({
+		name: "docker_build",
+		label: "Docker build",
+		description: "Build an image from a directory of the workspace (/workspace/... or relative); output streams, up to 10 minutes.",
+		parameters: Type.Object({
+			context: Type.String({ description: "build context directory, e.g. /workspace or /workspace/app" }),
+			tag: Type.String({ description: "image tag, e.g. myapp:dev" }),
+			dockerfile: Type.Optional(Type.String({ description: "Dockerfile, relative to the context (default Dockerfile)" })),
+			buildargs: Type.Optional(Type.String({ description: 'build args as a JSON object string, e.g. {"VERSION":"1.2"}' })),
+		}),
+		async execute(_id, params, signal, onUpdate) {
+			const ctxDir = mapHostPath(s.root, params.context, "build context");
+			let st;
+			try {
+				st = statSync(ctxDir);
+			} catch {
+				throw new Error(`docker build: context not found: ${params.context}`);
+			}
+			if (!st.isDirectory()) throw new Error(`docker build: context must be a directory: ${params.context}`);
+			const tag = checkImage(params.tag, "tag");
+			const args = ["build", "-t", tag];
+			if (params.dockerfile !== undefined && params.dockerfile.trim() !== "") {
+				const d = params.dockerfile.trim();
+				const p = d === "/workspace" || d.startsWith("/workspace/") || isAbsolute(d) ? d : join(ctxDir, d);
+				const df = mapHostPath(s.root, p, "dockerfile");
+				if (!statSync(df, { throwIfNoEntry: false })?.isFile()) throw new Error(`docker build: dockerfile not found: ${d}`);
+				args.push("-f", df);
+			}
+			if (params.buildargs !== undefined && params.buildargs.trim() !== "") {
+				let o: unknown;
+				try {
+					o = JSON.parse(params.buildargs);
+				} catch (e) {
+					throw new Error(`docker build: buildargs must be a JSON object string, e.g. {"VERSION":"1.2"} (${(e as Error).message})`);
+				}
+				if (!o || typeof o !== "object" || Array.isArray(o)) throw new Error('docker build: buildargs must be a JSON object string, e.g. {"VERSION":"1.2"}');
+				for (const [k, v] of Object.entries(o as Record<string, unknown>)) {
+					if (!ENV_NAME_RE.test(k)) throw new Error(`docker build: bad build arg name "${k}"`);
+					const val = typeof v === "string" ? v : JSON.stringify(v);
+					if (/[\0\r\n]/.test(val)) throw new Error(`docker build: build arg ${k} holds a newline`);
+					args.push("--build-arg", `${k}=${val}`);
+				}
+			}
+			args.push(ctxDir);
+			const head = `build ${params.context} -> ${tag} (in sandbox "${s.name}")`;
+			const r = await s.docker(args, { signal, what: `docker build ${tag}`, stream: { onUpdate, head } });
+			return result(`${head}\n${r.output.trim()}`, { sandbox: s.name, tag });
+		},
+	});
+
+	pi.registerTool({
+		name: "docker_stop",
+		label: "Docker stop",
+		description: "Stop a running container (10 s grace); its host ports are unpublished.",
+		parameters: Type.Object({ id: Type.String({ description: ID_HELP }) }),
+		async execute(_id, params, signal) {
+			const id = checkId(params.id);
+			await s.docker(["stop", "--time", "10", id], { signal, what: `docker stop ${id}` });
+			const { note } = await sync(s, signal);
+			return result([`stopped ${id}`, ...(note ? [note] : [])].join("\n"), { sandbox: s.name, id });
+		},
+	});
+
+	pi.registerTool({
+		name: "docker_start",
+		label: "Docker start",
+		description: "Start a stopped container; its ports are published on the host again.",
+		parameters: Type.Object({ id: Type.String({ description: ID_HELP }) }),
+		async execute(_id, params, signal) {
+			const id = checkId(params.id);
+			await s.docker(["start", id], { signal, what: `docker start ${id}` });
+			const pr = await s.docker(["port", id], { signal, what: "docker port", allowFail: true });
+			const mine = vmPorts(pr.stdout);
+			const { mappings, note } = await sync(s, signal);
+			const ours = mappings.filter((m) => mine.has(`${m.sandboxPort}/${m.proto}`));
+			const lines = [`started ${id}`];
+			if (ours.length) lines.push("host reachable at:", ...describe(ours).map((l) => `  ${l}`));
+			if (note) lines.push(note);
+			return result(lines.join("\n"), { sandbox: s.name, id, urls: ours.map((m) => m.url) });
+		},
+	});
+
+	pi.registerTool({
+		name: "docker_rm",
+		label: "Docker rm",
+		description: "Remove a container (forced, with its anonymous volumes); its host ports are unpublished.",
+		parameters: Type.Object({ id: Type.String({ description: ID_HELP }) }),
+		async execute(_id, params, signal) {
+			const id = checkId(params.id);
+			await s.docker(["rm", "-f", "-v", id], { signal, what: `docker rm ${id}` });
+			const { note } = await sync(s, signal);
+			return result([`removed ${id}`, ...(note ? [note] : [])].join("\n"), { sandbox: s.name, id });
+		},
+	});
+
+	pi.registerTool({
+		name: "docker_prune",
+		label: "Docker prune",
+		description: "Remove stopped containers, unused networks, ALL images not used by a container, and the build cache (docker system prune -af); volumes=true also removes unused volumes.",
+		parameters: Type.Object({ volumes: Type.Optional(Type.Boolean({ description: "also remove unused volumes (default false)" })) }),
+		async execute(_id, params, signal, onUpdate) {
+			const args = ["system", "prune", "-af", ...(params.volumes ? ["--volumes"] : [])];
+			const r = await s.docker(args, { signal, what: "docker system prune", timeout: 600, stream: { onUpdate, head: "prune" } });
+			return result(r.output.trim() || "nothing to prune", { sandbox: s.name });
+		},
+	});
+}

@@ -1,0 +1,272 @@
+/*
+ * Status and host side: docker_status, docker_verify, docker_resources,
+ * docker_curl, docker_sandbox_rm, docker_gc.
+ */
+import http from "node:http";
+import https from "node:https";
+import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { Type } from "typebox";
+import { envNumber, findProgram, modeLines, sbxCli } from "../config.ts";
+import { describe, list, type Mapping } from "../ports.ts";
+import type { Session } from "../session.ts";
+import { failure, result, str } from "../text.ts";
+
+const METHODS = ["GET", "POST", "PUT", "DELETE", "HEAD", "PATCH", "OPTIONS"];
+const BODY_MAX = 1024 * 1024;
+
+function gib(bytes: unknown): string {
+	const n = Number(bytes);
+	return Number.isFinite(n) && n > 0 ? `${(n / 1024 ** 3).toFixed(1)} GiB` : "?";
+}
+
+function watcherLine(s: Session): string {
+	if (s.lifeline && !s.lifeline.destroyed) return "teardown watcher: armed (sbx-watch, lifeline held by this pi)";
+	return `teardown watcher: not armed${s.watchError ? ` (${s.watchError})` : ""}`;
+}
+
+export function registerHostTools(pi: ExtensionAPI, s: Session): void {
+	pi.registerTool({
+		name: "docker_status",
+		label: "Docker sandbox status",
+		description: "Show the session's sandbox: name, whether it exists yet, its docker daemon, counts, host ports and the modes in force. Does not create the sandbox.",
+		parameters: Type.Object({}),
+		async execute(_id, _params, signal) {
+			const name = s.sandbox();
+			const head = [`sandbox: ${name}`, `workspace: ${s.root}`];
+			const r = await s.docker(["info", "--format", "{{json .}}"], {
+				signal,
+				what: "docker info",
+				env: { ...process.env, DOCKER_SANDBOX_AUTOCREATE: "0" },
+				allowFail: true,
+			});
+			if (r.code !== 0) {
+				if (/does not exist/.test(r.stderr))
+					return result(
+						[...head, "state: not provisioned yet (the first docker_* call creates it)", ...modeLines(), watcherLine(s)].join("\n"),
+						{ sandbox: name, provisioned: false },
+					);
+				throw failure("docker info", r);
+			}
+			let info: Record<string, unknown> = {};
+			try {
+				info = JSON.parse(r.stdout.trim().split("\n").pop() ?? "{}") as Record<string, unknown>;
+			} catch {
+				/* shown as unknowns */
+			}
+			const lines = [
+				...head,
+				"state: running",
+				`daemon: docker ${str(info.ServerVersion) || "?"} (${str(info.OSType) || "?"}-${str(info.Architecture) || "?"}), pinned to unix:///var/run/docker.sock in the sandbox`,
+				`resources: ${str(info.NCPU) || "?"} CPUs, ${gib(info.MemTotal)} memory`,
+				`containers: ${str(info.Containers) || "0"} (${str(info.ContainersRunning) || "0"} running), images: ${str(info.Images) || "0"}`,
+			];
+			if (findProgram("sbx-ports")) {
+				try {
+					const ms = await list(s, signal);
+					lines.push(ms.length ? `host ports: ${describe(ms).join("; ")}` : "host ports: none");
+				} catch (e) {
+					lines.push(`host ports: unknown (${(e as Error).message.split("\n")[0]})`);
+				}
+			}
+			lines.push(...modeLines(), watcherLine(s), "containers made by docker_run and docker_compose carry the label com.pi.sandbox=true");
+			return result(lines.join("\n"), { sandbox: name, provisioned: true });
+		},
+	});
+
+	pi.registerTool({
+		name: "docker_verify",
+		label: "Docker sandbox audit",
+		description:
+			"Audit the sandbox's isolation live (sbx-verify): transport, environment scrubbing and forwarding, daemon pinning, mounts, contexts, host sockets, port bindings, read-only workspace, teardown. One PASS/FAIL line per check.",
+		parameters: Type.Object({}),
+		async execute(_id, _params, signal) {
+			const name = s.sandbox();
+			await s.docker(["version", "--format", "{{.Server.Version}}"], { signal, what: "docker version" }); // provisions it
+			const r = await s.program("sbx-verify", ["-s", name], { signal, what: "sbx-verify", allowFail: true });
+			if (r.code !== 0 && r.code !== 1) throw failure("sbx-verify", r);
+			const out = r.stdout.trim();
+			const fails = out.split("\n").filter((l) => l.startsWith("FAIL")).length;
+			const footer = r.code === 0 ? "All isolation checks passed." : `${fails || "some"} check(s) FAILED: do not rely on this sandbox until resolved.`;
+			const warn = r.stderr.trim() ? `\n${r.stderr.trim()}` : "";
+			return result(`Isolation audit for sandbox "${name}"\n${out}${warn}\n${footer}`, { sandbox: name, passed: r.code === 0, failed: fails });
+		},
+	});
+
+	pi.registerTool({
+		name: "docker_resources",
+		label: "Docker sandbox resources",
+		description: "Show the sandbox VM's memory, CPUs and disk, docker's disk use and each running container's CPU and memory, with warnings when something runs low.",
+		parameters: Type.Object({}),
+		async execute(_id, _params, signal) {
+			const vm = await s.exec(["sh", "-c", "free -m; echo @@; nproc; echo @@; df -h /"], { signal, what: "sandbox resources" });
+			const [free = "", cpus = "", df = ""] = vm.stdout.split("@@\n");
+			const lines: string[] = [];
+			const warnings: string[] = [];
+			const mem = free.split("\n").find((l) => /^Mem:/.test(l))?.trim().split(/\s+/);
+			if (mem && mem.length >= 4) {
+				const total = Number(mem[1]);
+				const used = Number(mem[2]);
+				const avail = Number(mem[6] ?? mem[3]);
+				const pct = total > 0 ? Math.round(((total - avail) / total) * 100) : 0;
+				lines.push(`VM memory: ${used} MiB used / ${total} MiB (${pct}%, ${avail} MiB available)`);
+				if (pct > 85) warnings.push(`memory ${pct}% used: stop or remove containers (docker_stop / docker_rm), or cap them with docker_run(memory=...)`);
+			}
+			if (cpus.trim()) lines.push(`VM CPUs: ${cpus.trim()}`);
+			const disk = df.trim().split("\n")[1]?.trim().split(/\s+/);
+			if (disk && disk.length >= 5) {
+				lines.push(`VM disk: ${disk[2]} used / ${disk[1]} (${disk[4]})`);
+				if (Number.parseInt(disk[4], 10) > 85) warnings.push(`disk ${disk[4]} used: docker_prune reclaims images and build cache`);
+			}
+			const sdf = await s.docker(["system", "df"], { signal, what: "docker system df", allowFail: true });
+			lines.push("", "docker disk:", sdf.code === 0 ? sdf.stdout.trimEnd() : `  unavailable: ${sdf.stderr.trim().split("\n")[0]}`);
+			const st = await s.docker(["stats", "--no-stream", "--format", "{{.Name}}\t{{.CPUPerc}}\t{{.MemUsage}}\t{{.MemPerc}}"], {
+				signal,
+				what: "docker stats",
+				allowFail: true,
+			});
+			const rows = st.code === 0 ? st.stdout.trim() : `unavailable: ${st.stderr.trim().split("\n")[0]}`;
+			lines.push("", "running containers (name, cpu, mem, mem%):", rows || "  (none)");
+			lines.push(
+				"",
+				warnings.length
+					? `WARNINGS:\n${warnings.map((w) => `  - ${w}`).join("\n")}\n  (or raise DOCKER_SANDBOX_CPUS / DOCKER_SANDBOX_MEMORY and recreate with docker_sandbox_rm)`
+					: "No resource warnings. docker_prune reclaims space.",
+			);
+			return result(lines.join("\n"), { sandbox: s.name, warnings });
+		},
+	});
+
+	pi.registerTool({
+		name: "docker_curl",
+		label: "Docker curl",
+		description:
+			"HTTP(S) request from the host to a port the sandbox publishes (http://127.0.0.1:PORT/..., as docker_run and docker_compose report). " +
+			"Without a port: the scheme's port if published, else the only published port. HTTPS certificates are not verified (local services).",
+		parameters: Type.Object({
+			url: Type.String({ description: "e.g. http://127.0.0.1:8080/health" }),
+			timeoutSec: Type.Optional(Type.Number({ description: "seconds (default 10)" })),
+			method: Type.Optional(Type.String({ description: "GET (default), POST, PUT, DELETE, HEAD, PATCH or OPTIONS" })),
+			body: Type.Optional(Type.String({ description: "request body (JSON is sent as application/json)" })),
+		}),
+		async execute(_id, params, signal) {
+			let u: URL;
+			try {
+				u = new URL(params.url.trim());
+			} catch {
+				throw new Error(`docker_curl: invalid URL "${params.url}" (use e.g. http://127.0.0.1:8080/health)`);
+			}
+			if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error(`docker_curl: only http and https URLs, not ${u.protocol}`);
+			const hostname = u.hostname.replace(/^\[|\]$/g, "");
+			if (!["127.0.0.1", "localhost", "::1"].includes(hostname))
+				throw new Error(`docker_curl: only 127.0.0.1, localhost or [::1] (the sandbox's published ports); to reach a container from inside, use docker_exec`);
+			const method = (params.method ?? "GET").trim().toUpperCase();
+			if (!METHODS.includes(method)) throw new Error(`docker_curl: unsupported method "${params.method}" (${METHODS.join(", ")})`);
+			const body = params.body;
+			if (body !== undefined && Buffer.byteLength(body) > BODY_MAX) throw new Error(`docker_curl: body exceeds ${BODY_MAX} bytes`);
+
+			const published: Mapping[] = (await list(s, signal)).filter((m) => m.proto === "tcp");
+			const ports = [...new Set(published.map((m) => m.hostPort))];
+			let port = u.port ? Number(u.port) : u.protocol === "https:" ? 443 : 80;
+			let note = "";
+			if (!ports.includes(port)) {
+				if (!u.port && ports.length === 1) {
+					port = ports[0];
+					note = `(no port in the URL: used the sandbox's only published port, ${port})\n`;
+				} else {
+					const known = published.length ? describe(published).join("; ") : "none";
+					throw new Error(
+						`docker_curl: port ${u.port || `${port} (the ${u.protocol.slice(0, -1)} default; the URL gives none)`} is not published by this sandbox. Published: ${known}. Start a container with docker_run(ports=[...]).`,
+					);
+				}
+			}
+			const timeoutMs = params.timeoutSec !== undefined && params.timeoutSec > 0 ? params.timeoutSec * 1000 : 10000;
+			const host = hostname === "::1" ? "::1" : "127.0.0.1";
+			const headers: Record<string, string> = { accept: "*/*", "user-agent": "sbx-tools-pi/1" };
+			if (body !== undefined) {
+				let json = false;
+				try {
+					JSON.parse(body);
+					json = true;
+				} catch {
+					/* plain text */
+				}
+				headers["content-type"] = json ? "application/json" : "text/plain; charset=utf-8";
+				headers["content-length"] = String(Buffer.byteLength(body));
+			}
+			const lib = u.protocol === "https:" ? https : http;
+			const res = await new Promise<{ status: number; text: string; ct: string; statusText: string }>((resolve, reject) => {
+				const req = lib.request(
+					{
+						host,
+						port,
+						family: host === "::1" ? 6 : 4,
+						method,
+						path: `${u.pathname}${u.search}`,
+						headers: { ...headers, host: `${u.hostname}:${port}` },
+						signal,
+						timeout: timeoutMs,
+						...(u.protocol === "https:" ? { rejectUnauthorized: false, servername: hostname === "localhost" ? "localhost" : undefined } : {}),
+					},
+					(resp) => {
+						const chunks: Buffer[] = [];
+						let size = 0;
+						resp.on("data", (b: Buffer) => {
+							size += b.length;
+							if (size <= 8 * 1024 * 1024) chunks.push(b);
+						});
+						resp.on("end", () =>
+							resolve({
+								status: resp.statusCode ?? 0,
+								statusText: resp.statusMessage ?? "",
+								ct: str(resp.headers["content-type"]),
+								text: Buffer.concat(chunks).toString("utf8"),
+							}),
+						);
+						resp.on("error", reject);
+					},
+				);
+				req.on("timeout", () => req.destroy(new Error(`timed out after ${timeoutMs / 1000} s`)));
+				req.on("error", (e) => reject(new Error(`docker_curl: ${method} ${u.protocol}//${u.hostname}:${port}${u.pathname}: ${e.message}`)));
+				if (body !== undefined) req.end(body);
+				else req.end();
+			});
+			const head = `${note}HTTP ${res.status} ${res.statusText}${res.ct ? `\ncontent-type: ${res.ct}` : ""}`;
+			return result(`${head}\n\n${res.text || "(empty response body)"}`, { sandbox: s.name, status: res.status }, "head");
+		},
+	});
+
+	pi.registerTool({
+		name: "docker_sandbox_rm",
+		label: "Docker sandbox rm",
+		description:
+			"Delete the session's sandbox microVM and everything in it (containers, images, volumes). The next docker_* call creates a fresh one under the same name.",
+		parameters: Type.Object({}),
+		async execute(_id, _params, signal) {
+			const name = s.sandbox();
+			// the sbx CLI, run by sbx-env with the scrubbed environment
+			const r = await s.program("sbx-env", [sbxCli(), "rm", "--force", name], { signal, what: `removing sandbox "${name}"`, allowFail: true });
+			if (r.code !== 0) {
+				if (/no sandbox named|not found|does not exist/i.test(r.stderr)) return result(`sandbox "${name}" does not exist: nothing to remove.`, { sandbox: name });
+				throw failure(`removing sandbox "${name}"`, r);
+			}
+			return result(`sandbox "${name}" removed (microVM and everything inside it deleted).`, { sandbox: name });
+		},
+	});
+
+	pi.registerTool({
+		name: "docker_gc",
+		label: "Docker sandbox GC",
+		description:
+			"Remove stale sandboxes of dead sessions (sbx-gc): stopped pi-sbx-* sandboxes whose owner is gone and that were idle for at least `hours` (0: any age). Never this session's, a running one or one whose owner lives.",
+		parameters: Type.Object({ hours: Type.Optional(Type.Number({ description: "minimum idle age in hours (default 24; 0 = any age)" })) }),
+		async execute(_id, params, signal) {
+			const name = s.sandbox();
+			const hours = params.hours ?? envNumber("DOCKER_SANDBOX_GC_HOURS", 24);
+			if (!Number.isFinite(hours) || hours < 0) throw new Error("docker_gc: hours must be 0 or more");
+			const r = await s.program("sbx-gc", ["-v", "-H", String(Math.ceil(hours)), "-x", name], { signal, what: "sbx-gc", allowFail: true });
+			if (r.code === 75) return result("gc: another sbx-gc is running; try again later.", { sandbox: name });
+			if (r.code !== 0) throw failure("sbx-gc", r);
+			return result(`gc sweep (idle >= ${Math.ceil(hours)} h, pi-sbx-* only, stopped and ownerless only):\n${r.stdout.trim() || "nothing to do"}`, { sandbox: name });
+		},
+	});
+}
