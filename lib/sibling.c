@@ -24,8 +24,9 @@ runnable(const char *path)
 
 /*
  * The path of prog: in the directory of argv0 when argv0 names a path
- * (made absolute from the working directory), else the first prog on the
- * PATH of env.  Returns 0, or -1 with errno ENOENT.
+ * (made absolute from the working directory) and prog is there, else the
+ * first prog on the PATH of env (a build tree keeps each program in a
+ * directory of its own).  Returns 0, or -1 with errno ENOENT.
  */
 int
 sbx_sibling(const char *argv0, char *const *env, const char *prog, char *buf,
@@ -50,7 +51,6 @@ sbx_sibling(const char *argv0, char *const *env, const char *prog, char *buf,
 			return errno = ENAMETOOLONG, -1;
 		if (runnable(buf))
 			return 0;
-		return errno = ENOENT, -1;
 	}
 	if ((p = sbx_env_get(env, "PATH")) != NULL) {
 		for (; *p != '\0'; p = *end ? end + 1 : end) {

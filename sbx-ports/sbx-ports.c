@@ -1,0 +1,508 @@
+/*
+ * sbx-ports: list, publish and unpublish the host ports of the session's
+ * sandbox, and sync them with what its containers publish.
+ *
+ * Inside the VM, `docker run -p H:C` publishes the container on VM port H,
+ * and sbx forwards a host port to a VM port.  So sync reads the VM ports
+ * of the running containers (one `docker ps` through sbx-run), compares
+ * them with sbx's listing, and publishes what is missing in one call and
+ * removes what it published for containers that are gone: at most four
+ * sbx invocations whatever the number of containers, and a second sync
+ * changes nothing.
+ */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sbx.h"
+#include "sbx-ports.h"
+
+#define PS_FORMAT	"{{json .}}"
+
+extern char **environ;
+
+struct ctx {
+	struct sbx_portcli pc;
+	char	 sbx[PATH_MAX];
+	char	 statedir[PATH_MAX];
+	const char *argv0;
+	int	 jflag;
+	int	 timeout;
+};
+
+static void SBX_DEAD
+usage(void)
+{
+	fprintf(stderr, "usage: sbx-ports [-j] [-s name] ls | publish spec ... "
+	    "| unpublish spec ... | sync\n");
+	exit(SBX_EX_USAGE);
+}
+
+/* sbx's stderr, then a message naming the sandbox; exits 1. */
+static void SBX_DEAD
+sbx_failed(const struct ctx *c, const char *what, const char *why)
+{
+	const struct sbx_portcli *pc = &c->pc;
+
+	if (pc->err.len > 0)
+		(void)sbx_writeall(STDERR_FILENO, pc->err.data, pc->err.len);
+	if (sbx_portcli_missing(pc))
+		errx(SBX_EX_FAIL, "sandbox %s does not exist", pc->name);
+	if (pc->status != 0)
+		errx(SBX_EX_FAIL, "sandbox %s: %s failed (exit %d)", pc->name,
+		    what, pc->status);
+	errx(SBX_EX_FAIL, "sandbox %s: %s: %s", pc->name, what, why);
+}
+
+static void
+list(struct ctx *c, struct sbx_ports *l)
+{
+	const char *errstr;
+
+	if (sbx_portcli_list(&c->pc, l, &errstr) == -1)
+		sbx_failed(c, "sbx ports --json", errstr);
+}
+
+static void
+jstr(const char *s)
+{
+	putchar('"');
+	for (; *s != '\0'; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", (unsigned char)*s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+/* One mapping: a URL line, or a JSON object with -j. */
+static void
+show(const struct ctx *c, const struct sbx_port *p, int why)
+{
+	static const char *const reason[] = {
+		NULL, NULL, "sandbox port below 1024", "host port taken"
+	};
+	char url[128];
+	const char *ip = p->ip[0] ? p->ip : "127.0.0.1";
+
+	if (sbx_port_url(p, url, sizeof(url)) == -1)
+		snprintf(url, sizeof(url), "?");
+	if (c->jflag) {
+		printf("{\"url\":");
+		jstr(url);
+		printf(",\"host_ip\":");
+		jstr(ip);
+		printf(",\"host_port\":%d,\"sandbox_port\":%d,\"protocol\":\"%s\"",
+		    p->host, p->vm, sbx_proto_name(p->proto));
+		if (why >= 0)
+			printf(",\"ephemeral\":%s", why >= WHY_LOW ? "true" :
+			    "false");
+		if (why >= WHY_LOW) {
+			printf(",\"reason\":");
+			jstr(reason[why]);
+		}
+		if (!sbx_ip_loopback(ip))
+			printf(",\"loopback\":false");
+		printf("}\n");
+		return;
+	}
+	printf("%s -> %d/%s", url, p->vm, sbx_proto_name(p->proto));
+	if (why == WHY_LOW)
+		printf(" (ephemeral: sandbox port %d is below 1024)", p->vm);
+	else if (why == WHY_TAKEN)
+		printf(" (ephemeral: host port %d is taken)", p->vm);
+	if (!sbx_ip_loopback(ip))
+		printf(" (bound to %s, not loopback)", ip);
+	putchar('\n');
+}
+
+static void
+change(struct ctx *c, const struct sbx_ports *pub,
+    const struct sbx_ports *unpub)
+{
+	const char *errstr;
+
+	if (sbx_portcli_change(&c->pc, pub, unpub, &errstr) == -1)
+		sbx_failed(c, pub->n ? "publish" : "unpublish", errstr);
+}
+
+static int
+cmd_ls(struct ctx *c)
+{
+	struct sbx_ports l;
+	size_t i;
+
+	memset(&l, 0, sizeof(l));
+	list(c, &l);
+	for (i = 0; i < l.n; i++)
+		show(c, &l.v[i], -1);
+	sbx_ports_free(&l);
+	return SBX_EX_OK;
+}
+
+/* Parse every spec before doing anything: a bad one is a usage error. */
+static void
+specs(int argc, char **argv, struct sbx_ports *out)
+{
+	struct sbx_port p;
+	const char *errstr;
+	int i;
+
+	if (argc == 0)
+		usage();
+	for (i = 0; i < argc; i++) {
+		if (sbx_portspec(argv[i], &p, &errstr) == -1)
+			errx(SBX_EX_USAGE, "%s: %s (want [host:]sandboxport"
+			    "[/tcp|udp], ports 1 to 65535)", argv[i], errstr);
+		if (sbx_ports_add(out, &p) == -1)
+			err(SBX_EX_FAIL, NULL);
+	}
+}
+
+/* A listed mapping for want: same sandbox port and protocol (and host). */
+static const struct sbx_port *
+existing(const struct sbx_ports *l, const struct sbx_port *want)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->v[i].vm == want->vm && l->v[i].proto == want->proto &&
+		    (want->host == 0 || l->v[i].host == want->host))
+			return &l->v[i];
+	return NULL;
+}
+
+static int
+cmd_publish(struct ctx *c, int argc, char **argv)
+{
+	struct sbx_ports want, l, pub, none;
+	const struct sbx_port *have;
+	struct sbx_port p;
+	int *why;
+	size_t i;
+
+	memset(&want, 0, sizeof(want));
+	memset(&l, 0, sizeof(l));
+	memset(&pub, 0, sizeof(pub));
+	memset(&none, 0, sizeof(none));
+	specs(argc, argv, &want);
+	if ((why = calloc(want.n, sizeof(*why))) == NULL)
+		err(SBX_EX_FAIL, NULL);
+	list(c, &l);
+	for (i = 0; i < want.n; i++) {
+		p = want.v[i];
+		if (existing(&l, &p) != NULL || existing(&pub, &p) != NULL)
+			continue;
+		if (p.host != 0)
+			why[i] = p.host == p.vm ? WHY_SAME : WHY_GIVEN;
+		else if ((why[i] = choose_host(&p, &pub)) == -1)
+			err(SBX_EX_FAIL, "no free host port for %d/%s", p.vm,
+			    sbx_proto_name(p.proto));
+		snprintf(p.ip, sizeof(p.ip), "127.0.0.1");
+		if (sbx_ports_add(&pub, &p) == -1)
+			err(SBX_EX_FAIL, NULL);
+	}
+	change(c, &pub, &none);
+	for (i = 0; i < want.n; i++) {
+		if ((have = existing(&pub, &want.v[i])) != NULL)
+			show(c, have, why[i]);
+		else if ((have = existing(&l, &want.v[i])) != NULL)
+			show(c, have, -1);
+	}
+	free(why);
+	sbx_ports_free(&want);
+	sbx_ports_free(&l);
+	sbx_ports_free(&pub);
+	return SBX_EX_OK;
+}
+
+static int
+cmd_unpublish(struct ctx *c, int argc, char **argv)
+{
+	struct sbx_ports want, l, unpub, none, rec, keep;
+	int dfd = c->pc.dfd;
+	size_t i, j;
+
+	memset(&want, 0, sizeof(want));
+	memset(&l, 0, sizeof(l));
+	memset(&unpub, 0, sizeof(unpub));
+	memset(&none, 0, sizeof(none));
+	memset(&rec, 0, sizeof(rec));
+	memset(&keep, 0, sizeof(keep));
+	specs(argc, argv, &want);
+	list(c, &l);
+	/* every listed mapping that a spec names; none is not an error */
+	for (i = 0; i < l.n; i++)
+		for (j = 0; j < want.n; j++)
+			if (l.v[i].vm == want.v[j].vm &&
+			    l.v[i].proto == want.v[j].proto &&
+			    (want.v[j].host == 0 ||
+			    want.v[j].host == l.v[i].host)) {
+				if (sbx_ports_add(&unpub, &l.v[i]) == -1)
+					err(SBX_EX_FAIL, NULL);
+				break;
+			}
+	change(c, &none, &unpub);
+	if (record_read(dfd, c->pc.name, &rec) == 0) {
+		for (i = 0; i < rec.n; i++) {
+			for (j = 0; j < unpub.n; j++)
+				if (unpub.v[j].host == rec.v[i].host &&
+				    unpub.v[j].proto == rec.v[i].proto)
+					break;
+			if (j == unpub.n && sbx_ports_add(&keep, &rec.v[i]))
+				err(SBX_EX_FAIL, NULL);
+		}
+		if (keep.n != rec.n && record_write(dfd, c->pc.name, &keep))
+			warn("%s/%s.ports", c->statedir, c->pc.name);
+	}
+	sbx_ports_free(&want);
+	sbx_ports_free(&l);
+	sbx_ports_free(&unpub);
+	sbx_ports_free(&rec);
+	sbx_ports_free(&keep);
+	return SBX_EX_OK;
+}
+
+/*
+ * `docker ps` through sbx-run, never creating the sandbox: the VM ports
+ * of the running containers go to want (each once).
+ */
+static void
+container_ports(struct ctx *c, struct sbx_ports *want)
+{
+	char run[PATH_MAX], **env;
+	char *av[] = { run, "-s", (char *)c->pc.name, "ps", "--format",
+	    PS_FORMAT, NULL };
+	struct sbx_ports all;
+	struct sbx_cmd cmd;
+	const char *errstr;
+	size_t i, n, ncont;
+	int in;
+
+	if (sbx_sibling(c->argv0, environ, "sbx-run", run, sizeof(run)) == -1)
+		errx(SBX_EX_NOTFOUND, "sbx-run: not found beside sbx-ports or "
+		    "on PATH");
+	for (n = 0; environ[n] != NULL; n++)
+		;
+	if ((env = calloc(n + 2, sizeof(*env))) == NULL)
+		err(SBX_EX_FAIL, NULL);
+	env[0] = "DOCKER_SANDBOX_AUTOCREATE=0";
+	for (i = 0; i < n; i++)
+		env[i + 1] = environ[i];	/* the first value wins */
+	if ((in = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1)
+		err(SBX_EX_FAIL, "/dev/null");
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.argv = av;
+	cmd.envp = env;
+	cmd.newpgrp = 1;
+	cmd.in = in;
+	cmd.capture_out = 1;
+	if (sbx_cmd_run(&cmd) == -1)
+		err(sbx_exec_status(errno), "%s", run);
+	close(in);
+	free(env);
+	if (cmd.status != 0)
+		errx(SBX_EX_FAIL, "sandbox %s: docker ps failed (exit %d)",
+		    c->pc.name, cmd.status);
+	memset(&all, 0, sizeof(all));
+	if (sbx_ports_dockerps(cmd.out.data ? cmd.out.data : "", cmd.out.len,
+	    &all, &ncont, &errstr) == -1)
+		errx(SBX_EX_FAIL, "sandbox %s: docker ps: %s", c->pc.name,
+		    errstr);
+	for (i = 0; i < all.n; i++) {
+		if (sbx_ports_findvm(want, all.v[i].vm, all.v[i].proto))
+			continue;
+		all.v[i].ip[0] = '\0';
+		if (sbx_ports_add(want, &all.v[i]) == -1)
+			err(SBX_EX_FAIL, NULL);
+	}
+	sbx_ports_free(&all);
+	sbx_cmd_free(&cmd);
+}
+
+/* Is the mapping host:vm/proto in l? */
+static int
+listed(const struct sbx_ports *l, const struct sbx_port *p)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->v[i].host == p->host && l->v[i].vm == p->vm &&
+		    l->v[i].proto == p->proto)
+			return 1;
+	return 0;
+}
+
+static int
+cmd_sync(struct ctx *c)
+{
+	struct sbx_ports l, want, rec, pub, unpub, keep;
+	const struct sbx_port *have;
+	struct sbx_port p;
+	int dfd = c->pc.dfd, *why;
+	size_t i, j;
+
+	memset(&l, 0, sizeof(l));
+	memset(&want, 0, sizeof(want));
+	memset(&rec, 0, sizeof(rec));
+	memset(&pub, 0, sizeof(pub));
+	memset(&unpub, 0, sizeof(unpub));
+	memset(&keep, 0, sizeof(keep));
+	list(c, &l);
+	container_ports(c, &want);
+	if (record_read(dfd, c->pc.name, &rec) == -1)
+		warn("%s/%s.ports", c->statedir, c->pc.name);
+	if ((why = calloc(want.n + 1, sizeof(*why))) == NULL)
+		err(SBX_EX_FAIL, NULL);
+
+	/* stale: published by sync, still listed, no container wants it */
+	for (i = 0; i < rec.n; i++) {
+		for (j = 0; j < l.n; j++)
+			if (l.v[j].host == rec.v[i].host &&
+			    l.v[j].vm == rec.v[i].vm &&
+			    l.v[j].proto == rec.v[i].proto)
+				break;
+		if (j == l.n)
+			continue;	/* gone already: forget it */
+		if (sbx_ports_findvm(&want, rec.v[i].vm, rec.v[i].proto)) {
+			if (sbx_ports_add(&keep, &rec.v[i]) == -1)
+				err(SBX_EX_FAIL, NULL);
+		} else if (sbx_ports_add(&unpub, &l.v[j]) == -1)
+			err(SBX_EX_FAIL, NULL);
+	}
+	/* missing: wanted, and no mapping to that VM port yet */
+	for (i = 0; i < want.n; i++) {
+		if (sbx_ports_findvm(&l, want.v[i].vm, want.v[i].proto))
+			continue;
+		p = want.v[i];
+		p.host = 0;
+		/* a stale mapping's host port is free once it is removed */
+		for (j = 0; j < unpub.n; j++)
+			if (unpub.v[j].proto == p.proto && unpub.v[j].host ==
+			    p.vm)
+				break;
+		if (j < unpub.n && p.vm >= 1024) {
+			p.host = p.vm;
+			why[i] = WHY_SAME;
+		} else if ((why[i] = choose_host(&p, &pub)) == -1)
+			err(SBX_EX_FAIL, "no free host port for %d/%s", p.vm,
+			    sbx_proto_name(p.proto));
+		snprintf(p.ip, sizeof(p.ip), "127.0.0.1");
+		if (sbx_ports_add(&pub, &p) == -1)
+			err(SBX_EX_FAIL, NULL);
+	}
+	change(c, &pub, &unpub);
+	for (i = 0; i < pub.n; i++)
+		if (!listed(&keep, &pub.v[i]) &&
+		    sbx_ports_add(&keep, &pub.v[i]) == -1)
+			err(SBX_EX_FAIL, NULL);
+	if ((keep.n != rec.n || pub.n > 0 || unpub.n > 0) &&
+	    record_write(dfd, c->pc.name, &keep) == -1)
+		warn("%s/%s.ports", c->statedir, c->pc.name);
+
+	for (i = 0; i < want.n; i++) {
+		if ((have = sbx_ports_findvm(&pub, want.v[i].vm,
+		    want.v[i].proto)) != NULL)
+			show(c, have, why[i]);
+		else if ((have = sbx_ports_findvm(&l, want.v[i].vm,
+		    want.v[i].proto)) != NULL)
+			show(c, have, -1);
+	}
+	free(why);
+	sbx_ports_free(&l);
+	sbx_ports_free(&want);
+	sbx_ports_free(&rec);
+	sbx_ports_free(&pub);
+	sbx_ports_free(&unpub);
+	sbx_ports_free(&keep);
+	return SBX_EX_OK;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct sbx_envpolicy pol;
+	struct ctx c;
+	const char *verb;
+	int ch, dfd, rv;
+
+	memset(&c, 0, sizeof(c));
+	c.argv0 = argv[0];
+	opterr = 0;
+	while ((ch = getopt(argc, argv, "+js:")) != -1) {
+		switch (ch) {
+		case 'j':
+			c.jflag = 1;
+			break;
+		case 's':
+			c.pc.name = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc == 0)
+		usage();
+	verb = argv[0];
+	argc--;
+	argv++;
+	if (strcmp(verb, "ls") != 0 && strcmp(verb, "sync") != 0 &&
+	    strcmp(verb, "publish") != 0 && strcmp(verb, "unpublish") != 0)
+		usage();
+	if ((strcmp(verb, "ls") == 0 || strcmp(verb, "sync") == 0) && argc)
+		usage();
+	if (strcmp(verb, "publish") == 0 || strcmp(verb, "unpublish") == 0) {
+		struct sbx_ports check;
+
+		memset(&check, 0, sizeof(check));
+		specs(argc, argv, &check);	/* usage errors first */
+		sbx_ports_free(&check);
+	}
+	if (c.pc.name == NULL)
+		c.pc.name = sbx_conf_str("DOCKER_SANDBOX");
+	if (c.pc.name == NULL)
+		errx(SBX_EX_USAGE, "no sandbox: give -s name or set "
+		    "DOCKER_SANDBOX");
+	if (!sbx_name_valid(c.pc.name))
+		errx(SBX_EX_USAGE, "invalid sandbox name: want "
+		    "[A-Za-z0-9][A-Za-z0-9.-]{1,62}, not \"default\"");
+
+	c.pc.timeout = (int)sbx_conf_num("DOCKER_SANDBOX_TIMEOUT", 120, 0,
+	    7 * 86400);
+	if (sbx_env_policy(&pol, NULL, 0) == -1 ||
+	    (c.pc.env = sbx_env_build(environ, &pol)) == NULL)
+		err(SBX_EX_FAIL, NULL);
+	if (sbx_cli_find(environ, c.sbx, sizeof(c.sbx)) == -1)
+		errx(SBX_EX_NOTFOUND, "sbx: not found on PATH, in "
+		    "/opt/homebrew/bin or /usr/local/bin (set DOCKER_SANDBOX_SBX)");
+	c.pc.sbx = c.sbx;
+	if ((dfd = sbx_state_open(c.statedir, sizeof(c.statedir))) == -1)
+		exit(SBX_EX_FAIL);
+	c.pc.dfd = dfd;
+
+	if (strcmp(verb, "ls") == 0)
+		rv = cmd_ls(&c);
+	else if (strcmp(verb, "publish") == 0)
+		rv = cmd_publish(&c, argc, argv);
+	else if (strcmp(verb, "unpublish") == 0)
+		rv = cmd_unpublish(&c, argc, argv);
+	else
+		rv = cmd_sync(&c);
+	sbx_portcli_free(&c.pc);
+	free(c.pc.env);
+	sbx_env_policy_free(&pol);
+	close(dfd);
+	if (sbx_fshut() == -1)
+		err(SBX_EX_FAIL, "stdout");
+	return rv;
+}

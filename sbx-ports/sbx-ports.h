@@ -1,0 +1,13 @@
+/* sbx-ports.h: what the files of sbx-ports share. */
+
+/* Why a published host port differs from the sandbox port. */
+#define WHY_SAME	0	/* it does not */
+#define WHY_GIVEN	1	/* the user said so */
+#define WHY_LOW		2	/* sandbox port below 1024 */
+#define WHY_TAKEN	3	/* same host port already in use */
+
+/* hostport.c */
+int	 host_free(int, int);
+int	 choose_host(struct sbx_port *, const struct sbx_ports *);
+int	 record_read(int, const char *, struct sbx_ports *);
+int	 record_write(int, const char *, const struct sbx_ports *);
