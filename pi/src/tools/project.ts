@@ -159,7 +159,6 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 			const action = (params.action ?? "up").trim().toLowerCase();
 			const verb = VERBS[action];
 			if (!verb) throw new Error(`docker compose: action "${params.action}" is not allowed (use ${Object.keys(VERBS).join(", ")})`);
-			const file = composePath(s.root, params.file);
 			const extra = checkExtraArgs(action, params.extraArgs ?? []);
 			const svc: string[] = [];
 			if (params.service !== undefined && params.service.trim() !== "") {
@@ -167,6 +166,7 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 				if (!SERVICE_RE.test(v)) throw new Error(`docker compose: invalid service "${v}"`);
 				svc.push(v);
 			}
+			const file = composePath(s.root, params.file);
 			let run = [...verb.run];
 			if (action === "up" && extra.includes("--no-build")) run = run.filter((w) => w !== "--build");
 			if (action === "logs" && !extra.some((a) => a === "--tail")) run.push("--tail", "200");
