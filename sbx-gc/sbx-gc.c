@@ -70,10 +70,26 @@ shown(const char *s, char *buf, size_t size)
 {
 	size_t i;
 
-	for (i = 0; s[i] != '\0' && s[i] != '\n' && i < size - 1; i++)
+	for (i = 0; s[i] != '\0' && i < size - 1; i++)
 		buf[i] = s[i] >= ' ' && s[i] <= '~' ? s[i] : '?';
 	buf[i] = '\0';
 	return buf;
+}
+
+/* The first line of what a command said on stderr, shown. */
+static const char *
+firstline(const struct sbx_buf *b, char *buf, size_t size)
+{
+	size_t n;
+
+	if (b->data == NULL)
+		return "";
+	n = strcspn(b->data, "\n");
+	if (n >= size)
+		n = size - 1;
+	memcpy(buf, b->data, n);
+	buf[n] = '\0';
+	return shown(buf, buf, size);
 }
 
 static int
@@ -279,7 +295,7 @@ sweep_one(const struct box *b)
 	    strstr(c.err.data, "no sandbox named") == NULL))) {
 		warnx("sandbox %s: sbx rm --force: exit status %d%s%s",
 		    b->name, c.status, c.err.len ? ": " : "",
-		    c.err.len ? shown(c.err.data, why, 120) : "");
+		    c.err.len ? firstline(&c.err, why, 120) : "");
 		sbx_cmd_free(&c);
 		return 1;
 	}
@@ -427,7 +443,7 @@ listing(struct sbx_json **treep, size_t *np)
 	if (sbx(&c, "ls", "--json", NULL) != 0)
 		errx(SBX_EX_FAIL, "sbx ls --json: exit status %d%s%s", c.status,
 		    c.err.len ? ": " : "",
-		    c.err.len ? shown(c.err.data, buf, 120) : "");
+		    c.err.len ? firstline(&c.err, buf, 120) : "");
 	if (c.out.len > LS_MAX)
 		errx(SBX_EX_FAIL, "sbx ls --json: more than %d bytes of output, "
 		    "refusing it", LS_MAX);
@@ -481,6 +497,7 @@ main(int argc, char *argv[])
 	time_t since;
 	int ch, lfd, failed = 0;
 
+	opterr = 0;
 	while ((ch = getopt(argc, argv, "+H:P:nvx:")) != -1) {
 		switch (ch) {
 		case 'H':

@@ -241,6 +241,7 @@ main(int argc, char *argv[])
 	memset(&w, 0, sizeof(w));
 	w.lifeline = w.pidfd = w.dfd = -1;
 	w.pid = -1;
+	opterr = 0;
 	while ((ch = getopt(argc, argv, "+f:km:p:")) != -1) {
 		switch (ch) {
 		case 'f':

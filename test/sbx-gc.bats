@@ -1,0 +1,368 @@
+#!/usr/bin/env bats
+# sbx-gc against the recording stand-in sbx: every keep/remove rule in
+# one table, the lock, -n, silence, partial failure, orphan markers,
+# hostile listings.
+
+load helper
+
+USAGE="usage: sbx-gc [-nv] [-H hours] [-P prefix] [-x name]"
+
+setup() {
+	common_setup
+	G="$TOP/sbx-gc/sbx-gc"
+	mkdir -m 700 -p "$SBX_STATE_DIR"
+	NOW=$(date +%s)
+	PIDS=
+}
+
+teardown() {
+	local p f
+	for f in "$SBX_STATE_DIR"/*.owner; do
+		p=$(sed -n 's/^watcher=//p' "$f" 2>/dev/null)
+		[ -n "$p" ] && kill -9 "$p" 2>/dev/null || true
+	done
+	for p in $PIDS; do kill -9 "$p" 2>/dev/null || true; done
+	return 0
+}
+
+# The start time of a process, as sbx-watch records it (Linux).
+start_of() {
+	sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f20
+}
+
+# NAME.created, written HOURS ago.
+created() {
+	printf 'created=%s\nworkspace=%s\nmode=rw\n' \
+	    "$((NOW - $2 * 3600))" "$WS" >"$SBX_STATE_DIR/$1.created"
+}
+
+# NAME.owner for pid, with a start time (default: its real one).
+owner() {
+	printf 'pid=%s\nstart=%s\nwatcher=1\n' "$2" "${3:-$(start_of "$2")}" \
+	    >"$SBX_STATE_DIR/$1.owner"
+}
+
+# last_used_at HOURS ago in the listing, in UTC or with an offset.
+lastused() {
+	mkdir -p "$SBX_STUB_DIR/lastused"
+	if [ "${3:-}" = offset ]; then
+		TZ=Etc/GMT-2 date -d "@$((NOW - $2 * 3600))" \
+		    +%Y-%m-%dT%H:%M:%S.123456+02:00
+	else
+		date -u -d "@$((NOW - $2 * 3600))" +%Y-%m-%dT%H:%M:%SZ
+	fi >"$SBX_STUB_DIR/lastused/$1"
+}
+
+# A pid that existed and is gone.
+deadpid() {
+	sh -c 'exit 0' &
+	local p=$!
+	wait "$p"
+	echo "$p"
+}
+
+# A watcher holding NAME.lock for a live session.
+watched() {
+	sleep 1000 3>&- &
+	PIDS="$PIDS $!"
+	disown
+	"$TOP/sbx-watch/sbx-watch" -m none -p "$!" "$1"
+}
+
+# The table: every rule, one sandbox each.  name status expected
+table() {
+	stub_sandbox pi-sbx-1-old stopped;	created pi-sbx-1-old 48
+	stub_sandbox pi-sbx-2-recent stopped;	created pi-sbx-2-recent 1
+	stub_sandbox pi-sbx-3-running running;	created pi-sbx-3-running 48
+	stub_sandbox mine-old stopped;		created mine-old 48
+	stub_sandbox pi-sbx-5-excluded stopped;	created pi-sbx-5-excluded 48
+	stub_sandbox pi-sbx-6-alive stopped;	created pi-sbx-6-alive 48
+	owner pi-sbx-6-alive $$
+	stub_sandbox pi-sbx-7-reused stopped;	created pi-sbx-7-reused 48
+	owner pi-sbx-7-reused $$ 1
+	stub_sandbox pi-sbx-8-dead stopped;	created pi-sbx-8-dead 48
+	owner pi-sbx-8-dead "$(deadpid)" 12345
+	stub_sandbox pi-sbx-9-unknown stopped
+	stub_sandbox pi-sbx-10-used-old stopped; lastused pi-sbx-10-used-old 30
+	stub_sandbox pi-sbx-11-used-new stopped; created pi-sbx-11-used-new 48
+	lastused pi-sbx-11-used-new 2
+	stub_sandbox pi-sbx-12-watched stopped;	created pi-sbx-12-watched 48
+	watched pi-sbx-12-watched
+	stub_sandbox pi-sbx-13-offset stopped
+	lastused pi-sbx-13-offset 25 offset
+	stub_sandbox pi-sbx-14-creating creating; created pi-sbx-14-creating 48
+}
+
+# What -v said about NAME: "kept: reason" or "removed: reason".
+said() {
+	printf '%s\n' "$output" | sed -n "s/^\(kept\|removed\|would remove\) $1: /\1: /p"
+}
+
+# The names sbx rm --force was called with, sorted, space-separated.
+removed_names() {
+	grep '^rm ' "$SBX_STUB_DIR/calls.log" 2>/dev/null |
+	    sed 's/^rm --force //' | sort | tr '\n' ' '
+}
+
+@test "sbx-gc: a bad option prints only the usage line and exits 64" {
+	run -64 --separate-stderr "$G" -Z
+	[ -z "$output" ]
+	[ "${stderr_lines[0]}" = "$USAGE" ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	run -64 --separate-stderr "$G" -H 1x
+	[ "${stderr_lines[0]}" = "$USAGE" ]
+	run -64 --separate-stderr "$G" -H -1
+	[ "${stderr_lines[0]}" = "$USAGE" ]
+	run -64 --separate-stderr "$G" extra
+	[ "${stderr_lines[0]}" = "$USAGE" ]
+	run -64 --separate-stderr "$G" -P ''
+	[ "$stderr" = "sbx-gc: -P : invalid prefix" ]
+	run -64 --separate-stderr "$G" -P '-'
+	[ "$stderr" = "sbx-gc: -P -: invalid prefix" ]
+	run -64 --separate-stderr "$G" -x --all
+	[ "$stderr" = "sbx-gc: -x --all: invalid sandbox name" ]
+	[ ! -e "$SBX_STUB_DIR/calls.log" ]
+}
+
+@test "sbx-gc: every keep/remove rule, one sandbox each (-H 24)" {
+	table
+	run -0 --separate-stderr "$G" -v -x pi-sbx-5-excluded
+	[ -z "$stderr" ]
+	[ "$(said pi-sbx-1-old)" = "removed: stopped, no live owner, idle 48h00m" ]
+	[[ "$(said pi-sbx-2-recent)" == "kept: idle 1h00m, under 24h" ]]
+	[ "$(said pi-sbx-3-running)" = "kept: status running" ]
+	[ "$(said mine-old)" = "kept: name without prefix pi-sbx-" ]
+	[ "$(said pi-sbx-5-excluded)" = "kept: excluded with -x" ]
+	[ "$(said pi-sbx-6-alive)" = "kept: owner pid $$ alive" ]
+	[[ "$(said pi-sbx-7-reused)" == "removed: stopped, no live owner, idle 48h"* ]]
+	[[ "$(said pi-sbx-8-dead)" == "removed: stopped, no live owner, idle 48h"* ]]
+	[ "$(said pi-sbx-9-unknown)" = "kept: age unknown" ]
+	[[ "$(said pi-sbx-10-used-old)" == "removed: stopped, no live owner, idle 30h"* ]]
+	[[ "$(said pi-sbx-11-used-new)" == "kept: idle 2h00m, under 24h" ]]
+	[[ "$(said pi-sbx-12-watched)" == "kept: watched by pid "* ]]
+	[[ "$(said pi-sbx-13-offset)" == "removed: stopped, no live owner, idle 25h"* ]]
+	[ "$(said pi-sbx-14-creating)" = "kept: status creating" ]
+	[ "$(removed_names)" = "pi-sbx-1-old pi-sbx-10-used-old pi-sbx-13-offset pi-sbx-7-reused pi-sbx-8-dead " ]
+	[ "$(stub_count ls)" -eq 1 ]
+	# removed sandboxes lose their markers; kept ones keep them
+	[ ! -e "$SBX_STATE_DIR/pi-sbx-1-old.created" ]
+	[ ! -e "$SBX_STATE_DIR/pi-sbx-7-reused.owner" ]
+	[ -e "$SBX_STATE_DIR/pi-sbx-6-alive.owner" ]
+	[ -e "$SBX_STATE_DIR/pi-sbx-2-recent.created" ]
+}
+
+@test "sbx-gc: -H 0 takes any age, even unknown, but never a live owner's" {
+	table
+	run -0 --separate-stderr "$G" -v -H 0 -x pi-sbx-5-excluded
+	[ "$(said pi-sbx-2-recent)" = "removed: stopped, no live owner, any age" ]
+	[ "$(said pi-sbx-9-unknown)" = "removed: stopped, no live owner, any age" ]
+	[ "$(said pi-sbx-11-used-new)" = "removed: stopped, no live owner, any age" ]
+	[ "$(said pi-sbx-6-alive)" = "kept: owner pid $$ alive" ]
+	[[ "$(said pi-sbx-12-watched)" == "kept: watched by pid "* ]]
+	[ "$(said pi-sbx-3-running)" = "kept: status running" ]
+	[ "$(said pi-sbx-5-excluded)" = "kept: excluded with -x" ]
+	[ "$(said mine-old)" = "kept: name without prefix pi-sbx-" ]
+	[ "$(removed_names)" = "pi-sbx-1-old pi-sbx-10-used-old pi-sbx-11-used-new pi-sbx-13-offset pi-sbx-2-recent pi-sbx-7-reused pi-sbx-8-dead pi-sbx-9-unknown " ]
+}
+
+@test "sbx-gc: -P chooses the prefix; -H sets the age" {
+	stub_sandbox mine-old stopped;	created mine-old 48
+	stub_sandbox pi-sbx-1-old stopped; created pi-sbx-1-old 48
+	run -0 "$G" -v -P mine- -H 50
+	[ "$(said mine-old)" = "kept: idle 48h00m, under 50h" ]
+	run -0 "$G" -v -P mine- -H 47
+	[[ "$(said mine-old)" == "removed: "* ]]
+	[ "$(said pi-sbx-1-old)" = "kept: name without prefix mine-" ]
+	[ "$(removed_names)" = "mine-old " ]
+}
+
+@test "sbx-gc: silent on success, with or without anything to do" {
+	run -0 "$G"
+	[ -z "$output" ]
+	stub_sandbox pi-sbx-1-old stopped; created pi-sbx-1-old 48
+	stub_sandbox pi-sbx-2-recent stopped; created pi-sbx-2-recent 1
+	run -0 "$G"
+	[ -z "$output" ]
+	[ "$(removed_names)" = "pi-sbx-1-old " ]
+}
+
+@test "sbx-gc: -n only says what it would do" {
+	table
+	run -0 --separate-stderr "$G" -n -x pi-sbx-5-excluded
+	[ "$(stub_count)" -eq 1 ]
+	[ "$(stub_count ls)" -eq 1 ]
+	[ "${#lines[@]}" -eq 5 ]
+	[[ "$(said pi-sbx-1-old)" == "would remove: stopped, no live owner"* ]]
+	[[ "$(said pi-sbx-8-dead)" == "would remove: "* ]]
+	[ -z "$(said pi-sbx-6-alive)" ]
+	[ -e "$SBX_STATE_DIR/pi-sbx-1-old.created" ]
+	[ -e "$SBX_STUB_DIR/sandboxes/pi-sbx-1-old" ]
+}
+
+@test "sbx-gc: a failed removal: warn, try the rest, exit 1" {
+	stub_sandbox pi-sbx-1-a stopped; created pi-sbx-1-a 48
+	stub_sandbox pi-sbx-2-b stopped; created pi-sbx-2-b 48
+	stub_sandbox pi-sbx-3-c stopped; created pi-sbx-3-c 48
+	printf '0\n1\n0\n' >"$SBX_STUB_DIR/rc.rm"
+	echo "ERROR: sandbox is busy" >"$SBX_STUB_DIR/err.rm"
+	run -1 --separate-stderr "$G"
+	[ -z "$output" ]
+	[ "$stderr" = "sbx-gc: sandbox pi-sbx-2-b: sbx rm --force: exit status 1: ERROR: sandbox is busy" ]
+	[ "$(removed_names)" = "pi-sbx-1-a pi-sbx-2-b pi-sbx-3-c " ]
+	[ ! -e "$SBX_STATE_DIR/pi-sbx-1-a.created" ]
+	[ -e "$SBX_STATE_DIR/pi-sbx-2-b.created" ]
+	[ ! -e "$SBX_STATE_DIR/pi-sbx-3-c.created" ]
+}
+
+@test "sbx-gc: a concurrent run exits 75 without a word (-v says why)" {
+	echo 2 >"$SBX_STUB_DIR/delay.ls"
+	"$G" 3>&- &
+	first=$!
+	until [ -e "$SBX_STUB_DIR/calls.log" ]; do sleep 0.05; done
+	run -75 --separate-stderr "$G"
+	[ -z "$output" ] && [ -z "$stderr" ]
+	run -75 --separate-stderr "$G" -v
+	[ "$stderr" = "sbx-gc: another sbx-gc is running" ]
+	wait "$first"
+	[ "$(stub_count ls)" -eq 1 ]
+	rm "$SBX_STUB_DIR/delay.ls"
+	run -0 "$G"
+}
+
+@test "sbx-gc: markers and scratch dirs of sandboxes that no longer exist are swept" {
+	d=$SBX_STATE_DIR
+	# gone: every kind of marker, a dead owner
+	created pi-sbx-1-gone 48
+	owner pi-sbx-1-gone "$(deadpid)" 12345
+	echo 'tries=5' >"$d/pi-sbx-1-gone.failed"
+	mkdir -p "$d/pi-sbx-1-gone.prime/deep/er"
+	: >"$d/pi-sbx-1-gone.lock"
+	# gone, never created: only the owner of a killed watcher
+	owner mine-pinned "$(deadpid)" 12345
+	: >"$d/mine-pinned.lock"
+	touch -d '-1 hour' "$d"/pi-sbx-1-gone.* "$d"/mine-pinned.*
+	# not gone yet: a live owner, a watcher, a marker newer than the sweep
+	owner pi-sbx-2-live $$
+	touch -d '-1 hour' "$d/pi-sbx-2-live.owner"
+	watched pi-sbx-3-watched
+	touch -d '-1 hour' "$d"/pi-sbx-3-watched.*
+	created pi-sbx-4-fresh 0
+	touch -d '+1 minute' "$d/pi-sbx-4-fresh.created"
+	# not a sandbox's marker at all
+	: >"$d/provision.lock"
+	echo keep >"$d/notes.txt"
+	# listed: its markers stay
+	stub_sandbox pi-sbx-5-listed running; created pi-sbx-5-listed 48
+	touch -d '-1 hour' "$d/pi-sbx-5-listed.created"
+	run -0 --separate-stderr "$G" -v
+	[ -z "$stderr" ]
+	[ -z "$(ls -A "$d" | grep pi-sbx-1-gone)" ]
+	[ -z "$(ls -A "$d" | grep mine-pinned)" ]
+	[[ "$output" == *"removed markers of pi-sbx-1-gone: no such sandbox"* ]]
+	[[ "$output" == *"kept markers of pi-sbx-2-live: owner pid $$ alive"* ]]
+	[[ "$output" == *"kept markers of pi-sbx-3-watched: watched by pid "* ]]
+	[ -e "$d/pi-sbx-2-live.owner" ]
+	[ -e "$d/pi-sbx-3-watched.owner" ] && [ -e "$d/pi-sbx-3-watched.lock" ]
+	[ -e "$d/pi-sbx-4-fresh.created" ]
+	[ -e "$d/provision.lock" ] && [ -e "$d/notes.txt" ]
+	[ -e "$d/pi-sbx-5-listed.created" ]
+	[ "$(stub_count)" -eq 1 ]
+}
+
+@test "sbx-gc: orphans are left alone while a sandbox is being provisioned" {
+	created pi-sbx-1-gone 48
+	touch -d '-1 hour' "$SBX_STATE_DIR/pi-sbx-1-gone.created"
+	watched provision
+	run -0 "$G"
+	[ -e "$SBX_STATE_DIR/pi-sbx-1-gone.created" ]
+}
+
+@test "sbx-gc: markers holding garbage are kept, with a clear message" {
+	stub_sandbox pi-sbx-1-bad-owner stopped; created pi-sbx-1-bad-owner 48
+	printf 'pid=twelve\n' >"$SBX_STATE_DIR/pi-sbx-1-bad-owner.owner"
+	stub_sandbox pi-sbx-2-bad-created stopped
+	printf 'created=yesterday\n' >"$SBX_STATE_DIR/pi-sbx-2-bad-created.created"
+	stub_sandbox pi-sbx-3-huge stopped; created pi-sbx-3-huge 48
+	head -c 100000 /dev/zero | tr '\0' x >"$SBX_STATE_DIR/pi-sbx-3-huge.owner"
+	run -0 --separate-stderr "$G"
+	[ -z "$output" ]
+	[[ "$stderr" == *"sbx-gc: sandbox pi-sbx-1-bad-owner: $SBX_STATE_DIR/pi-sbx-1-bad-owner.owner: not an owner marker, keeping it"* ]]
+	[[ "$stderr" == *"sbx-gc: sandbox pi-sbx-2-bad-created: $SBX_STATE_DIR/pi-sbx-2-bad-created.created: no valid created= time"* ]]
+	[[ "$stderr" == *"sbx-gc: sandbox pi-sbx-3-huge: $SBX_STATE_DIR/pi-sbx-3-huge.owner: not an owner marker, keeping it"* ]]
+	[ ! -e "$SBX_STUB_DIR/rcused.rm" ]
+	[ -z "$(removed_names)" ]
+}
+
+@test "sbx-gc: names that are invalid or look like options are never passed to sbx" {
+	cat >"$SBX_STUB_DIR/out.ls" <<-'EOF'
+	Starting sandboxd daemon...
+	{"sandboxes":[
+	 {"name":"--all","status":"stopped"},
+	 {"name":"-rf","status":"stopped"},
+	 {"name":"pi-sbx-a b","status":"stopped"},
+	 {"name":"pi-sbx-x\n--all","status":"stopped"},
+	 {"name":"default","status":"stopped"},
+	 {"name":42,"status":"stopped"},
+	 {"status":"stopped"},
+	 "pi-sbx-string",
+	 {"name":"pi-sbx-1-ok","status":"stopped","last_used_at":"2001-01-01T00:00:00Z"},
+	 {"name":"pi-sbx-1-ok","status":"stopped","last_used_at":"2001-01-01T00:00:00Z"}
+	]}
+	EOF
+	run -0 --separate-stderr "$G" -v
+	[ "$(removed_names)" = "pi-sbx-1-ok " ]
+	[[ "$output" == *'skipped "--all": not a valid sandbox name'* ]]
+	[[ "$output" == *'skipped "pi-sbx-x?--all": not a valid sandbox name'* ]]
+	[ "$(grep -c '^rm ' "$SBX_STUB_DIR/calls.log")" -eq 1 ]
+}
+
+@test "sbx-gc: a failing, garbled or huge listing is an error, and nothing is removed" {
+	created pi-sbx-1-gone 48
+	touch -d '-1 hour' "$SBX_STATE_DIR/pi-sbx-1-gone.created"
+	echo 1 >"$SBX_STUB_DIR/rc.ls"
+	echo "Not authenticated to Docker" >"$SBX_STUB_DIR/err.ls"
+	run -1 --separate-stderr "$G"
+	[ "$stderr" = "sbx-gc: sbx ls --json: exit status 1: Not authenticated to Docker" ]
+	rm "$SBX_STUB_DIR/rc.ls" "$SBX_STUB_DIR/err.ls"
+	echo 'SANDBOX AGENT STATUS' >"$SBX_STUB_DIR/out.ls"
+	run -1 --separate-stderr "$G"
+	[ "$stderr" = "sbx-gc: sbx ls --json: no JSON in its output" ]
+	echo '{"sandboxes":[' >"$SBX_STUB_DIR/out.ls"
+	run -1 --separate-stderr "$G"
+	[[ "$stderr" == "sbx-gc: sbx ls --json: bad JSON: "* ]]
+	echo '{"vms":[]}' >"$SBX_STUB_DIR/out.ls"
+	run -1 --separate-stderr "$G"
+	[ "$stderr" = "sbx-gc: sbx ls --json: no \"sandboxes\" array" ]
+	{ printf '{"sandboxes":[],"pad":"'; head -c 5000000 /dev/zero | tr '\0' x; printf '"}\n'; } >"$SBX_STUB_DIR/out.ls"
+	run -1 --separate-stderr "$G"
+	[[ "$stderr" == "sbx-gc: sbx ls --json: more than "*" bytes of output, refusing it" ]]
+	[ -e "$SBX_STATE_DIR/pi-sbx-1-gone.created" ]
+	[ "$(stub_count rm)" -eq 0 ]
+}
+
+@test "sbx-gc: an unsafe state directory is refused; a lost stdout fails" {
+	chmod 777 "$SBX_STATE_DIR"
+	run -1 --separate-stderr "$G"
+	[[ "$stderr" == "sbx-gc: state directory $SBX_STATE_DIR: writable by group or others"* ]]
+	chmod 700 "$SBX_STATE_DIR"
+	chown 65534 "$SBX_STATE_DIR"
+	run -1 --separate-stderr "$G"
+	[[ "$stderr" == *"owned by uid 65534, not by us"* ]]
+	chown "$(id -u)" "$SBX_STATE_DIR"
+	[ ! -e "$SBX_STUB_DIR/calls.log" ]
+	stub_sandbox pi-sbx-1-a running
+	run -1 sh -c "'$G' -v >/dev/full"
+}
+
+@test "sbx-gc: the sbx calls get the strict environment" {
+	stub_sandbox pi-sbx-1-old stopped; created pi-sbx-1-old 48
+	DOCKER_HOST=tcp://evil:2375 SECRET_TOKEN=s3 COMPOSE_FILE=x \
+	    run -0 "$G"
+	[ "$(stub_argv 1 | tr '\n' ' ')" = "ls --json " ]
+	[ "$(stub_argv 2 | tr '\n' ' ')" = "rm --force pi-sbx-1-old " ]
+	for i in 1 2; do
+		e=$(stub_env "$i")
+		[[ "$e" != *DOCKER_HOST* ]] && [[ "$e" != *SECRET_TOKEN* ]] &&
+		    [[ "$e" != *COMPOSE_FILE* ]]
+	done
+}

@@ -1,0 +1,479 @@
+#!/usr/bin/env bats
+# sbx-watch against the recording stand-in sbx: arming, the three ways a
+# session ends, exactly one teardown, retries, modes, keepalive, refusals.
+
+load helper
+
+N=pi-sbx-4242-abcd1234
+USAGE="usage: sbx-watch [-k] [-m remove|stop|none] [-f fd | -p pid] name"
+
+setup() {
+	common_setup
+	W="$TOP/sbx-watch/sbx-watch"
+	export SBX_WATCH_BACKOFF_MS=10
+	unset DOCKER_SANDBOX_TEARDOWN DOCKER_SANDBOX_KEEPALIVE \
+	    SBX_WATCH_KEEPALIVE_SECONDS
+	mkdir -m 700 -p "$SBX_STATE_DIR"
+	SESSIONS=
+}
+
+teardown() {
+	local f p
+	for f in "$SBX_STATE_DIR"/*.owner; do
+		p=$(sed -n 's/^watcher=//p' "$f" 2>/dev/null)
+		[ -n "$p" ] && kill -9 "$p" 2>/dev/null || true
+	done
+	for p in $SESSIONS; do kill -9 "$p" 2>/dev/null || true; done
+	return 0
+}
+
+# A sandbox sbx-run provisioned: the stand-in knows it, and its markers.
+provisioned() {
+	stub_sandbox "$1" running
+	printf 'created=%s\nworkspace=%s\nmode=ro\n' "$(date +%s)" "$WS" \
+	    >"$SBX_STATE_DIR/$1.created"
+	mkdir -p "$SBX_STATE_DIR/$1.prime/sub"
+	echo scratch >"$SBX_STATE_DIR/$1.prime/sub/file"
+}
+
+# A session process in the background, its pid in $SESSION.
+session() {
+	sleep 1000 3>&- &
+	SESSION=$!
+	disown
+	SESSIONS="$SESSIONS $SESSION"
+}
+
+watcher_pid() {
+	sed -n 's/^watcher=//p' "$SBX_STATE_DIR/$1.owner"
+}
+
+# Not running any more (a zombie counts as gone).
+dead() {
+	[ ! -e "/proc/$1" ] || grep -q ') [ZX] ' "/proc/$1/stat" 2>/dev/null
+}
+
+# Wait up to 10 s for a command to succeed.
+until_ok() {
+	local i
+	for i in $(seq 200); do
+		"$@" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# The stand-in saw at least N calls of a verb.
+calls_at_least() {
+	local c
+	c=$(stub_count "$1")
+	[ "${c:-0}" -ge "$2" ]
+}
+
+# The watcher has finished: its process is gone.
+finished() {
+	until_ok dead "$1" || fail "watcher $1 still running"
+}
+
+@test "sbx-watch: a bad option prints only the usage line and exits 64" {
+	run -64 --separate-stderr "$W" -Z "$N"
+	[ -z "$output" ]
+	[ "${stderr_lines[0]}" = "$USAGE" ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	run -64 --separate-stderr "$W"
+	[ "${stderr_lines[0]}" = "$USAGE" ]
+	run -64 --separate-stderr "$W" -f 0 -p 1 "$N"
+	[ "${stderr_lines[0]}" = "$USAGE" ]
+	run -64 --separate-stderr "$W" -m destroy "$N"
+	[ "${stderr_lines[0]}" = "$USAGE" ]
+	run -64 --separate-stderr "$W" -p 12x "$N"
+	[ "${stderr_lines[0]}" = "$USAGE" ]
+	run -64 --separate-stderr "$W" "$N" extra
+	[ "${stderr_lines[0]}" = "$USAGE" ]
+	[ "$(stub_count)" -eq 0 ]
+}
+
+@test "sbx-watch: invalid names and settings are usage errors, named" {
+	run -64 --separate-stderr "$W" -- -rf
+	[ "$stderr" = "sbx-watch: -rf: invalid sandbox name" ]
+	run -64 --separate-stderr "$W" default
+	[ "$stderr" = "sbx-watch: default: invalid sandbox name" ]
+	DOCKER_SANDBOX_TEARDOWN=destroy run -64 --separate-stderr "$W" "$N"
+	[[ "$stderr" == "sbx-watch: DOCKER_SANDBOX_TEARDOWN: "* ]]
+	DOCKER_SANDBOX_KEEPALIVE=maybe run -64 --separate-stderr "$W" "$N"
+	[[ "$stderr" == "sbx-watch: DOCKER_SANDBOX_KEEPALIVE: "* ]]
+	[ ! -e "$SBX_STATE_DIR/$N.lock" ]
+}
+
+@test "sbx-watch: a symlinked state directory is refused before detaching" {
+	mkdir -m 700 "$BATS_TEST_TMPDIR/real"
+	rmdir "$SBX_STATE_DIR"
+	ln -s "$BATS_TEST_TMPDIR/real" "$SBX_STATE_DIR"
+	session
+	run -1 --separate-stderr "$W" -p "$SESSION" "$N"
+	[[ "$stderr" == "sbx-watch: state directory $SBX_STATE_DIR: is a symbolic link"* ]]
+	[ -z "$(ls -A "$BATS_TEST_TMPDIR/real")" ]
+	! pgrep -f "sbx-watch -p $SESSION" >/dev/null
+}
+
+@test "sbx-watch: a foreign-owned or group-writable state directory is refused" {
+	session
+	chown 65534 "$SBX_STATE_DIR"
+	run -1 --separate-stderr "$W" -p "$SESSION" "$N"
+	[[ "$stderr" == "sbx-watch: state directory $SBX_STATE_DIR: owned by uid 65534, not by us"* ]]
+	chown "$(id -u)" "$SBX_STATE_DIR"
+	chmod 770 "$SBX_STATE_DIR"
+	run -1 --separate-stderr "$W" -p "$SESSION" "$N"
+	[[ "$stderr" == "sbx-watch: state directory $SBX_STATE_DIR: writable by group or others"* ]]
+	chmod 707 "$SBX_STATE_DIR"
+	run -1 --separate-stderr "$W" -p "$SESSION" "$N"
+	[[ "$stderr" == *"writable by group or others"* ]]
+	[ ! -e "$SBX_STATE_DIR/$N.lock" ]
+	[ "$(stub_count)" -eq 0 ]
+}
+
+@test "sbx-watch: a dead pid or a closed descriptor is refused with status 1" {
+	sleep 0 & p=$!
+	wait "$p"
+	run -1 --separate-stderr "$W" -p "$p" "$N"
+	[ "$stderr" = "sbx-watch: pid $p: no such process" ]
+	run -1 --separate-stderr "$W" -f 7 "$N"
+	[ "$stderr" = "sbx-watch: descriptor 7: not open" ]
+	run -1 --separate-stderr "$W" -f 7 "$N" 7>/dev/null
+	[ "$stderr" = "sbx-watch: descriptor 7: not open for reading" ]
+	[ ! -e "$SBX_STATE_DIR/$N.lock" ]
+}
+
+@test "sbx-watch: it returns armed: lock held, owner marker with pid and start time" {
+	provisioned "$N"
+	session
+	run -0 --separate-stderr "$W" -p "$SESSION" "$N"
+	[ -z "$output" ] && [ -z "$stderr" ]
+	grep -qx "pid=$SESSION" "$SBX_STATE_DIR/$N.owner"
+	start=$(sed 's/.*) //' "/proc/$SESSION/stat" | cut -d' ' -f20)
+	grep -qx "start=$start" "$SBX_STATE_DIR/$N.owner"
+	wp=$(watcher_pid "$N")
+	[ "$(stat -c %a "$SBX_STATE_DIR/$N.owner")" = 600 ]
+	# detached: its own session, no terminal, cwd /
+	[ "$(ps -o sid= -p "$wp" | tr -d ' ')" != "$(ps -o sid= -p $$ | tr -d ' ')" ]
+	[ "$(readlink "/proc/$wp/cwd")" = / ]
+	[ "$(readlink "/proc/$wp/fd/0")" = /dev/null ]
+	[ "$(readlink "/proc/$wp/fd/2")" = /dev/null ]
+	[ "$(stub_count)" -eq 0 ]
+}
+
+@test "sbx-watch: kill -9 of the watched process leads to exactly one teardown" {
+	provisioned "$N"
+	session
+	"$W" -p "$SESSION" "$N"
+	wp=$(watcher_pid "$N")
+	kill -9 "$SESSION"
+	finished "$wp"
+	[ "$(stub_count)" -eq 1 ]
+	[ "$(stub_argv 1 | tr '\n' ' ')" = "rm --force $N " ]
+	[ ! -e "$SBX_STATE_DIR/$N.created" ]
+	[ ! -e "$SBX_STATE_DIR/$N.owner" ]
+	[ ! -e "$SBX_STATE_DIR/$N.prime" ]
+	[ ! -e "$SBX_STATE_DIR/$N.lock" ]
+	[ ! -e "$SBX_STATE_DIR/$N.failed" ]
+	[ ! -e "$SBX_STUB_DIR/sandboxes/$N" ]
+}
+
+@test "sbx-watch: kill -9 of the session's whole process group: one teardown, the watcher survives it" {
+	provisioned "$N"
+	setsid sh -c "'$W' -p \$\$ $N && exec sleep 1000" 3>&- &
+	pg=$!
+	SESSIONS="$SESSIONS $pg"
+	until_ok test -f "$SBX_STATE_DIR/$N.owner"
+	until_ok grep -q "^pid=$pg\$" "$SBX_STATE_DIR/$N.owner"
+	wp=$(watcher_pid "$N")
+	until_ok grep -q 'sleep' "/proc/$pg/cmdline"
+	kill -9 -- "-$pg"
+	finished "$wp"
+	[ "$(stub_count)" -eq 1 ]
+	[ "$(stub_argv 1 | tr '\n' ' ')" = "rm --force $N " ]
+	[ ! -e "$SBX_STATE_DIR/$N.lock" ]
+}
+
+@test "sbx-watch: closing the lifeline leads to exactly one teardown" {
+	provisioned "$N"
+	mkfifo "$BATS_TEST_TMPDIR/life"
+	"$W" -f 4 "$N" 4<"$BATS_TEST_TMPDIR/life" 3>&- &
+	exec 5>"$BATS_TEST_TMPDIR/life"
+	wait $!
+	wp=$(watcher_pid "$N")
+	grep -qx "pid=$$" "$SBX_STATE_DIR/$N.owner"
+	sleep 0.2
+	[ "$(stub_count)" -eq 0 ]
+	echo "data on the lifeline is not an end" >&5
+	sleep 0.2
+	! dead "$wp"
+	exec 5>&-
+	finished "$wp"
+	[ "$(stub_count)" -eq 1 ]
+	[ "$(stub_argv 1 | tr '\n' ' ')" = "rm --force $N " ]
+	[ ! -e "$SBX_STATE_DIR/$N.created" ]
+}
+
+@test "sbx-watch: a lifeline on stdin works too (-f 0)" {
+	provisioned "$N"
+	sleep 1000 3>&- > >("$W" -f 0 "$N" 3>&-) &
+	holder=$!
+	SESSIONS="$SESSIONS $holder"
+	until_ok test -f "$SBX_STATE_DIR/$N.owner"
+	wp=$(watcher_pid "$N")
+	kill -9 "$holder"
+	finished "$wp"
+	[ "$(stub_count)" -eq 1 ]
+}
+
+@test "sbx-watch: the first two rm calls fail, the third succeeds" {
+	provisioned "$N"
+	printf '1\n1\n0\n' >"$SBX_STUB_DIR/rc.rm"
+	session
+	"$W" -p "$SESSION" "$N"
+	wp=$(watcher_pid "$N")
+	kill -9 "$SESSION"
+	finished "$wp"
+	[ "$(stub_count rm)" -eq 3 ]
+	[ "$(stub_count)" -eq 3 ]
+	[ ! -e "$SBX_STATE_DIR/$N.failed" ]
+	[ ! -e "$SBX_STATE_DIR/$N.created" ]
+	[ ! -e "$SBX_STATE_DIR/$N.prime" ]
+}
+
+@test "sbx-watch: five failures: it gives up and records why" {
+	provisioned "$N"
+	echo 1 >"$SBX_STUB_DIR/rc.rm"
+	echo "ERROR: daemon unreachable" >"$SBX_STUB_DIR/err.rm"
+	session
+	"$W" -p "$SESSION" "$N"
+	wp=$(watcher_pid "$N")
+	kill -9 "$SESSION"
+	finished "$wp"
+	[ "$(stub_count rm)" -eq 5 ]
+	f="$SBX_STATE_DIR/$N.failed"
+	[ -f "$f" ]
+	grep -qx 'action=rm' "$f"
+	grep -qx 'tries=5' "$f"
+	grep -qx 'status=1' "$f"
+	grep -qx 'error=ERROR: daemon unreachable' "$f"
+	grep -q '^time=[0-9][0-9]*$' "$f"
+	# the sandbox is still there: its marker and scratch dir stay for gc
+	[ -f "$SBX_STATE_DIR/$N.created" ]
+	[ -d "$SBX_STATE_DIR/$N.prime" ]
+	[ ! -e "$SBX_STATE_DIR/$N.owner" ]
+	[ ! -e "$SBX_STATE_DIR/$N.lock" ]
+}
+
+@test "sbx-watch: an rm that says the sandbox is gone is not retried" {
+	provisioned "$N"
+	echo 1 >"$SBX_STUB_DIR/rc.rm"
+	echo "Error: sandbox '$N' not found" >"$SBX_STUB_DIR/err.rm"
+	session
+	"$W" -p "$SESSION" "$N"
+	wp=$(watcher_pid "$N")
+	kill -9 "$SESSION"
+	finished "$wp"
+	[ "$(stub_count)" -eq 1 ]
+	[ ! -e "$SBX_STATE_DIR/$N.failed" ]
+	[ ! -e "$SBX_STATE_DIR/$N.created" ]
+}
+
+@test "sbx-watch: a never-created sandbox gets no sbx call at all, even with -k" {
+	export SBX_WATCH_KEEPALIVE_SECONDS=1
+	mkdir "$SBX_STATE_DIR/$N.prime"
+	session
+	"$W" -k -p "$SESSION" "$N"
+	wp=$(watcher_pid "$N")
+	sleep 2.3
+	kill -9 "$SESSION"
+	finished "$wp"
+	[ ! -e "$SBX_STUB_DIR/calls.log" ]
+	[ ! -e "$SBX_STATE_DIR/$N.owner" ]
+	[ ! -e "$SBX_STATE_DIR/$N.lock" ]
+	[ ! -e "$SBX_STATE_DIR/$N.prime" ]
+}
+
+@test "sbx-watch: -m stop stops once and keeps the sandbox's marker and scratch dir" {
+	provisioned "$N"
+	session
+	"$W" -m stop -p "$SESSION" "$N"
+	wp=$(watcher_pid "$N")
+	kill -9 "$SESSION"
+	finished "$wp"
+	[ "$(stub_count)" -eq 1 ]
+	[ "$(stub_argv 1 | tr '\n' ' ')" = "stop $N " ]
+	[ "$(cat "$SBX_STUB_DIR/sandboxes/$N")" = stopped ]
+	[ -f "$SBX_STATE_DIR/$N.created" ]
+	[ -d "$SBX_STATE_DIR/$N.prime" ]
+	[ ! -e "$SBX_STATE_DIR/$N.owner" ]
+	[ ! -e "$SBX_STATE_DIR/$N.lock" ]
+}
+
+@test "sbx-watch: -m none makes no sbx call and keeps the sandbox" {
+	provisioned "$N"
+	session
+	"$W" -m none -p "$SESSION" "$N"
+	wp=$(watcher_pid "$N")
+	kill -9 "$SESSION"
+	finished "$wp"
+	[ ! -e "$SBX_STUB_DIR/calls.log" ]
+	[ -f "$SBX_STATE_DIR/$N.created" ]
+	[ -d "$SBX_STATE_DIR/$N.prime" ]
+	[ ! -e "$SBX_STATE_DIR/$N.owner" ]
+	[ ! -e "$SBX_STATE_DIR/$N.lock" ]
+}
+
+@test "sbx-watch: DOCKER_SANDBOX_TEARDOWN picks the mode; a pinned name defaults to none" {
+	provisioned "$N"
+	session
+	DOCKER_SANDBOX_TEARDOWN=stop "$W" -p "$SESSION" "$N"
+	wp=$(watcher_pid "$N")
+	kill -9 "$SESSION"
+	finished "$wp"
+	[ "$(stub_argv 1 | tr '\n' ' ')" = "stop $N " ]
+	session
+	DOCKER_SANDBOX="$N" "$W" -p "$SESSION" "$N"
+	wp=$(watcher_pid "$N")
+	kill -9 "$SESSION"
+	finished "$wp"
+	[ "$(stub_count)" -eq 1 ]
+	session
+	DOCKER_SANDBOX="$N" "$W" -m remove -p "$SESSION" "$N"
+	wp=$(watcher_pid "$N")
+	kill -9 "$SESSION"
+	finished "$wp"
+	[ "$(stub_count)" -eq 2 ]
+	[ "$(stub_argv 2 | tr '\n' ' ')" = "rm --force $N " ]
+}
+
+@test "sbx-watch: keepalive calls are seen while the session lives" {
+	export SBX_WATCH_KEEPALIVE_SECONDS=1
+	provisioned "$N"
+	session
+	"$W" -k -p "$SESSION" "$N"
+	wp=$(watcher_pid "$N")
+	until_ok calls_at_least exec 2
+	[ "$(stub_argv 1 | tr '\n' ' ')" = "exec $N -- true " ]
+	kill -9 "$SESSION"
+	finished "$wp"
+	[ "$(stub_count rm)" -eq 1 ]
+	[ "$(tail -n 1 "$SBX_STUB_DIR/calls.log")" = "rm --force $N" ]
+}
+
+@test "sbx-watch: DOCKER_SANDBOX_KEEPALIVE=1 turns keepalive on" {
+	export SBX_WATCH_KEEPALIVE_SECONDS=1 DOCKER_SANDBOX_KEEPALIVE=yes
+	provisioned "$N"
+	session
+	"$W" -p "$SESSION" "$N"
+	until_ok calls_at_least exec 1
+}
+
+@test "sbx-watch: a hung keepalive does not delay the teardown" {
+	export SBX_WATCH_KEEPALIVE_SECONDS=1
+	provisioned "$N"
+	touch "$SBX_STUB_DIR/hang.exec"
+	session
+	"$W" -k -p "$SESSION" "$N"
+	wp=$(watcher_pid "$N")
+	until_ok calls_at_least exec 1
+	rm -f "$SBX_STUB_DIR/hang.exec"
+	kill -9 "$SESSION"
+	until_ok calls_at_least rm 1
+	finished "$wp"
+	[ "$(stub_count rm)" -eq 1 ]
+	for p in $(cat "$SBX_STUB_DIR/hung.pids"); do
+		until_ok dead "$p"
+	done
+}
+
+@test "sbx-watch: a second watcher for the same sandbox exits 0 quietly" {
+	provisioned "$N"
+	session
+	"$W" -p "$SESSION" "$N"
+	wp=$(watcher_pid "$N")
+	run -0 --separate-stderr "$W" -p "$SESSION" "$N"
+	[ -z "$output" ] && [ -z "$stderr" ]
+	run -0 --separate-stderr "$W" -m stop -p $$ "$N"
+	[ -z "$output" ] && [ -z "$stderr" ]
+	[ "$(watcher_pid "$N")" = "$wp" ]
+	[ "$(pgrep -fc "sbx-watch.* $N\$")" -eq 1 ]
+	kill -9 "$SESSION"
+	finished "$wp"
+	[ "$(stub_count)" -eq 1 ]
+}
+
+@test "sbx-watch: SIGHUP is survived; SIGTERM to the watcher tears down once" {
+	provisioned "$N"
+	session
+	"$W" -p "$SESSION" "$N"
+	wp=$(watcher_pid "$N")
+	kill -HUP "$wp"
+	sleep 0.2
+	! dead "$wp"
+	[ "$(stub_count)" -eq 0 ]
+	kill -TERM "$wp"
+	finished "$wp"
+	[ "$(stub_count)" -eq 1 ]
+	[ "$(stub_argv 1 | tr '\n' ' ')" = "rm --force $N " ]
+	[ ! -e "$SBX_STATE_DIR/$N.created" ]
+}
+
+@test "sbx-watch: killing an unrelated process has no effect" {
+	provisioned "$N"
+	session
+	"$W" -p "$SESSION" "$N"
+	wp=$(watcher_pid "$N")
+	sleep 1000 3>&- & other=$!
+	disown
+	kill -9 "$other"
+	sleep 0.3
+	! dead "$wp"
+	[ "$(stub_count)" -eq 0 ]
+}
+
+@test "sbx-watch: the sbx call gets the strict environment, the name after the flags" {
+	provisioned "$N"
+	session
+	DOCKER_HOST=tcp://evil:2375 DOCKER_CONTEXT=evil SECRET_TOKEN=s3 \
+	    COMPOSE_FILE=x DOCKER_SANDBOXES_PROXY=p \
+	    "$W" -p "$SESSION" "$N"
+	wp=$(watcher_pid "$N")
+	kill -9 "$SESSION"
+	finished "$wp"
+	env1=$(stub_env 1)
+	[[ "$env1" != *DOCKER_HOST* ]]
+	[[ "$env1" != *DOCKER_CONTEXT* ]]
+	[[ "$env1" != *SECRET_TOKEN* ]]
+	[[ "$env1" != *COMPOSE_FILE* ]]
+	[[ "$env1" == *DOCKER_SANDBOXES_PROXY=p* ]]
+	[[ "$env1" == *"HOME=$HOME"* ]]
+}
+
+@test "sbx-watch: a missing sbx is refused before detaching" {
+	session
+	DOCKER_SANDBOX_SBX=/nonexistent/sbx run -1 --separate-stderr \
+	    "$W" -p "$SESSION" "$N"
+	[ "$stderr" = "sbx-watch: /nonexistent/sbx: No such file or directory" ]
+	[ ! -e "$SBX_STATE_DIR/$N.lock" ]
+	DOCKER_SANDBOX_SBX=/nonexistent/sbx run -0 "$W" -m none -p "$SESSION" "$N"
+}
+
+@test "sbx-watch: a planted symlink for a marker is never followed" {
+	provisioned "$N"
+	echo precious >"$BATS_TEST_TMPDIR/target"
+	ln -s "$BATS_TEST_TMPDIR/target" "$SBX_STATE_DIR/$N.owner"
+	session
+	run -0 "$W" -p "$SESSION" "$N"
+	[ "$(cat "$BATS_TEST_TMPDIR/target")" = precious ]
+	[ -f "$SBX_STATE_DIR/$N.owner" ] && [ ! -L "$SBX_STATE_DIR/$N.owner" ]
+	wp=$(watcher_pid "$N")
+	kill -9 "$wp"
+	finished "$wp"
+	rm -f "$SBX_STATE_DIR/$N.owner" "$SBX_STATE_DIR/$N.lock"
+	ln -s "$BATS_TEST_TMPDIR/target" "$SBX_STATE_DIR/$N.lock"
+	run -1 --separate-stderr "$W" -p "$SESSION" "$N"
+	[[ "$stderr" == "sbx-watch: "*"$N.lock"* ]]
+	[ "$(cat "$BATS_TEST_TMPDIR/target")" = precious ]
+}
