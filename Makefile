@@ -10,10 +10,11 @@ LIBOBJ = lib/conf.o lib/env.o lib/io.o lib/json.o lib/lock.o lib/name.o \
 	lib/marker.o lib/rfc3339.o lib/portspec.o lib/dockerps.o lib/portcli.o \
 	lib/sibling.o
 BIN = sbx-env/sbx-env sbx-run/sbx-run sbx-watch/sbx-watch sbx-gc/sbx-gc \
-	sbx-ports/sbx-ports
+	sbx-ports/sbx-ports sbx-verify/sbx-verify
 RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o
 WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/pidwait.o
 PORTSOBJ = sbx-ports/sbx-ports.o sbx-ports/hostport.o
+VERIFYOBJ = sbx-verify/sbx-verify.o sbx-verify/probe.o sbx-verify/checks.o
 MAN1 = man/sbx-env.1 man/sbx-run.1
 MAN7 = man/sbx-tools.7
 MAN8 = man/sbx-gc.8 man/sbx-watch.8
@@ -25,10 +26,12 @@ all: $(BIN)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib -c -o $@ $<
 
 # sbase's blunt rule: every object depends on the one header.
-$(LIBOBJ) $(BIN:=.o) $(RUNOBJ) $(WATCHOBJ) $(PORTSOBJ): lib/sbx.h config.mk
+$(LIBOBJ) $(BIN:=.o) $(RUNOBJ) $(WATCHOBJ) $(PORTSOBJ) \
+	$(VERIFYOBJ): lib/sbx.h config.mk
 $(RUNOBJ): sbx-run/sbx-run.h
 $(WATCHOBJ): sbx-watch/sbx-watch.h
 $(PORTSOBJ): sbx-ports/sbx-ports.h
+$(VERIFYOBJ): sbx-verify/sbx-verify.h
 
 lib/libsbx.a: $(LIBOBJ)
 	rm -f $@
@@ -48,6 +51,9 @@ sbx-gc/sbx-gc: sbx-gc/sbx-gc.o lib/libsbx.a
 
 sbx-ports/sbx-ports: $(PORTSOBJ) lib/libsbx.a
 	$(CC) $(LDFLAGS) -o $@ $(PORTSOBJ) lib/libsbx.a
+
+sbx-verify/sbx-verify: $(VERIFYOBJ) lib/libsbx.a
+	$(CC) $(LDFLAGS) -o $@ $(VERIFYOBJ) lib/libsbx.a
 
 test/tools/hostile-env: test/tools/hostile-env.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ test/tools/hostile-env.c
@@ -92,6 +98,6 @@ uninstall:
 
 clean:
 	rm -f $(LIBOBJ) lib/libsbx.a $(BIN) $(BIN:=.o) $(RUNOBJ) $(WATCHOBJ) $(PORTSOBJ) \
-		$(TESTTOOLS)
+		$(VERIFYOBJ) $(TESTTOOLS)
 
 .PHONY: all check lint demo install uninstall clean

@@ -1,0 +1,226 @@
+/*
+ * sbx-verify: a live isolation audit of the session's sandbox.  Every
+ * check has a control that would make it fail if its guarantee did not
+ * hold, and the whole audit costs at most three sbx invocations: the one
+ * `sbx exec` that runs every in-sandbox probe (through sbx-run, the very
+ * transport of the session), and the port listing (twice only the first
+ * time a newer sbx port dialect is met).  It never creates a sandbox.
+ */
+#include <err.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sbx.h"
+#include "sbx-verify.h"
+
+#define EX_NORUN	2	/* the audit itself could not run */
+
+extern char **environ;
+
+static void SBX_DEAD
+usage(void)
+{
+	fprintf(stderr, "usage: sbx-verify [-jt] [-s name]\n");
+	exit(SBX_EX_USAGE);
+}
+
+static void
+jstr(const char *s)
+{
+	putchar('"');
+	for (; *s != '\0'; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", (unsigned char)*s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static void
+report(const struct result *r, int jflag, int tflag)
+{
+	static const char *const word[] = { "PASS", "FAIL", "SKIP" };
+	static const char *const json[] = { "pass", "fail", "skip" };
+	int i;
+
+	if (tflag)
+		printf("1..%d\n", NCHECKS);
+	for (i = 0; i < NCHECKS; i++) {
+		if (jflag) {
+			printf("{\"check\":\"%s\",\"result\":\"%s\","
+			    "\"evidence\":", r[i].name, json[r[i].verdict]);
+			jstr(r[i].evidence);
+			printf("}\n");
+		} else if (tflag) {
+			if (r[i].verdict == SKIP)
+				printf("ok %d - %s # SKIP %s\n", i + 1,
+				    r[i].name, r[i].evidence);
+			else
+				printf("%s %d - %s: %s\n", r[i].verdict == PASS ?
+				    "ok" : "not ok", i + 1, r[i].name,
+				    r[i].evidence);
+		} else
+			printf("%s %s: %s\n", word[r[i].verdict], r[i].name,
+			    r[i].evidence);
+	}
+}
+
+/* Does `sbx ls --json` list the sandbox?  1 yes, 0 no, -1 unknown. */
+static int
+exists(struct audit *a, char **env)
+{
+	char *av[] = { a->sbx, "ls", "--json", NULL };
+	const struct sbx_json *s, *list;
+	struct sbx_json *j;
+	struct sbx_cmd c;
+	const char *json, *errstr, *n;
+	size_t off;
+	int found = -1;
+
+	memset(&c, 0, sizeof(c));
+	c.argv = av;
+	c.envp = env;
+	c.timeout = (int)sbx_conf_num("DOCKER_SANDBOX_TIMEOUT", 120, 0, 86400);
+	c.newpgrp = 1;
+	c.capture_out = 1;
+	c.capture_err = 1;
+	if (sbx_cmd_run(&c) == -1)
+		return -1;
+	a->calls++;
+	if (c.status == 0 && (json = sbx_json_find(c.out.data ? c.out.data :
+	    "", c.out.len, &off)) != NULL && (j = sbx_json_parse(json,
+	    c.out.len - off, &errstr)) != NULL) {
+		if ((list = sbx_json_get(j, "sandboxes")) != NULL &&
+		    list->type == SBX_JARR) {
+			found = 0;
+			for (s = list->child; s != NULL; s = s->next)
+				if ((n = sbx_json_str(s, "name")) != NULL &&
+				    strcmp(n, a->name) == 0)
+					found = 1;
+		}
+		sbx_json_free(j);
+	}
+	sbx_cmd_free(&c);
+	return found;
+}
+
+/* The probe did not complete: say why and exit 2. */
+static void SBX_DEAD
+norun(struct audit *a, char **env)
+{
+	int e;
+
+	e = exists(a, env);
+	probe_cleanup(a);
+	if (e == 0)
+		errx(EX_NORUN, "sandbox %s does not exist (the audit never "
+		    "creates one)", a->name);
+	if (a->err.len > 0)
+		(void)sbx_writeall(STDERR_FILENO, a->err.data, a->err.len);
+	errx(EX_NORUN, "sandbox %s: the probes did not complete (status %d)",
+	    a->name, a->status);
+}
+
+int
+main(int argc, char *argv[])
+{
+	static struct audit a;
+	struct sbx_envpolicy pol;
+	struct sbx_portcli pc;
+	struct result r[NCHECKS];
+	const char *errstr, *td;
+	char **env;
+	int ch, i, jflag = 0, tflag = 0, rv = SBX_EX_OK;
+
+	a.argv0 = argv[0];
+	opterr = 0;
+	while ((ch = getopt(argc, argv, "+js:t")) != -1) {
+		switch (ch) {
+		case 'j':
+			jflag = 1;
+			tflag = 0;
+			break;
+		case 's':
+			a.name = optarg;
+			break;
+		case 't':
+			tflag = 1;
+			jflag = 0;
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc != 0)
+		usage();
+	if (a.name == NULL)
+		a.name = sbx_conf_str("DOCKER_SANDBOX");
+	if (a.name == NULL)
+		errx(SBX_EX_USAGE, "no sandbox: give -s name or set "
+		    "DOCKER_SANDBOX");
+	if (!sbx_name_valid(a.name))
+		errx(SBX_EX_USAGE, "invalid sandbox name: want "
+		    "[A-Za-z0-9][A-Za-z0-9.-]{1,62}, not \"default\"");
+	if ((td = sbx_conf_str("DOCKER_SANDBOX_TEARDOWN")) != NULL &&
+	    strcmp(td, "remove") != 0 && strcmp(td, "stop") != 0 &&
+	    strcmp(td, "none") != 0)
+		errx(SBX_EX_USAGE, "DOCKER_SANDBOX_TEARDOWN: expected remove, "
+		    "stop or none");
+	(void)sbx_conf_bool("DOCKER_SANDBOX_ENV_PASSTHROUGH", 0);
+
+	if (sbx_env_policy(&pol, NULL, 0) == -1 ||
+	    (env = sbx_env_build(environ, &pol)) == NULL)
+		err(EX_NORUN, NULL);
+	if (sbx_cli_find(environ, a.sbx, sizeof(a.sbx)) == -1)
+		errx(EX_NORUN, "sbx: not found on PATH, in /opt/homebrew/bin or "
+		    "/usr/local/bin (set DOCKER_SANDBOX_SBX)");
+	if (sbx_sibling(a.argv0, environ, "sbx-run", a.run, sizeof(a.run))
+	    == -1)
+		errx(EX_NORUN, "sbx-run: not found beside sbx-verify or on "
+		    "PATH");
+	if ((a.dfd = sbx_state_open(a.statedir, sizeof(a.statedir))) == -1)
+		exit(EX_NORUN);
+
+	probe_prepare(&a);
+	if (probe_run(&a) == -1)
+		norun(&a, env);
+
+	memset(&pc, 0, sizeof(pc));
+	pc.sbx = a.sbx;
+	pc.env = env;
+	pc.name = a.name;
+	pc.timeout = (int)sbx_conf_num("DOCKER_SANDBOX_TIMEOUT", 120, 0,
+	    86400);
+	pc.dfd = a.dfd;
+	if (sbx_portcli_list(&pc, &a.ports, &errstr) == 0)
+		a.portsok = 1;
+	else
+		snprintf(a.portserr, sizeof(a.portserr), "%s%s%.300s", errstr,
+		    pc.err.len ? ": " : "", pc.err.len ? pc.err.data : "");
+	a.calls += pc.calls;
+
+	memset(r, 0, sizeof(r));
+	run_checks(&a, r);
+	probe_cleanup(&a);
+	report(r, jflag, tflag);
+	for (i = 0; i < NCHECKS; i++)
+		if (r[i].verdict == FAIL)
+			rv = SBX_EX_FAIL;
+	sbx_portcli_free(&pc);
+	sbx_ports_free(&a.ports);
+	sbx_buf_free(&a.out);
+	sbx_buf_free(&a.err);
+	sbx_env_policy_free(&pol);
+	free(env);
+	if (sbx_fshut() == -1)
+		err(EX_NORUN, "stdout");
+	return rv;
+}
