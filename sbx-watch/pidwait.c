@@ -4,7 +4,8 @@
  * macOS and the BSDs: a kqueue with EVFILT_PROC NOTE_EXIT, made after the
  * last fork (a kqueue does not survive fork).  Elsewhere, or when either
  * fails, there is no descriptor and the caller polls kill(pid, 0) with
- * the start time, as sbx_proc_alive does.
+ * the start time, as sbx_proc_alive does.  Built with SBX_WATCH_POLL_ONLY
+ * it always polls, so the fallback is tested on Linux too.
  */
 #if defined(__linux__)
 #define _DEFAULT_SOURCE		/* syscall(2) */
@@ -18,7 +19,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#if defined(__linux__)
+#if defined(SBX_WATCH_POLL_ONLY)
+/* a build for tests and benchmarks of the portable fallback */
+#elif defined(__linux__)
 #include <sys/syscall.h>
 #if !defined(SYS_pidfd_open)
 #define SYS_pidfd_open	434	/* the same number on every architecture */

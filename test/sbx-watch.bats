@@ -7,6 +7,15 @@ load helper
 N=pi-sbx-4242-abcd1234
 USAGE="usage: sbx-watch [-k] [-m remove|stop|none] [-f fd | -p pid] name"
 
+setup_file() {
+	# the portable fallback (kill(2) polling), built for one test
+	cc -D_POSIX_C_SOURCE=200809L -DSBX_WATCH_POLL_ONLY -std=c99 -O2 \
+	    -Wall -Wextra -Werror -I"$BATS_TEST_DIRNAME/../lib" \
+	    -o "$BATS_FILE_TMPDIR/sbx-watch-poll" \
+	    "$BATS_TEST_DIRNAME"/../sbx-watch/*.c \
+	    "$BATS_TEST_DIRNAME/../lib/libsbx.a"
+}
+
 setup() {
 	common_setup
 	W="$TOP/sbx-watch/sbx-watch"
@@ -177,6 +186,28 @@ finished() {
 	[ ! -e "$SBX_STATE_DIR/$N.lock" ]
 	[ ! -e "$SBX_STATE_DIR/$N.failed" ]
 	[ ! -e "$SBX_STUB_DIR/sandboxes/$N" ]
+}
+
+@test "sbx-watch: the portable build (kill(2) polling) also sees a kill -9, once" {
+	provisioned "$N"
+	session
+	"$BATS_FILE_TMPDIR/sbx-watch-poll" -p "$SESSION" "$N"
+	wp=$(watcher_pid "$N")
+	[ -z "$(ls -l "/proc/$wp/fd" | grep 'anon_inode:\[pidfd\]')" ]
+	sleep 0.2
+	! dead "$wp"
+	kill -9 "$SESSION"
+	finished "$wp"
+	[ "$(stub_count)" -eq 1 ]
+	[ "$(stub_argv 1 | tr '\n' ' ')" = "rm --force $N " ]
+}
+
+@test "sbx-watch: the Linux build waits on a pidfd, not by polling" {
+	provisioned "$N"
+	session
+	"$W" -p "$SESSION" "$N"
+	wp=$(watcher_pid "$N")
+	ls -l "/proc/$wp/fd" | grep -q 'anon_inode:\[pidfd\]'
 }
 
 @test "sbx-watch: kill -9 of the session's whole process group: one teardown, the watcher survives it" {
