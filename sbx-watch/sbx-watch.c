@@ -161,7 +161,7 @@ watcher(struct watch *w, int readyfd, pid_t owner,
 }
 
 /* fork, setsid, fork; the first process waits for the watcher's word. */
-static int
+static void
 detach(struct watch *w, pid_t owner, unsigned long long ownerstart)
 {
 	struct ready r;
@@ -207,7 +207,6 @@ detach(struct watch *w, pid_t owner, unsigned long long ownerstart)
 		r.what[sizeof(r.what) - 1] = '\0';
 		err(SBX_EX_FAIL, "%s", r.what);
 	}
-	return SBX_EX_OK;
 }
 
 /* A name fit for a message: printable ASCII, at most 80 characters. */
@@ -330,9 +329,11 @@ main(int argc, char *argv[])
 	if ((w.dfd = sbx_state_open(statedir, sizeof(statedir))) == -1)
 		exit(SBX_EX_FAIL);
 	snprintf(lock, sizeof(lock), "%s.lock", w.name);
-	if ((holder = sbx_lock_holder(w.dfd, lock)) > 0)
-		return SBX_EX_OK;	/* already watched */
-	if (holder == -1)
+	if ((holder = sbx_lock_holder(w.dfd, lock)) == -1)
 		err(SBX_EX_FAIL, "%s/%s", statedir, lock);
-	return detach(&w, owner, ownerstart);
+	if (holder == 0)
+		detach(&w, owner, ownerstart);
+	/* else: already watched */
+	free(w.envp);
+	return SBX_EX_OK;
 }

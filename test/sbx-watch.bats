@@ -8,12 +8,17 @@ N=pi-sbx-4242-abcd1234
 USAGE="usage: sbx-watch [-k] [-m remove|stop|none] [-f fd | -p pid] name"
 
 setup_file() {
-	# the portable fallback (kill(2) polling), built for one test
-	cc -D_POSIX_C_SOURCE=200809L -DSBX_WATCH_POLL_ONLY -std=c99 -O2 \
-	    -Wall -Wextra -Werror -I"$BATS_TEST_DIRNAME/../lib" \
-	    -o "$BATS_FILE_TMPDIR/sbx-watch-poll" \
-	    "$BATS_TEST_DIRNAME"/../sbx-watch/*.c \
-	    "$BATS_TEST_DIRNAME/../lib/libsbx.a"
+	# the portable fallback (kill(2) polling), built for one test; a
+	# sanitizer build of libsbx.a needs the sanitizers at link time
+	local top="$BATS_TEST_DIRNAME/.." san
+	for san in "" "-fsanitize=address,undefined"; do
+		cc -D_POSIX_C_SOURCE=200809L -DSBX_WATCH_POLL_ONLY -std=c99 \
+		    -O2 -Wall -Wextra -Werror $san -I"$top/lib" \
+		    -o "$BATS_FILE_TMPDIR/sbx-watch-poll" \
+		    "$top"/sbx-watch/*.c "$top/lib/libsbx.a" 2>/dev/null &&
+		    return 0
+	done
+	return 1
 }
 
 setup() {
