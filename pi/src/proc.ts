@@ -4,12 +4,19 @@
  * output is kept (bounded) and can be streamed as it comes.
  */
 import { spawn } from "node:child_process";
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 export interface RunOptions {
 	signal?: AbortSignal;
 	/** called with everything printed so far (stdout and stderr interleaved), at most every 250 ms */
 	onOutput?: (text: string) => void;
-	/** written to the child's stdin, which is /dev/null otherwise */
+	/**
+	 * the child's stdin, which is /dev/null otherwise: given as an unlinked
+	 * regular file, so a reader may also open it as /dev/stdin (it cannot
+	 * when it is node's socketpair)
+	 */
 	input?: string;
 	env?: NodeJS.ProcessEnv;
 }
@@ -72,12 +79,14 @@ export function runProgram(path: string, args: string[], opts: RunOptions = {}):
 	const what = path.slice(path.lastIndexOf("/") + 1);
 	if (opts.signal?.aborted) return Promise.reject(new Cancelled(what));
 	return new Promise((resolve, reject) => {
+		const inFd = opts.input === undefined ? undefined : inputFile(opts.input);
 		const child = spawn(path, args, {
 			detached: true, // its own process group: kill(-pid) reaches everything under it
-			stdio: [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+			stdio: [inFd ?? "ignore", "pipe", "pipe"],
 			env: opts.env ?? process.env,
 			windowsHide: true,
 		});
+		if (inFd !== undefined) closeSync(inFd);
 		const out = new Tail();
 		const err = new Tail();
 		const both = new Tail();
@@ -114,13 +123,6 @@ export function runProgram(path: string, args: string[], opts: RunOptions = {}):
 		};
 		opts.signal?.addEventListener("abort", onAbort, { once: true });
 
-		if (opts.input !== undefined && child.stdin) {
-			child.stdin.on("error", () => {
-				/* the child may exit without reading */
-			});
-			child.stdin.end(opts.input);
-		}
-
 		child.on("error", (e) => {
 			opts.signal?.removeEventListener("abort", onAbort);
 			if (updTimer) clearTimeout(updTimer);
@@ -141,6 +143,18 @@ export function runProgram(path: string, args: string[], opts: RunOptions = {}):
 			resolve({ code: status, stdout: out.text(), stderr: err.text(), output: both.text() });
 		});
 	});
+}
+
+/** A descriptor of a private file holding text, already unlinked. */
+function inputFile(text: string): number {
+	const dir = mkdtempSync(join(tmpdir(), "sbx-pi-"));
+	try {
+		const f = join(dir, "stdin");
+		writeFileSync(f, text, { mode: 0o600 });
+		return openSync(f, "r");
+	} finally {
+		rmSync(dir, { recursive: true, force: true });
+	}
 }
 
 function signalNumber(sig: NodeJS.Signals | null): number {

@@ -85,10 +85,12 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 			const r = await s.program("sbx-verify", ["-s", name], { signal, what: "sbx-verify", allowFail: true });
 			if (r.code !== 0 && r.code !== 1) throw failure("sbx-verify", r);
 			const out = r.stdout.trim();
-			const fails = out.split("\n").filter((l) => l.startsWith("FAIL")).length;
-			const footer = r.code === 0 ? "All isolation checks passed." : `${fails || "some"} check(s) FAILED: do not rely on this sandbox until resolved.`;
+			const count = (w: string) => out.split("\n").filter((l) => l.startsWith(`${w} `)).length;
+			const [passed, fails, skipped] = [count("PASS"), count("FAIL"), count("SKIP")];
+			const tally = `${passed} passed, ${fails} failed${skipped ? `, ${skipped} skipped (not applicable in this mode)` : ""}`;
+			const footer = r.code === 0 ? `All isolation checks passed (${tally}).` : `${tally}: do not rely on this sandbox until the failures are resolved.`;
 			const warn = r.stderr.trim() ? `\n${r.stderr.trim()}` : "";
-			return result(`Isolation audit for sandbox "${name}"\n${out}${warn}\n${footer}`, { sandbox: name, passed: r.code === 0, failed: fails });
+			return result(`Isolation audit for sandbox "${name}"\n${out}${warn}\n${footer}`, { sandbox: name, ok: r.code === 0, passed, failed: fails, skipped });
 		},
 	});
 

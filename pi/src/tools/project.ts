@@ -38,16 +38,17 @@ const VERBS: Record<string, { run: string[]; flags: Record<string, false | RegEx
 };
 const CHANGES_PORTS = new Set(["up", "down", "restart", "stop", "start"]);
 
-/** extraArgs checked against the verb's allow-list; services are plain names. */
-export function checkExtraArgs(action: string, extra: string[]): string[] {
+/** extraArgs checked against the verb's allow-list: its options, and service names (plain names). */
+export function checkExtraArgs(action: string, extra: string[]): { opts: string[]; services: string[] } {
 	const allowed = VERBS[action].flags;
 	const out: string[] = [];
+	const services: string[] = [];
 	for (let i = 0; i < extra.length; i++) {
 		const a = String(extra[i]);
 		if (/[\0-\x1f\x7f]/.test(a)) throw new Error("docker compose: extraArgs must not contain control characters");
 		if (!a.startsWith("-")) {
 			if (!SERVICE_RE.test(a)) throw new Error(`docker compose: "${a}" is not a service name`);
-			out.push(a);
+			services.push(a);
 			continue;
 		}
 		const eq = a.indexOf("=");
@@ -64,7 +65,7 @@ export function checkExtraArgs(action: string, extra: string[]): string[] {
 		if (value === undefined || !rule.test(String(value))) throw new Error(`docker compose ${action}: bad value for ${flag}: "${value ?? ""}"`);
 		out.push(flag, String(value));
 	}
-	return out;
+	return { opts: out, services };
 }
 
 /** The compose file: given (in the workspace) or the first of the usual names in the workspace root. */
@@ -159,7 +160,7 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 			const action = (params.action ?? "up").trim().toLowerCase();
 			const verb = VERBS[action];
 			if (!verb) throw new Error(`docker compose: action "${params.action}" is not allowed (use ${Object.keys(VERBS).join(", ")})`);
-			const extra = checkExtraArgs(action, params.extraArgs ?? []);
+			const { opts: extra, services: more } = checkExtraArgs(action, params.extraArgs ?? []);
 			const svc: string[] = [];
 			if (params.service !== undefined && params.service.trim() !== "") {
 				const v = safeArg(params.service.trim(), "service");
@@ -174,18 +175,20 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 			const base = ["compose", "-f", file];
 			let input: string | undefined;
 			if (action === "up") {
-				// every container compose creates gets the label, through an override read from stdin
+				// every container compose creates gets the label, through an override file read from stdin
+				// (compose v1 takes no "-f -"; /dev/stdin works for v1 and v2)
 				const r = await s.docker([...base, "config", "--services"], { signal, what: "docker compose config" });
 				const services = r.stdout.split("\n").map((l) => l.trim()).filter((l) => SERVICE_RE.test(l));
 				if (services.length) {
 					const o: Record<string, unknown> = {};
 					for (const n of services) o[n] = { labels: { "com.pi.sandbox": "true" } };
 					input = JSON.stringify({ services: o }) + "\n";
-					base.push("-f", "-");
+					base.push("-f", "/dev/stdin");
 				}
 			}
 			const head = `compose ${action} (${file})`;
-			const r = await s.docker([...base, ...run, ...svc, ...extra], {
+			// options first, then services: compose v1 takes them in that order only
+			const r = await s.docker([...base, ...run, ...extra, ...svc, ...more], {
 				signal,
 				input,
 				what: `docker compose ${action}`,
