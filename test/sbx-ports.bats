@@ -1,0 +1,328 @@
+#!/usr/bin/env bats
+# sbx-ports: arguments, output and sbx calls against the recording
+# stand-in (tier 1), then end to end against the simulator (tier 2):
+# real daemons, real forwarders, curl from the host.
+
+load helper
+load sim-setup
+
+setup() {
+	common_setup
+	export PATH="$TOP/sbx-ports:$TOP/sbx-verify:$PATH"
+	export DOCKER_SANDBOX=pi-sbx-1-ports001
+	stub_sandbox pi-sbx-1-ports001
+}
+
+teardown() {
+	sim_test_teardown
+}
+
+# ---------------------------------------------------------------- tier 1
+
+@test "usage: no verb, an unknown verb, an unknown flag, operands to ls and sync" {
+	for args in "" "frob" "-Z ls" "ls x" "sync x" "publish" "unpublish"; do
+		# shellcheck disable=SC2086
+		run -64 --separate-stderr sbx-ports $args
+		[ -z "$output" ] || fail "stdout for '$args': $output"
+		[ "${stderr_lines[0]}" = "usage: sbx-ports [-j] [-s name] ls | publish spec ... | unpublish spec ... | sync" ] ||
+		    fail "stderr for '$args': $stderr"
+	done
+	[ "$(stub_count)" -eq 0 ]
+}
+
+@test "specs are parsed strictly before any sbx call: publish foo 70000 exits 64" {
+	for spec in foo 70000 0 -1 +80 8080/sctp 1:2:3 :80 80: 8080/ 99999:80 \
+	    "8080 " 0x50 80/TCP 127.0.0.1:80:80; do
+		run -64 --separate-stderr sbx-ports publish "$spec"
+		[[ $stderr == "sbx-ports: $spec: "* ]] || fail "spec '$spec': $stderr"
+	done
+	run -64 --separate-stderr sbx-ports publish 8080 foo 70000
+	[[ $stderr == "sbx-ports: foo: sandbox port is not a number"* ]]
+	run -64 --separate-stderr sbx-ports unpublish 65536
+	[[ $stderr == *"sandbox port is out of range"* ]]
+	[ "$(stub_count)" -eq 0 ]
+}
+
+@test "the sandbox name: -s, else DOCKER_SANDBOX, validated" {
+	unset DOCKER_SANDBOX
+	run -64 --separate-stderr sbx-ports ls
+	[[ $stderr == "sbx-ports: no sandbox: give -s name or set DOCKER_SANDBOX" ]]
+	run -64 --separate-stderr sbx-ports -s -bad ls
+	[[ $stderr == "sbx-ports: invalid sandbox name"* ]]
+	run -64 --separate-stderr sbx-ports -s default ls
+	[ "$(stub_count)" -eq 0 ]
+}
+
+@test "ls: one URL per mapping, udp and ::1 included (golden)" {
+	cat >"$SBX_STUB_DIR/out.ports" <<-'EOF'
+	[{"host_ip":"127.0.0.1","host_port":8080,"sandbox_port":8080,"protocol":"tcp"},{"host_ip":"::1","host_port":8080,"sandbox_port":8080,"protocol":"tcp6"},{"host_ip":"127.0.0.1","host_port":5353,"sandbox_port":53,"protocol":"udp4"},{"host_ip":"0.0.0.0","host_port":9000,"sandbox_port":9000,"protocol":"tcp"}]
+	EOF
+	run -0 --separate-stderr sbx-ports ls
+	[ "$output" = "http://127.0.0.1:8080/ -> 8080/tcp
+http://[::1]:8080/ -> 8080/tcp
+udp://127.0.0.1:5353 -> 53/udp
+http://127.0.0.1:9000/ -> 9000/tcp (bound to 0.0.0.0, not loopback)" ]
+	[ "$(stub_argv 1 | tr '\n' ' ')" = "ports --json pi-sbx-1-ports001 " ]
+	run -0 --separate-stderr sbx-ports -j ls
+	[ "${lines[0]}" = '{"url":"http://127.0.0.1:8080/","host_ip":"127.0.0.1","host_port":8080,"sandbox_port":8080,"protocol":"tcp"}' ]
+	[ "${lines[2]}" = '{"url":"udp://127.0.0.1:5353","host_ip":"127.0.0.1","host_port":5353,"sandbox_port":53,"protocol":"udp"}' ]
+	[ "${lines[3]}" = '{"url":"http://127.0.0.1:9000/","host_ip":"0.0.0.0","host_port":9000,"sandbox_port":9000,"protocol":"tcp","loopback":false}' ]
+}
+
+@test "ls: no mappings (empty output or []) prints nothing" {
+	run -0 sbx-ports ls
+	[ -z "$output" ]
+	echo '[]' >"$SBX_STUB_DIR/out.ports"
+	run -0 sbx-ports ls
+	[ -z "$output" ]
+}
+
+@test "sbx's answer that the sandbox is missing, and other failures, exit 1" {
+	echo 1 >"$SBX_STUB_DIR/rc.ports"
+	echo "ERROR: no sandbox named 'pi-sbx-1-ports001'" >"$SBX_STUB_DIR/err.ports"
+	run -1 --separate-stderr sbx-ports ls
+	[[ $stderr == *"sbx-ports: sandbox pi-sbx-1-ports001 does not exist" ]]
+	echo 'ERROR: boom' >"$SBX_STUB_DIR/err.ports"
+	run -1 --separate-stderr sbx-ports ls
+	[[ $stderr == *"ERROR: boom"*"failed (exit 1)" ]]
+	rm "$SBX_STUB_DIR/rc.ports"
+	echo 'not json' >"$SBX_STUB_DIR/out.ports"
+	run -1 --separate-stderr sbx-ports ls
+	[[ $stderr == *"no JSON"* ]]
+}
+
+@test "dialect: sbx port ls is tried once when ports is unknown, then cached" {
+	echo 1 >"$SBX_STUB_DIR/rc.ports"
+	echo 'ERROR: unknown command "ports" for "sbx"' >"$SBX_STUB_DIR/err.ports"
+	echo '[{"host_ip":"127.0.0.1","host_port":3000,"sandbox_port":3000,"protocol":"tcp"}]' >"$SBX_STUB_DIR/out.port"
+	run -0 sbx-ports ls
+	[ "$output" = "http://127.0.0.1:3000/ -> 3000/tcp" ]
+	[ "$(stub_argv 1 | tr '\n' ' ')" = "ports --json pi-sbx-1-ports001 " ]
+	[ "$(stub_argv 2 | tr '\n' ' ')" = "port ls --json pi-sbx-1-ports001 " ]
+	run -0 sbx-ports ls
+	[ "$(stub_count)" -eq 3 ]
+	[ "$(stub_argv 3 | tr '\n' ' ')" = "port ls --json pi-sbx-1-ports001 " ]
+	[ "$(cat "$SBX_STATE_DIR/sbx-port-dialect")" = port ]
+	# the newer dialect publishes and unpublishes with two verbs
+	run -0 sbx-ports publish 3001:3001 2>&1
+	[ "$(stub_argv 5 | tr '\n' ' ')" = "port publish pi-sbx-1-ports001 127.0.0.1:3001:3001/tcp " ]
+	run -0 sbx-ports unpublish 3000
+	[ "$(stub_argv 7 | tr '\n' ' ')" = "port unpublish pi-sbx-1-ports001 127.0.0.1:3000:3000/tcp " ]
+}
+
+@test "publish: same host port when free and >= 1024, ephemeral below 1024, all in one call" {
+	run -0 --separate-stderr sbx-ports publish 18431 80 5353/udp 19999:81
+	[ "${lines[0]}" = "http://127.0.0.1:18431/ -> 18431/tcp" ]
+	[[ ${lines[1]} =~ ^http://127\.0\.0\.1:([0-9]+)/\ -\>\ 80/tcp\ \(ephemeral:\ sandbox\ port\ 80\ is\ below\ 1024\)$ ]]
+	eph=${BASH_REMATCH[1]}
+	[ "$eph" -ge 1024 ]
+	[ "${lines[2]}" = "udp://127.0.0.1:5353 -> 5353/udp" ]
+	[ "${lines[3]}" = "http://127.0.0.1:19999/ -> 81/tcp" ]
+	[ "$(stub_count)" -eq 2 ]
+	[ "$(stub_argv 2 | tr '\n' ' ')" = "ports --publish 127.0.0.1:18431:18431/tcp --publish 127.0.0.1:$eph:80/tcp --publish 127.0.0.1:5353:5353/udp --publish 127.0.0.1:19999:81/tcp pi-sbx-1-ports001 " ]
+}
+
+@test "publish: a host port taken on the host gives an ephemeral one and says so" {
+	command -v socat >/dev/null || skip_or_fail "socat is not installed"
+	socat TCP4-LISTEN:18432,bind=127.0.0.1,reuseaddr,fork /dev/null &
+	echo $! >>"$BATS_TEST_TMPDIR/pids"
+	sim_wait_listen 18432
+	run -0 --separate-stderr sbx-ports -j publish 18432
+	[[ $output =~ \"host_port\":([0-9]+) ]]
+	[ "${BASH_REMATCH[1]}" != 18432 ]
+	[[ $output == *'"sandbox_port":18432,"protocol":"tcp","ephemeral":true,"reason":"host port taken"}' ]]
+}
+
+@test "publish: a mapping already there is reported, not published again" {
+	echo '[{"host_ip":"127.0.0.1","host_port":18433,"sandbox_port":18433,"protocol":"tcp"}]' >"$SBX_STUB_DIR/out.ports"
+	run -0 sbx-ports publish 18433
+	[ "$output" = "http://127.0.0.1:18433/ -> 18433/tcp" ]
+	[ "$(stub_count)" -eq 1 ]
+}
+
+@test "unpublish: every mapping of the sandbox port, with its own address; none is no error" {
+	echo '[{"host_ip":"127.0.0.1","host_port":8080,"sandbox_port":8000,"protocol":"tcp"},{"host_ip":"::1","host_port":8080,"sandbox_port":8000,"protocol":"tcp"},{"host_ip":"127.0.0.1","host_port":8081,"sandbox_port":8001,"protocol":"tcp"}]' >"$SBX_STUB_DIR/out.ports"
+	run -0 sbx-ports unpublish 8000
+	[ "$(stub_argv 2 | tr '\n' ' ')" = "ports --unpublish 127.0.0.1:8080:8000/tcp --unpublish [::1]:8080:8000/tcp pi-sbx-1-ports001 " ]
+	run -0 sbx-ports unpublish 9999:8001 4444/udp
+	[ "$(stub_count)" -eq 3 ]
+}
+
+@test "sync: VM ports from docker ps through sbx-run, one publish call, then nothing to do" {
+	cat >"$SBX_STUB_DIR/out.exec" <<-'EOF'
+	{"ID":"a1","Names":"web","Ports":"0.0.0.0:18434->8000/tcp, :::18434->8000/tcp","State":"running"}
+	{"ID":"a2","Names":"dns","Ports":"0.0.0.0:18435->53/udp, 9000/tcp","State":"running"}
+	{"ID":"a3","Names":"plain","Ports":"","State":"running"}
+	{"ID":"a4","Names":"low","Ports":"[::]:80->80/tcp","State":"running"}
+	EOF
+	run -0 --separate-stderr sbx-ports sync
+	[ "${lines[0]}" = "http://127.0.0.1:18434/ -> 18434/tcp" ]
+	[ "${lines[1]}" = "udp://127.0.0.1:18435 -> 18435/udp" ]
+	[[ ${lines[2]} =~ ^http://127\.0\.0\.1:([0-9]+)/\ -\>\ 80/tcp\ \(ephemeral: ]]
+	eph=${BASH_REMATCH[1]}
+	[ "$(stub_count)" -eq 3 ]
+	[ "$(stub_argv 1 | tr '\n' ' ')" = "ports --json pi-sbx-1-ports001 " ]
+	[ "$(stub_argv 2 | tr '\n' ' ')" = "exec pi-sbx-1-ports001 -- docker -H unix:///var/run/docker.sock ps --format {{json .}} " ]
+	[ "$(stub_argv 3 | tr '\n' ' ')" = "ports --publish 127.0.0.1:18434:18434/tcp --publish 127.0.0.1:18435:18435/udp --publish 127.0.0.1:$eph:80/tcp pi-sbx-1-ports001 " ]
+	# sbx now lists them: the second sync publishes and unpublishes nothing
+	printf '[{"host_ip":"127.0.0.1","host_port":18434,"sandbox_port":18434,"protocol":"tcp"},{"host_ip":"127.0.0.1","host_port":18435,"sandbox_port":18435,"protocol":"udp"},{"host_ip":"127.0.0.1","host_port":%s,"sandbox_port":80,"protocol":"tcp"}]\n' "$eph" >"$SBX_STUB_DIR/out.ports"
+	run -0 sbx-ports sync
+	[ "$(stub_count)" -eq 5 ]
+	[ "${#lines[@]}" -eq 3 ]
+	# the container on 18434 goes: its mapping goes, a hand-made one stays
+	sed -i '/"web"/d' "$SBX_STUB_DIR/out.exec"
+	printf '[{"host_ip":"127.0.0.1","host_port":18434,"sandbox_port":18434,"protocol":"tcp"},{"host_ip":"127.0.0.1","host_port":18435,"sandbox_port":18435,"protocol":"udp"},{"host_ip":"127.0.0.1","host_port":%s,"sandbox_port":80,"protocol":"tcp"},{"host_ip":"127.0.0.1","host_port":3000,"sandbox_port":3000,"protocol":"tcp"}]\n' "$eph" >"$SBX_STUB_DIR/out.ports"
+	run -0 sbx-ports sync
+	[ "$(stub_count)" -eq 8 ]
+	[ "$(stub_argv 8 | tr '\n' ' ')" = "ports --unpublish 127.0.0.1:18434:18434/tcp pi-sbx-1-ports001 " ]
+}
+
+@test "sync: docker ps failing, or bad JSON from it, exits 1 and changes nothing" {
+	echo 1 >"$SBX_STUB_DIR/rc.exec"
+	run -1 --separate-stderr sbx-ports sync
+	[[ $stderr == *"docker ps failed (exit 1)"* ]]
+	rm "$SBX_STUB_DIR/rc.exec"
+	echo '{"Ports":' >"$SBX_STUB_DIR/out.exec"
+	run -1 --separate-stderr sbx-ports sync
+	[[ $stderr == *"sbx-ports: sandbox pi-sbx-1-ports001: docker ps: "* ]]
+	[ "$(stub_count ports)" -eq 2 ]
+}
+
+@test "sync never creates a sandbox" {
+	unset DOCKER_SANDBOX
+	echo '[]' >"$SBX_STUB_DIR/out.ports"
+	run -1 sbx-ports -s pi-sbx-1-absent01 sync
+	[ "$(stub_count create)" -eq 0 ]
+}
+
+@test "a full stdout is an error" {
+	echo '[{"host_ip":"127.0.0.1","host_port":8080,"sandbox_port":8080,"protocol":"tcp"}]' >"$SBX_STUB_DIR/out.ports"
+	run bash -c 'sbx-ports ls >/dev/full'
+	[ "$status" -eq 1 ]
+	[[ $output == *"sbx-ports: stdout"* ]]
+}
+
+# ---------------------------------------------------------------- tier 2
+
+@test "sim: -p 8080:8000, -p 9000:80 and a bare -p 8000 each give a URL curl fetches" {
+	sim_sandbox p1
+	sim_web p1 a1 -p 8080:8000 8000
+	sim_web p1 a2 -p 9000:80 80
+	sim_web p1 a3 -p 8000 8000
+	run -0 --separate-stderr sbx-ports -s "$SIM_SB" sync
+	[ "${#lines[@]}" -eq 3 ]
+	for l in "${lines[@]}"; do
+		url=${l%% *}
+		run -0 curl -fsS --max-time 5 "$url"
+		[ "$output" = "<h1>hello from busybox:local</h1>" ] || fail "$url: $output"
+	done
+}
+
+@test "sim: a VM port below 1024 and a host port taken on the host get working ephemeral ports" {
+	sim_sandbox p1
+	sim_free_port
+	taken=$SIM_PORT
+	socat TCP4-LISTEN:"$taken",bind=127.0.0.1,reuseaddr,fork /dev/null &
+	echo $! >>"$BATS_TEST_TMPDIR/pids"
+	sim_wait_listen "$taken"
+	sim_web p1 b1 -p 80:80 80
+	sim_web p1 b2 -p "$taken:$taken" "$taken"
+	run -0 --separate-stderr sbx-ports -s "$SIM_SB" sync
+	l80=$(printf '%s\n' "${lines[@]}" | grep ' -> 80/tcp ')
+	lt=$(printf '%s\n' "${lines[@]}" | grep " -> $taken/tcp ")
+	[[ $l80 == *"(ephemeral: sandbox port 80 is below 1024)" ]]
+	[[ $lt == *"(ephemeral: host port $taken is taken)" ]]
+	for url in "${l80%% *}" "${lt%% *}"; do
+		run -0 curl -fsS --max-time 5 "$url"
+		[ "$output" = "<h1>hello from busybox:local</h1>" ]
+	done
+}
+
+@test "sim: a udp echo round trip" {
+	sim_sandbox p1
+	sim_free_port udp
+	vm=$SIM_PORT
+	run -0 sbx-run -s "$SIM_SB" run -d --name u1 -v /usr:/usr:ro -v /lib:/lib:ro \
+	    -v /lib64:/lib64:ro -p "$vm:5000/udp" busybox:local \
+	    /usr/bin/socat UDP4-LISTEN:5000,fork PIPE
+	run -0 --separate-stderr sbx-ports -s "$SIM_SB" sync
+	line=$(printf '%s\n' "${lines[@]}" | grep "/udp$")
+	[[ $line =~ ^udp://127\.0\.0\.1:([0-9]+)\ -\>\ $vm/udp$ ]]
+	host=${BASH_REMATCH[1]}
+	got=
+	for _ in 1 2 3 4 5; do
+		got=$(printf 'ping-%s\n' "$vm" | timeout 5 socat -t 1 - UDP4:127.0.0.1:"$host") || true
+		[ "$got" = "ping-$vm" ] && break
+		sleep 0.3
+	done
+	[ "$got" = "ping-$vm" ]
+}
+
+@test "sim: docker rm then sync unpublishes; a second sync makes no publish or unpublish call" {
+	sim_sandbox p1
+	sim_web p1 c1 -p 18501:80 80
+	run -0 sbx-ports -s "$SIM_SB" sync
+	run -0 curl -fsS --max-time 5 http://127.0.0.1:18501/
+	n=$(sim_calls)
+	run -0 sbx-ports -s "$SIM_SB" sync
+	[ "$(sim_calls_since "$n" | grep -c -- '--publish\|--unpublish\| publish \| unpublish ')" -eq 0 ]
+	run -0 sbx-run -s "$SIM_SB" rm -f c1
+	run -0 sbx-ports -s "$SIM_SB" sync
+	run -0 sbx-ports -s "$SIM_SB" ls
+	[[ $output != *":18501/"* ]]
+	run ! curl -fsS --max-time 2 http://127.0.0.1:18501/
+}
+
+@test "sim: compose up and down" {
+	sim_sandbox p1
+	mkdir -p "$WS/app"
+	cat >"$WS/app/compose.yaml" <<-'EOF'
+	version: "3"
+	services:
+	  web:
+	    image: busybox:local
+	    command: httpd -f -p 80 -h /www
+	    ports:
+	      - "18502:80"
+	EOF
+	run -0 sbx-run -s "$SIM_SB" compose -f "$WS/app/compose.yaml" -p app up -d
+	run -0 --separate-stderr sbx-ports -s "$SIM_SB" sync
+	[[ $output == *"http://127.0.0.1:18502/ -> 18502/tcp"* ]]
+	run -0 curl -fsS --max-time 5 http://127.0.0.1:18502/
+	run -0 sbx-run -s "$SIM_SB" compose -f "$WS/app/compose.yaml" -p app down -t 0
+	run -0 sbx-ports -s "$SIM_SB" sync
+	run -0 sbx-ports -s "$SIM_SB" ls
+	[[ $output != *":18502/"* ]]
+}
+
+@test "sim: 20 containers synced in at most 4 sbx calls" {
+	sim_sandbox p1
+	for i in $(seq 20); do
+		sim_web p1 "m$i" -p 80 80
+	done
+	n=$(sim_calls)
+	run -0 --separate-stderr sbx-ports -s "$SIM_SB" sync
+	[ "${#lines[@]}" -eq 20 ]
+	calls=$(sim_calls_since "$n" | wc -l)
+	echo "# sync of 20 containers: $calls sbx calls" >&3
+	[ "$calls" -le 4 ]
+	run -0 curl -fsS --max-time 5 "${lines[19]%% *}"
+	n=$(sim_calls)
+	run -0 sbx-ports -s "$SIM_SB" sync
+	[ "$(sim_calls_since "$n" | wc -l)" -eq 2 ]
+}
+
+@test "sim: the newer dialect (sbx port publish), detected once" {
+	export SBX_SIM_DIALECT=port
+	sim_sandbox p2
+	sim_web p2 d1 -p 18503:80 80
+	run -0 --separate-stderr sbx-ports -s "$SIM_SB" sync
+	[ "$output" = "http://127.0.0.1:18503/ -> 18503/tcp" ]
+	run -0 curl -fsS --max-time 5 http://127.0.0.1:18503/
+	[ "$(cat "$SBX_STATE_DIR/sbx-port-dialect")" = port ]
+	n=$(sim_calls)
+	run -0 sbx-run -s "$SIM_SB" rm -f d1
+	run -0 sbx-ports -s "$SIM_SB" sync
+	sim_calls_since "$n" | grep -q ' port unpublish '
+	! sim_calls_since "$n" | grep -q ' ports '
+}
