@@ -4,6 +4,7 @@
 # hostile listings.
 
 load helper
+load sim-setup
 
 USAGE="usage: sbx-gc [-nv] [-H hours] [-P prefix] [-x name]"
 
@@ -22,6 +23,7 @@ teardown() {
 		[ -n "$p" ] && kill -9 "$p" 2>/dev/null || true
 	done
 	for p in $PIDS; do kill -9 "$p" 2>/dev/null || true; done
+	sim_test_teardown
 	return 0
 }
 
@@ -365,4 +367,29 @@ removed_names() {
 		[[ "$e" != *DOCKER_HOST* ]] && [[ "$e" != *SECRET_TOKEN* ]] &&
 		    [[ "$e" != *COMPOSE_FILE* ]]
 	done
+}
+
+# ---------------------------------------------------------------- tier 2
+
+@test "sim: -H 0 removes the idle-stopped sandbox of a dead session, never a live sibling's" {
+	sim_sandbox gc2 || return
+	live=$SIM_SB
+	sim_sandbox gc1 || return
+	dead=$SIM_SB
+	"$SIM_SBX" stop "$live" "$dead"
+	owner "$live" $$
+	owner "$dead" "$(deadpid)" 12345
+	c0=$(sim_calls)
+	run -0 --separate-stderr "$G" -v -H 0
+	[ -z "$stderr" ]
+	[ "$(said "$dead")" = "removed: stopped, no live owner, any age" ]
+	[ "$(said "$live")" = "kept: owner pid $$ alive" ]
+	[ "$(sim_calls_since "$c0" | grep -c ' ls --json$')" -eq 1 ]
+	[ "$(sim_calls_since "$c0" | grep -c " rm --force $dead\$")" -eq 1 ]
+	[ "$(sim_calls_since "$c0" | wc -l)" -eq 2 ]
+	"$SIM_SBX" ls -q | grep -qx "$live"
+	! "$SIM_SBX" ls -q | grep -qx "$dead"
+	[ ! -e "$SBX_STATE_DIR/$dead.created" ]
+	[ -e "$SBX_STATE_DIR/$live.created" ]
+	sed -i "/^$dead\$/d" "$BATS_TEST_TMPDIR/sim-used"
 }

@@ -3,23 +3,10 @@
 # session ends, exactly one teardown, retries, modes, keepalive, refusals.
 
 load helper
+load sim-setup
 
 N=pi-sbx-4242-abcd1234
 USAGE="usage: sbx-watch [-k] [-m remove|stop|none] [-f fd | -p pid] name"
-
-setup_file() {
-	# the portable fallback (kill(2) polling), built for one test; a
-	# sanitizer build of libsbx.a needs the sanitizers at link time
-	local top="$BATS_TEST_DIRNAME/.." san
-	for san in "" "-fsanitize=address,undefined"; do
-		cc -D_POSIX_C_SOURCE=200809L -DSBX_WATCH_POLL_ONLY -std=c99 \
-		    -O2 -Wall -Wextra -Werror $san -I"$top/lib" \
-		    -o "$BATS_FILE_TMPDIR/sbx-watch-poll" \
-		    "$top"/sbx-watch/*.c "$top/lib/libsbx.a" 2>/dev/null &&
-		    return 0
-	done
-	return 1
-}
 
 setup() {
 	common_setup
@@ -38,7 +25,22 @@ teardown() {
 		[ -n "$p" ] && kill -9 "$p" 2>/dev/null || true
 	done
 	for p in $SESSIONS; do kill -9 "$p" 2>/dev/null || true; done
+	sim_test_teardown
 	return 0
+}
+
+# The portable fallback (kill(2) polling), built for one test; a
+# sanitizer build of libsbx.a needs the sanitizers at link time.
+build_poll_only() {
+	local san
+	for san in "" "-fsanitize=address,undefined"; do
+		cc -D_POSIX_C_SOURCE=200809L -DSBX_WATCH_POLL_ONLY -std=c99 \
+		    -O2 -Wall -Wextra -Werror $san -I"$TOP/lib" \
+		    -o "$BATS_TEST_TMPDIR/sbx-watch-poll" \
+		    "$TOP"/sbx-watch/*.c "$TOP/lib/libsbx.a" 2>/dev/null &&
+		    return 0
+	done
+	return 1
 }
 
 # A sandbox sbx-run provisioned: the stand-in knows it, and its markers.
@@ -194,9 +196,10 @@ finished() {
 }
 
 @test "sbx-watch: the portable build (kill(2) polling) also sees a kill -9, once" {
+	build_poll_only
 	provisioned "$N"
 	session
-	"$BATS_FILE_TMPDIR/sbx-watch-poll" -p "$SESSION" "$N"
+	"$BATS_TEST_TMPDIR/sbx-watch-poll" -p "$SESSION" "$N"
 	wp=$(watcher_pid "$N")
 	[ -z "$(ls -l "/proc/$wp/fd" | grep 'anon_inode:\[pidfd\]')" ]
 	sleep 0.2
@@ -512,4 +515,43 @@ finished() {
 	run -1 --separate-stderr "$W" -p "$SESSION" "$N"
 	[[ "$stderr" == "sbx-watch: "*"$N.lock"* ]]
 	[ "$(cat "$BATS_TEST_TMPDIR/target")" = precious ]
+}
+
+# ---------------------------------------------------------------- tier 2
+
+@test "sim: a real sandbox is removed once when its session is killed -9" {
+	sim_sandbox watch1 || return
+	[ -f "$SBX_STATE_DIR/$SIM_SB.created" ]
+	c0=$(sim_calls)
+	session
+	"$W" -p "$SESSION" "$SIM_SB"
+	wp=$(watcher_pid "$SIM_SB")
+	kill -9 "$SESSION"
+	finished "$wp"
+	! "$SIM_SBX" ls -q | grep -qx "$SIM_SB"
+	[ "$(sim_calls_since "$c0" | grep -c " rm --force $SIM_SB\$")" -eq 1 ]
+	[ "$(sim_calls_since "$c0" | wc -l)" -eq 2 ]	# rm, and our ls -q
+	[ -z "$(ls -A "$SBX_STATE_DIR" | grep "$SIM_SB")" ]
+	# gone: nothing for the per-test cleanup to empty
+	sed -i "/^$SIM_SB\$/d" "$BATS_TEST_TMPDIR/sim-used"
+}
+
+@test "sim: keepalive holds off the idle stop that otherwise comes" {
+	sim_sandbox watch2 || return
+	export SBX_SIM_IDLE_STOP=2 SBX_WATCH_KEEPALIVE_SECONDS=1
+	status_of() {
+		"$SIM_SBX" ls --json | tr '{' '\n' |
+		    sed -n "s/.*\"name\":\"$SIM_SB\".*\"status\":\"\([a-z]*\)\".*/\1/p"
+	}
+	SBX_SIM_IDLE_STOP= "$SIM_SBX" exec "$SIM_SB" -- true
+	session
+	"$W" -k -m none -p "$SESSION" "$SIM_SB"
+	wp=$(watcher_pid "$SIM_SB")
+	sleep 4
+	[ "$(status_of)" = running ]
+	kill -9 "$SESSION"
+	finished "$wp"
+	sleep 3
+	[ "$(status_of)" = stopped ]
+	[ -f "$SBX_STATE_DIR/$SIM_SB.created" ]
 }
