@@ -13,6 +13,7 @@ BIN = sbx-env/sbx-env sbx-run/sbx-run sbx-watch/sbx-watch sbx-gc/sbx-gc \
 	sbx-ports/sbx-ports sbx-verify/sbx-verify
 RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o
 WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/pidwait.o
+GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o
 PORTSOBJ = sbx-ports/sbx-ports.o sbx-ports/hostport.o
 VERIFYOBJ = sbx-verify/sbx-verify.o sbx-verify/probe.o sbx-verify/checks.o
 MAN1 = man/sbx-env.1 man/sbx-run.1 man/sbx-ports.1 man/sbx-verify.1
@@ -26,10 +27,11 @@ all: $(BIN)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib -c -o $@ $<
 
 # sbase's blunt rule: every object depends on the one header.
-$(LIBOBJ) $(BIN:=.o) $(RUNOBJ) $(WATCHOBJ) $(PORTSOBJ) \
+$(LIBOBJ) $(BIN:=.o) $(RUNOBJ) $(WATCHOBJ) $(GCOBJ) $(PORTSOBJ) \
 	$(VERIFYOBJ): lib/sbx.h config.mk
 $(RUNOBJ): sbx-run/sbx-run.h
 $(WATCHOBJ): sbx-watch/sbx-watch.h
+$(GCOBJ): sbx-gc/sbx-gc.h
 $(PORTSOBJ): sbx-ports/sbx-ports.h
 $(VERIFYOBJ): sbx-verify/sbx-verify.h
 
@@ -46,8 +48,8 @@ sbx-run/sbx-run: $(RUNOBJ) lib/libsbx.a
 sbx-watch/sbx-watch: $(WATCHOBJ) lib/libsbx.a
 	$(CC) $(LDFLAGS) -o $@ $(WATCHOBJ) lib/libsbx.a
 
-sbx-gc/sbx-gc: sbx-gc/sbx-gc.o lib/libsbx.a
-	$(CC) $(LDFLAGS) -o $@ sbx-gc/sbx-gc.o lib/libsbx.a
+sbx-gc/sbx-gc: $(GCOBJ) lib/libsbx.a
+	$(CC) $(LDFLAGS) -o $@ $(GCOBJ) lib/libsbx.a
 
 sbx-ports/sbx-ports: $(PORTSOBJ) lib/libsbx.a
 	$(CC) $(LDFLAGS) -o $@ $(PORTSOBJ) lib/libsbx.a
@@ -98,6 +100,6 @@ uninstall:
 
 clean:
 	rm -f $(LIBOBJ) lib/libsbx.a $(BIN) $(BIN:=.o) $(RUNOBJ) $(WATCHOBJ) $(PORTSOBJ) \
-		$(VERIFYOBJ) $(TESTTOOLS)
+		$(GCOBJ) $(VERIFYOBJ) $(TESTTOOLS)
 
 .PHONY: all check lint demo install uninstall clean

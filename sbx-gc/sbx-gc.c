@@ -5,13 +5,9 @@
  * removed, -n only says what it would do.
  */
 #include <sys/types.h>
-#include <sys/stat.h>
 
-#include <dirent.h>
 #include <err.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,38 +15,23 @@
 #include <unistd.h>
 
 #include "sbx.h"
-
-#ifndef PATH_MAX
-#define PATH_MAX	4096
-#endif
+#include "sbx-gc.h"
 
 #define GC_EX_BUSY	75		/* another sbx-gc holds the lock */
 #define GC_LOCK		".gc.lock"	/* no sandbox name starts with '.' */
-#define PROVISION_LOCK	"provision.lock"	/* held by sbx-run */
 #define LS_MAX		(4 * 1024 * 1024)	/* bytes of listing we read */
 #define HOURS_MAX	1000000
 #define XMAX		64
 
 extern char **environ;
 
-struct box {
-	const char	*name;
-	const char	*status;
-	const char	*used;	/* last_used_at, or NULL */
-};
-
-static const char *const suffixes[] = {
-	"created", "owner", "failed", "prime", "lock"
-};
-#define NSUFFIX	(sizeof(suffixes) / sizeof(suffixes[0]))
-
-static int	 nflag, vflag;
+int		 gc_nflag, gc_vflag;
+int		 gc_dfd = -1;
+char		 gc_statedir[PATH_MAX];
 static long long hours = 24;
 static const char *prefix = "pi-sbx-";
 static const char *excluded[XMAX];
 static size_t	 nexcluded;
-static int	 dfd = -1;
-static char	 statedir[PATH_MAX];
 static char	 sbxpath[PATH_MAX];
 static char	**sbxenv;
 static int	 timeout;
@@ -92,8 +73,9 @@ firstline(const struct sbx_buf *b, char *buf, size_t size)
 	return shown(buf, buf, size);
 }
 
-static int
-isexcluded(const char *name)
+/* Named with -x? */
+int
+gc_excluded(const char *name)
 {
 	size_t i;
 
@@ -103,21 +85,17 @@ isexcluded(const char *name)
 	return 0;
 }
 
-static int
-bycmp(const void *a, const void *b)
+/* qsort(3) and bsearch(3) order of the listing: by name. */
+int
+gc_boxcmp(const void *a, const void *b)
 {
 	return strcmp(((const struct box *)a)->name,
 	    ((const struct box *)b)->name);
 }
 
-static int
-strpcmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void
-say(const char *what, const char *name, const char *why)
+/* One line of -v or -n output. */
+void
+gc_say(const char *what, const char *name, const char *why)
 {
 	printf("%s %s: %s\n", what, name, why);
 }
@@ -150,74 +128,6 @@ sbx(struct sbx_cmd *c, const char *a1, const char *a2, const char *name)
 	return c->status;
 }
 
-static void
-marker(char *buf, size_t size, const char *name, const char *suffix)
-{
-	snprintf(buf, size, "%s.%s", name, suffix);
-}
-
-/* Remove every marker of name; a lock file only if nobody holds it. */
-static void
-dropmarkers(const char *name)
-{
-	char file[SBX_NAME_MAX + 16];
-	size_t i;
-	int fd;
-
-	for (i = 0; i < NSUFFIX; i++) {
-		marker(file, sizeof(file), name, suffixes[i]);
-		if (strcmp(suffixes[i], "prime") == 0) {
-			if (sbx_state_rmtree(dfd, file) == -1)
-				warn("%s/%s", statedir, file);
-		} else if (strcmp(suffixes[i], "lock") == 0) {
-			if ((fd = sbx_lock(dfd, file, 0)) != -1) {
-				(void)sbx_state_remove(dfd, file);
-				close(fd);
-			}
-		} else if (sbx_state_remove(dfd, file) == -1)
-			warn("%s/%s", statedir, file);
-	}
-}
-
-/*
- * Is the session of name still alive?  1 with a reason if so, or if we
- * cannot tell (a marker we did not write keeps the sandbox, loudly).
- */
-static int
-alive(const char *name, char *why, size_t size)
-{
-	char file[SBX_NAME_MAX + 16];
-	unsigned long long start;
-	pid_t pid;
-
-	marker(file, sizeof(file), name, "lock");
-	if ((pid = sbx_lock_holder(dfd, file)) > 0) {
-		snprintf(why, size, "watched by pid %ld", (long)pid);
-		return 1;
-	}
-	if (pid == -1) {
-		warnx("sandbox %s: %s/%s: %s, keeping it", name, statedir,
-		    file, errno == EINVAL ? "not a lock file of ours" :
-		    strerror(errno));
-		snprintf(why, size, "unreadable lock file");
-		return 1;
-	}
-	if (sbx_owner_read(dfd, name, &pid, &start) == 0) {
-		if (sbx_proc_alive(pid, start)) {
-			snprintf(why, size, "owner pid %ld alive", (long)pid);
-			return 1;
-		}
-		return 0;
-	}
-	if (errno == ENOENT)
-		return 0;
-	marker(file, sizeof(file), name, "owner");
-	warnx("sandbox %s: %s/%s: %s, keeping it", name, statedir, file,
-	    errno == EINVAL ? "not an owner marker" : strerror(errno));
-	snprintf(why, size, "unreadable owner marker");
-	return 1;
-}
-
 /* The last sign of life: NAME.created or last_used_at, the later. */
 static int
 lastused(const struct box *b, long long *when)
@@ -226,12 +136,12 @@ lastused(const struct box *b, long long *when)
 	long long t;
 	int known = 0;
 
-	if (sbx_created_read(dfd, b->name, &t) == 0) {
+	if (sbx_created_read(gc_dfd, b->name, &t) == 0) {
 		*when = t;
 		known = 1;
 	} else if (errno != ENOENT) {
-		marker(file, sizeof(file), b->name, "created");
-		warnx("sandbox %s: %s/%s: %s", b->name, statedir, file,
+		gc_marker(file, sizeof(file), b->name, "created");
+		warnx("sandbox %s: %s/%s: %s", b->name, gc_statedir, file,
 		    errno == EINVAL ? "no valid created= time" :
 		    strerror(errno));
 	}
@@ -240,7 +150,7 @@ lastused(const struct box *b, long long *when)
 			if (!known || t > *when)
 				*when = t;
 			known = 1;
-		} else if (vflag)
+		} else if (gc_vflag)
 			printf("note %s: last_used_at \"%s\" is not RFC 3339\n",
 			    b->name, shown(b->used, buf, 40));
 	}
@@ -264,11 +174,11 @@ sweep_one(const struct box *b)
 		    "unknown" : shown(b->status, buf, sizeof(buf)));
 		goto keep;
 	}
-	if (isexcluded(b->name)) {
+	if (gc_excluded(b->name)) {
 		snprintf(why, sizeof(why), "excluded with -x");
 		goto keep;
 	}
-	if (alive(b->name, why, sizeof(why)))
+	if (gc_alive(b->name, why, sizeof(why)))
 		goto keep;
 	if (hours > 0) {
 		if (!lastused(b, &when)) {
@@ -286,8 +196,8 @@ sweep_one(const struct box *b)
 		    "%lldh%02lldm", idle / 3600, idle % 3600 / 60);
 	} else
 		snprintf(why, sizeof(why), "stopped, no live owner, any age");
-	if (nflag) {
-		say("would remove", b->name, why);
+	if (gc_nflag) {
+		gc_say("would remove", b->name, why);
 		return 0;
 	}
 	if (sbx(&c, "rm", "--force", b->name) != 0 && (c.err.data == NULL ||
@@ -300,132 +210,14 @@ sweep_one(const struct box *b)
 		return 1;
 	}
 	sbx_cmd_free(&c);
-	dropmarkers(b->name);
-	if (vflag)
-		say("removed", b->name, why);
+	gc_drop(b->name);
+	if (gc_vflag)
+		gc_say("removed", b->name, why);
 	return 0;
 keep:
-	if (vflag)
-		say("kept", b->name, why);
+	if (gc_vflag)
+		gc_say("kept", b->name, why);
 	return 0;
-}
-
-/* The names in the state directory that carry any marker, sorted. */
-static char **
-markednames(size_t *np)
-{
-	struct dirent *de;
-	char **v = NULL, **nv, *dot;
-	size_t n = 0, cap = 0, i;
-	DIR *d;
-	int fd;
-
-	*np = 0;
-	if ((fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
-	    (d = fdopendir(fd)) == NULL) {
-		warn("%s", statedir);
-		if (fd != -1)
-			close(fd);
-		return NULL;
-	}
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.' ||
-		    (dot = strrchr(de->d_name, '.')) == NULL)
-			continue;
-		for (i = 0; i < NSUFFIX; i++)
-			if (strcmp(dot + 1, suffixes[i]) == 0)
-				break;
-		if (i == NSUFFIX || (size_t)(dot - de->d_name) > SBX_NAME_MAX)
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			if ((nv = realloc(v, cap * sizeof(*v))) == NULL)
-				err(SBX_EX_FAIL, NULL);
-			v = nv;
-		}
-		if ((v[n] = strndup(de->d_name, (size_t)(dot - de->d_name))) ==
-		    NULL)
-			err(SBX_EX_FAIL, NULL);
-		if (!sbx_name_valid(v[n])) {
-			free(v[n]);
-			continue;
-		}
-		n++;
-	}
-	closedir(d);
-	if (n > 0)
-		qsort(v, n, sizeof(*v), strpcmp);
-	*np = n;
-	return v;
-}
-
-/* Was any marker of name written since the listing began, or exists? */
-static int
-markerstat(const char *name, time_t since, int *fresh)
-{
-	char file[SBX_NAME_MAX + 16];
-	struct stat st;
-	size_t i;
-	int any = 0;
-
-	*fresh = 0;
-	for (i = 0; i < NSUFFIX; i++) {
-		marker(file, sizeof(file), name, suffixes[i]);
-		if (fstatat(dfd, file, &st, AT_SYMLINK_NOFOLLOW) == -1)
-			continue;
-		if (st.st_mtime >= since)
-			*fresh = 1;
-		/* a lock file or scratch dir alone is no sandbox's marker */
-		if (i < 3)
-			any = 1;
-	}
-	return any;
-}
-
-/* Markers and scratch dirs of sandboxes that no longer exist. */
-static void
-sweep_orphans(const struct box *boxes, size_t nboxes, time_t since)
-{
-	char why[160], **names;
-	struct box key;
-	size_t n, i;
-	int fresh;
-
-	if (sbx_lock_holder(dfd, PROVISION_LOCK) > 0) {
-		if (vflag)
-			printf("note: a sandbox is being provisioned; markers "
-			    "are left for the next sweep\n");
-		return;
-	}
-	if ((names = markednames(&n)) == NULL)
-		return;
-	for (i = 0; i < n; i++) {
-		if (i > 0 && strcmp(names[i], names[i - 1]) == 0)
-			continue;
-		key.name = names[i];
-		if (nboxes > 0 && bsearch(&key, boxes, nboxes, sizeof(*boxes),
-		    bycmp) != NULL)
-			continue;
-		if (!markerstat(names[i], since, &fresh) || fresh ||
-		    isexcluded(names[i]))
-			continue;
-		if (alive(names[i], why, sizeof(why))) {
-			if (vflag)
-				say("kept markers of", names[i], why);
-			continue;
-		}
-		if (nflag) {
-			say("would remove markers of", names[i],
-			    "no such sandbox");
-			continue;
-		}
-		dropmarkers(names[i]);
-		if (vflag)
-			say("removed markers of", names[i], "no such sandbox");
-	}
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
 }
 
 /* One "sbx ls --json"; the listed sandboxes, sorted, without repeats. */
@@ -464,7 +256,7 @@ listing(struct sbx_json **treep, size_t *np)
 		v[i].name = sbx_json_str(e, "name");
 		if (v[i].name == NULL || !sbx_name_valid(v[i].name)) {
 			/* never passed to sbx: it could read as an option */
-			if (vflag)
+			if (gc_vflag)
 				printf("skipped \"%s\": not a valid sandbox "
 				    "name\n", v[i].name == NULL ? "" :
 				    shown(v[i].name, buf, 80));
@@ -476,7 +268,7 @@ listing(struct sbx_json **treep, size_t *np)
 	}
 	n = i;
 	if (n > 1)
-		qsort(v, n, sizeof(*v), bycmp);
+		qsort(v, n, sizeof(*v), gc_boxcmp);
 	for (i = o = 0; i < n; i++)
 		if (o == 0 || strcmp(v[i].name, v[o - 1].name) != 0)
 			v[o++] = v[i];
@@ -509,10 +301,10 @@ main(int argc, char *argv[])
 			prefix = optarg;
 			break;
 		case 'n':
-			nflag = 1;
+			gc_nflag = 1;
 			break;
 		case 'v':
-			vflag = 1;
+			gc_vflag = 1;
 			break;
 		case 'x':
 			if (!sbx_name_valid(optarg))
@@ -542,15 +334,15 @@ main(int argc, char *argv[])
 		    shown(prefix, buf, 80));
 	timeout = (int)sbx_conf_num("DOCKER_SANDBOX_TIMEOUT", 120, 1, 86400);
 
-	if ((dfd = sbx_state_open(statedir, sizeof(statedir))) == -1)
+	if ((gc_dfd = sbx_state_open(gc_statedir, sizeof(gc_statedir))) == -1)
 		exit(SBX_EX_FAIL);
-	if ((lfd = sbx_lock(dfd, GC_LOCK, 0)) == -1) {
+	if ((lfd = sbx_lock(gc_dfd, GC_LOCK, 0)) == -1) {
 		if (errno == EAGAIN) {
-			if (vflag)
+			if (gc_vflag)
 				warnx("another sbx-gc is running");
 			exit(GC_EX_BUSY);
 		}
-		err(SBX_EX_FAIL, "%s/%s", statedir, GC_LOCK);
+		err(SBX_EX_FAIL, "%s/%s", gc_statedir, GC_LOCK);
 	}
 	if (sbx_cli_find(environ, sbxpath, sizeof(sbxpath)) == -1)
 		errx(SBX_EX_FAIL, "sbx: not found (set DOCKER_SANDBOX_SBX)");
@@ -563,7 +355,7 @@ main(int argc, char *argv[])
 	now = time(NULL);
 	for (i = 0; i < nboxes; i++)
 		failed |= sweep_one(&boxes[i]);
-	sweep_orphans(boxes, nboxes, since);
+	gc_sweep_orphans(boxes, nboxes, since);
 	free(boxes);
 	sbx_json_free(tree);
 	free(sbxenv);

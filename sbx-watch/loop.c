@@ -21,7 +21,6 @@
 #include "sbx-watch.h"
 
 #define POLL_MS		50	/* kill(pid, 0) polling, when nothing better */
-#define RECHECK_MS	60000	/* a check behind a pidfd or kqueue */
 #define TRIES		5
 
 static volatile sig_atomic_t sigw = -1;
@@ -309,7 +308,7 @@ watch_run(struct watch *w)
 				if (!sbx_proc_alive(w->pid, w->start))
 					break;
 				next_check = now + (waitfd == -1 ? POLL_MS :
-				    RECHECK_MS);
+				    pw_recheck_ms());
 			}
 			t = next_check - now;
 		}

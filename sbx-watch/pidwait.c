@@ -31,6 +31,7 @@
     defined(__NetBSD__) || defined(__DragonFly__)
 #include <sys/event.h>
 #include <sys/time.h>
+#include <time.h>
 #define HAVE_KQUEUE
 #endif
 
@@ -76,6 +77,21 @@ pw_arm(pid_t pid, int pidfd)
 #else
 	(void)pid;
 	return pidfd;
+#endif
+}
+
+/*
+ * How often to look at the process anyway, behind the descriptor: a
+ * pidfd is trusted for long; poll(2) on a kqueue is reported unreliable
+ * on some macOS releases, so there the start time is checked each second.
+ */
+int
+pw_recheck_ms(void)
+{
+#if defined(HAVE_KQUEUE)
+	return 1000;
+#else
+	return 60000;
 #endif
 }
 

@@ -34,5 +34,6 @@ void	 watch_run(struct watch *);
 int	 pw_open(pid_t);
 int	 pw_arm(pid_t, int);
 int	 pw_ended(int);
+int	 pw_recheck_ms(void);
 
 #endif /* SBX_WATCH_H */

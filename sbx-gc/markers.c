@@ -1,0 +1,219 @@
+/*
+ * markers.c: sbx-gc's view of the state directory: whether a session is
+ * alive, removing a sandbox's markers, and the sweep of markers whose
+ * sandbox no longer exists.
+ */
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sbx.h"
+#include "sbx-gc.h"
+
+#define PROVISION_LOCK	"provision.lock"	/* held by sbx-run */
+
+static const char *const suffixes[] = {
+	"created", "owner", "failed", "prime", "lock"
+};
+#define NSUFFIX	(sizeof(suffixes) / sizeof(suffixes[0]))
+
+void
+gc_marker(char *buf, size_t size, const char *name, const char *suffix)
+{
+	snprintf(buf, size, "%s.%s", name, suffix);
+}
+
+/* Remove every marker of name; a lock file only if nobody holds it. */
+void
+gc_drop(const char *name)
+{
+	char file[SBX_NAME_MAX + 16];
+	size_t i;
+	int fd;
+
+	for (i = 0; i < NSUFFIX; i++) {
+		gc_marker(file, sizeof(file), name, suffixes[i]);
+		if (strcmp(suffixes[i], "prime") == 0) {
+			if (sbx_state_rmtree(gc_dfd, file) == -1)
+				warn("%s/%s", gc_statedir, file);
+		} else if (strcmp(suffixes[i], "lock") == 0) {
+			if ((fd = sbx_lock(gc_dfd, file, 0)) != -1) {
+				(void)sbx_state_remove(gc_dfd, file);
+				close(fd);
+			}
+		} else if (sbx_state_remove(gc_dfd, file) == -1)
+			warn("%s/%s", gc_statedir, file);
+	}
+}
+
+/*
+ * Is the session of name still alive?  1 with a reason if so, or if we
+ * cannot tell (a marker we did not write keeps the sandbox, loudly).
+ */
+int
+gc_alive(const char *name, char *why, size_t size)
+{
+	char file[SBX_NAME_MAX + 16];
+	unsigned long long start;
+	pid_t pid;
+
+	gc_marker(file, sizeof(file), name, "lock");
+	if ((pid = sbx_lock_holder(gc_dfd, file)) > 0) {
+		snprintf(why, size, "watched by pid %ld", (long)pid);
+		return 1;
+	}
+	if (pid == -1) {
+		warnx("sandbox %s: %s/%s: %s, keeping it", name, gc_statedir,
+		    file, errno == EINVAL ? "not a lock file of ours" :
+		    strerror(errno));
+		snprintf(why, size, "unreadable lock file");
+		return 1;
+	}
+	if (sbx_owner_read(gc_dfd, name, &pid, &start) == 0) {
+		if (sbx_proc_alive(pid, start)) {
+			snprintf(why, size, "owner pid %ld alive", (long)pid);
+			return 1;
+		}
+		return 0;
+	}
+	if (errno == ENOENT)
+		return 0;
+	gc_marker(file, sizeof(file), name, "owner");
+	warnx("sandbox %s: %s/%s: %s, keeping it", name, gc_statedir, file,
+	    errno == EINVAL ? "not an owner marker" : strerror(errno));
+	snprintf(why, size, "unreadable owner marker");
+	return 1;
+}
+
+static int
+strpcmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in the state directory that carry any marker, sorted. */
+static char **
+markednames(size_t *np)
+{
+	struct dirent *de;
+	char **v = NULL, **nv, *dot;
+	size_t n = 0, cap = 0, i;
+	DIR *d;
+	int fd;
+
+	*np = 0;
+	if ((fd = openat(gc_dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
+	    (d = fdopendir(fd)) == NULL) {
+		warn("%s", gc_statedir);
+		if (fd != -1)
+			close(fd);
+		return NULL;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' ||
+		    (dot = strrchr(de->d_name, '.')) == NULL)
+			continue;
+		for (i = 0; i < NSUFFIX; i++)
+			if (strcmp(dot + 1, suffixes[i]) == 0)
+				break;
+		if (i == NSUFFIX || (size_t)(dot - de->d_name) > SBX_NAME_MAX)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			if ((nv = realloc(v, cap * sizeof(*v))) == NULL)
+				err(SBX_EX_FAIL, NULL);
+			v = nv;
+		}
+		if ((v[n] = strndup(de->d_name, (size_t)(dot - de->d_name))) ==
+		    NULL)
+			err(SBX_EX_FAIL, NULL);
+		if (!sbx_name_valid(v[n])) {
+			free(v[n]);
+			continue;
+		}
+		n++;
+	}
+	closedir(d);
+	if (n > 0)
+		qsort(v, n, sizeof(*v), strpcmp);
+	*np = n;
+	return v;
+}
+
+/* Was any marker of name written since the listing began, or exists? */
+static int
+markerstat(const char *name, time_t since, int *fresh)
+{
+	char file[SBX_NAME_MAX + 16];
+	struct stat st;
+	size_t i;
+	int any = 0;
+
+	*fresh = 0;
+	for (i = 0; i < NSUFFIX; i++) {
+		gc_marker(file, sizeof(file), name, suffixes[i]);
+		if (fstatat(gc_dfd, file, &st, AT_SYMLINK_NOFOLLOW) == -1)
+			continue;
+		if (st.st_mtime >= since)
+			*fresh = 1;
+		/* a lock file or scratch dir alone is no sandbox's marker */
+		if (i < 3)
+			any = 1;
+	}
+	return any;
+}
+
+/* Markers and scratch dirs of sandboxes that no longer exist. */
+void
+gc_sweep_orphans(const struct box *boxes, size_t nboxes, time_t since)
+{
+	char why[160], **names;
+	struct box key;
+	size_t n, i;
+	int fresh;
+
+	if (sbx_lock_holder(gc_dfd, PROVISION_LOCK) > 0) {
+		if (gc_vflag)
+			printf("note: a sandbox is being provisioned; markers "
+			    "are left for the next sweep\n");
+		return;
+	}
+	if ((names = markednames(&n)) == NULL)
+		return;
+	for (i = 0; i < n; i++) {
+		if (i > 0 && strcmp(names[i], names[i - 1]) == 0)
+			continue;
+		key.name = names[i];
+		if (nboxes > 0 && bsearch(&key, boxes, nboxes, sizeof(*boxes),
+		    gc_boxcmp) != NULL)
+			continue;
+		if (!markerstat(names[i], since, &fresh) || fresh ||
+		    gc_excluded(names[i]))
+			continue;
+		if (gc_alive(names[i], why, sizeof(why))) {
+			if (gc_vflag)
+				gc_say("kept markers of", names[i], why);
+			continue;
+		}
+		if (gc_nflag) {
+			gc_say("would remove markers of", names[i],
+			    "no such sandbox");
+			continue;
+		}
+		gc_drop(names[i]);
+		if (gc_vflag)
+			gc_say("removed markers of", names[i], "no such sandbox");
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
