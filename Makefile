@@ -19,7 +19,7 @@ VERIFYOBJ = sbx-verify/sbx-verify.o sbx-verify/probe.o sbx-verify/checks.o
 MAN1 = man/sbx-env.1 man/sbx-run.1 man/sbx-ports.1 man/sbx-verify.1
 MAN7 = man/sbx-tools.7
 MAN8 = man/sbx-gc.8 man/sbx-watch.8
-TESTTOOLS = test/tools/hostile-env test/tools/failalloc.so
+TESTTOOLS = test/tools/hostile-env test/tools/failalloc.so test/tools/rfc3339
 
 all: $(BIN)
 
@@ -59,6 +59,10 @@ sbx-verify/sbx-verify: $(VERIFYOBJ) lib/libsbx.a
 
 test/tools/hostile-env: test/tools/hostile-env.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ test/tools/hostile-env.c
+
+test/tools/rfc3339: test/tools/rfc3339.c lib/libsbx.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib $(LDFLAGS) -o $@ test/tools/rfc3339.c \
+		lib/libsbx.a
 
 test/tools/failalloc.so: test/tools/failalloc.c
 	$(CC) $(CFLAGS) -shared -fPIC -o $@ test/tools/failalloc.c

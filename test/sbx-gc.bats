@@ -393,3 +393,48 @@ removed_names() {
 	[ -e "$SBX_STATE_DIR/$live.created" ]
 	sed -i "/^$dead\$/d" "$BATS_TEST_TMPDIR/sim-used"
 }
+
+# ---------------------------------------------------------------- parsers
+
+@test "sbx-gc: last_used_at is read as RFC 3339, without timegm(3)" {
+	R="$TOP/test/tools/rfc3339"
+	run -0 "$R" 2026-09-14T10:22:33Z 2026-09-14T10:22:33.123456789+02:00 \
+	    2024-02-29t00:00:00z 1970-01-01T00:00:00Z 2026-09-14T10:22:33-09:30 \
+	    "1999-12-31 23:59:60Z" 9999-12-31T23:59:59-23:59
+	[ "${lines[0]}" = 1789381353 ]
+	[ "${lines[1]}" = 1789374153 ]
+	[ "${lines[2]}" = 1709164800 ]
+	[ "${lines[3]}" = 0 ]
+	[ "${lines[4]}" = 1789415553 ]
+	[ "${lines[5]}" = 946684800 ]
+	[ "${lines[6]}" = 253402387139 ]
+	for bad in "" x 2023-02-29T00:00:00Z 2026-13-01T00:00:00Z \
+	    2026-09-14T10:22:33 2026-09-14T24:00:00Z 2026-09-14T10:22:33+2:00 \
+	    2026-09-14T10:22:33.Z 2026-09-14T10:22:33Zjunk 26-09-14T10:22:33Z \
+	    2026-09-14T10:22:33+24:00 " 2026-09-14T10:22:33Z" 2026-00-10T00:00:00Z \
+	    2026-04-31T00:00:00Z; do
+		run -0 "$R" "$bad"
+		[ "$output" = invalid ] || fail "accepted '$bad': $output"
+	done
+}
+
+@test "sbx-gc: RFC 3339 times agree with date(1) over 2,000 random ones" {
+	local n=2000 i s o
+	for i in $(seq "$n"); do
+		s=$(( (RANDOM << 17 | RANDOM << 2 | RANDOM & 3) % 4102444800 ))
+		echo "@$s"
+	done | TZ=UTC date -f - +%Y-%m-%dT%H:%M:%S >"$BATS_TEST_TMPDIR/base"
+	while IFS= read -r s; do
+		case $((RANDOM % 4)) in
+		0) o=Z ;;
+		1) o=.$RANDOM$(printf '%+03d:%02d' $((RANDOM % 47 - 23)) $((RANDOM % 4 * 15))) ;;
+		*) o=$(printf '%+03d:%02d' $((RANDOM % 47 - 23)) $((RANDOM % 60))) ;;
+		esac
+		echo "$s$o"
+	done <"$BATS_TEST_TMPDIR/base" >"$BATS_TEST_TMPDIR/stamps"
+	date -f "$BATS_TEST_TMPDIR/stamps" +%s >"$BATS_TEST_TMPDIR/want"
+	xargs "$TOP/test/tools/rfc3339" <"$BATS_TEST_TMPDIR/stamps" \
+	    >"$BATS_TEST_TMPDIR/got"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/got")" -eq "$n" ]
+	diff "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got"
+}
