@@ -3,7 +3,7 @@
  * its own process group so Esc (the turn's AbortSignal) kills all of it;
  * output is kept (bounded) and can be streamed as it comes.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,8 +31,13 @@ export interface RunResult {
 
 /** Per stream; past it the oldest bytes go (results are cut to 50 KB anyway). */
 const KEEP_BYTES = 4 * 1024 * 1024;
-/** After SIGTERM to the group, SIGKILL if it is still there. sbx-run's own grace is shorter. */
-const KILL_GRACE_MS = 4000;
+/**
+ * After SIGTERM to the group, SIGKILL to it and every descendant left.
+ * sbx-run passes the TERM on to sbx's own group, but a client inside
+ * that ignores it (docker build does) would keep running, and keep the
+ * output pipes open, for as long as it likes.
+ */
+const KILL_GRACE_MS = 1500;
 
 class Tail {
 	private parts: Buffer[] = [];
@@ -55,6 +60,35 @@ export class Cancelled extends Error {
 		super(`${what}: cancelled`);
 		this.name = "Cancelled";
 	}
+}
+
+function killPid(pid: number, sig: NodeJS.Signals): void {
+	try {
+		process.kill(pid, sig);
+	} catch {
+		/* gone already */
+	}
+}
+
+/** Every process under pid, from one ps(1) listing (portable: Linux, macOS, BSD). */
+function descendants(pid: number | undefined): number[] {
+	if (pid === undefined) return [];
+	const r = spawnSync("ps", ["-A", "-o", "pid=,ppid="], { encoding: "utf8", timeout: 5000 });
+	const kids = new Map<number, number[]>();
+	for (const l of (r.stdout ?? "").split("\n")) {
+		const m = /^\s*(\d+)\s+(\d+)\s*$/.exec(l);
+		if (m) kids.set(Number(m[2]), [...(kids.get(Number(m[2])) ?? []), Number(m[1])]);
+	}
+	const out: number[] = [];
+	const todo = [pid];
+	while (todo.length) {
+		const p = todo.pop()!;
+		for (const k of kids.get(p) ?? []) {
+			out.push(k);
+			todo.push(k);
+		}
+	}
+	return out;
 }
 
 function killGroup(pid: number | undefined, sig: NodeJS.Signals): void {
@@ -118,8 +152,13 @@ export function runProgram(path: string, args: string[], opts: RunOptions = {}):
 
 		const onAbort = (): void => {
 			aborted = true;
+			// the tree now: once sbx-run is gone its orphans are no longer found under it
+			const tree = descendants(child.pid);
 			killGroup(child.pid, "SIGTERM");
-			killTimer = setTimeout(() => killGroup(child.pid, "SIGKILL"), KILL_GRACE_MS);
+			killTimer = setTimeout(() => {
+				for (const pid of new Set([...tree, ...descendants(child.pid)])) killPid(pid, "SIGKILL");
+				killGroup(child.pid, "SIGKILL");
+			}, KILL_GRACE_MS);
 		};
 		opts.signal?.addEventListener("abort", onAbort, { once: true });
 

@@ -1,0 +1,106 @@
+// Lifecycle: sbx-watch holds the other end of a pipe the extension keeps;
+// session_shutdown and the death of pi are the same event to it.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { FLAVOUR, PI_DIR, loadExtension, need, processesWith, programsMissing, simMissing, simSandboxes, until, world } from "../testlib/harness.mjs";
+
+const missing = [...simMissing(), ...programsMissing()];
+let w;
+
+before(() => {
+	if (!missing.length) w = world();
+});
+after(() => w?.cleanup());
+
+test(`[${FLAVOUR}] firing session_shutdown removes the sandbox`, async (t) => {
+	if (!need(t, missing, "the sbx simulator")) return;
+	const pi = await loadExtension(w.ws);
+	try {
+		await pi.start();
+		const r = await pi.call("docker_ps");
+		const name = r.result.details.sandbox;
+		assert.ok(name in simSandboxes());
+		await pi.shutdown("quit");
+		const ms = await until(() => !(name in simSandboxes()), 15000, `sandbox ${name} to go`);
+		t.diagnostic(`removed ${ms} ms after session_shutdown`);
+		await until(() => processesWith(`sbx-watch`).every((l) => !l.includes(name)), 15000, "its watcher to exit");
+	} finally {
+		pi.cleanupAgentDir();
+	}
+});
+
+test(`[${FLAVOUR}] session_shutdown for a /reload keeps the sandbox for the reloaded extension`, async (t) => {
+	if (!need(t, missing, "the sbx simulator")) return;
+	const first = await loadExtension(w.ws);
+	await first.start();
+	const name = (await first.call("docker_ps")).result.details.sandbox;
+	await first.shutdown("reload");
+	const second = await loadExtension(w.ws); // pi re-imports the module on /reload
+	try {
+		await second.emit({ type: "session_start", reason: "reload" });
+		await new Promise((r) => setTimeout(r, 500));
+		assert.ok(name in simSandboxes(), "kept across the reload");
+		assert.equal((await second.call("docker_ps")).result.details.sandbox, name, "the same sandbox");
+		await second.shutdown("quit");
+		await until(() => !(name in simSandboxes()), 15000, `sandbox ${name} to go`);
+	} finally {
+		first.cleanupAgentDir();
+		second.cleanupAgentDir();
+	}
+});
+
+test(`[${FLAVOUR}] kill -9 of a node process that loaded the extension removes its sandbox within 1 s`, async (t) => {
+	if (!need(t, missing, "the sbx simulator")) return;
+	const child = spawn(process.execPath, [join(PI_DIR, "testlib", "hold.mjs")], { cwd: w.ws, env: process.env, stdio: ["ignore", "pipe", "pipe"] });
+	let out = "";
+	let err = "";
+	child.stdout.on("data", (b) => (out += b));
+	child.stderr.on("data", (b) => (err += b));
+	try {
+		await until(() => /READY \S+\n/.test(out) || child.exitCode !== null, 60000, "the holder to be ready");
+		const name = /READY (\S+)/.exec(out)?.[1];
+		assert.ok(name, `holder failed: ${err}`);
+		assert.ok(name in simSandboxes());
+		process.kill(child.pid, "SIGKILL");
+		const t0 = Date.now();
+		await until(() => !(name in simSandboxes()), 10000, `sandbox ${name} to go`);
+		const ms = Date.now() - t0;
+		t.diagnostic(`gone from sbx ls ${ms} ms after SIGKILL`);
+		assert.ok(ms < 1000, `took ${ms} ms`);
+	} finally {
+		if (child.exitCode === null) child.kill("SIGKILL");
+	}
+});
+
+test(`[${FLAVOUR}] aborting a running docker_build leaves no child process behind`, async (t) => {
+	if (!need(t, missing, "the sbx simulator")) return;
+	const pi = await loadExtension(w.ws);
+	try {
+		await pi.start();
+		const dir = join(w.ws, "slow-build-context");
+		mkdirSync(dir, { recursive: true });
+		writeFileSync(join(dir, "Dockerfile"), "FROM busybox:local\nRUN echo starting-the-slow-step && sleep 120\n");
+		const ac = new AbortController();
+		let started = false;
+		const p = pi.call("docker_build", { context: "/workspace/slow-build-context", tag: "slow:1" }, {
+			signal: ac.signal,
+			onUpdate: (u) => {
+				if (u.content[0].text.includes("starting-the-slow-step")) started = true;
+			},
+		});
+		p.catch(() => {});
+		await until(() => started, 60000, "the slow step to start");
+		assert.ok(processesWith(dir).length > 0, "the build runs");
+		const t0 = Date.now();
+		ac.abort();
+		await assert.rejects(p, /cancelled/);
+		t.diagnostic(`cancelled in ${Date.now() - t0} ms`);
+		assert.deepEqual(processesWith(dir), [], "no process of the build is left");
+		await pi.shutdown("quit");
+	} finally {
+		pi.cleanupAgentDir();
+	}
+});
