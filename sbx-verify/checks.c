@@ -14,6 +14,9 @@
 
 #define ID_SHOW		12	/* daemon ID characters shown */
 
+static void say(struct result *, enum verdict, const char *, ...)
+    PRINTFLIKE(3, 4);
+
 static void
 say(struct result *r, enum verdict v, const char *fmt, ...)
 {
@@ -143,7 +146,7 @@ mounts(const struct audit *a, struct result *r)
 {
 	static const char *const what[NMOUNTS] = { "the canary", "~/.docker",
 	    "~/.ssh", "~/.aws", "~/.kube", "~/.config/gcloud" };
-	char seen[256], n[4];
+	char seen[256], n[12];
 	size_t o = 0;
 	int i;
 

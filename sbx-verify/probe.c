@@ -42,6 +42,9 @@ randhex(char *buf, size_t nbytes)
 		snprintf(buf + 2 * i, 3, "%02x", r[i]);
 }
 
+static void add(struct sbx_buf *, const char *, ...) PRINTFLIKE(2, 3);
+static int asprintf_like(char **, const char *, ...) PRINTFLIKE(2, 3);
+
 static void
 add(struct sbx_buf *b, const char *fmt, ...)
 {

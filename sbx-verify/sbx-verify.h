@@ -2,6 +2,12 @@
 
 #include <limits.h>
 
+#if defined(__GNUC__) || defined(__clang__)
+#define PRINTFLIKE(f, a)	__attribute__((__format__(__printf__, f, a)))
+#else
+#define PRINTFLIKE(f, a)
+#endif
+
 #define NCHECKS		10
 #define NMOUNTS		6	/* the canary and five host directories */
 
