@@ -177,6 +177,27 @@ http://127.0.0.1:9000/ -> 9000/tcp (bound to 0.0.0.0, not loopback)" ]
 	[ "$(stub_argv 8 | tr '\n' ' ')" = "ports --unpublish 127.0.0.1:18434:18434/tcp pi-sbx-1-ports001 " ]
 }
 
+@test "sync: docker's Ports text: ranges, IPv6, exposed-only and sctp entries, duplicates once" {
+	cat >"$SBX_STUB_DIR/out.exec" <<-'EOF'
+
+	{"ID":"r1","Ports":"0.0.0.0:18440-18442->8000-8002/tcp, [::]:18440-18442->8000-8002/tcp"}
+	{"ID":"r2","Ports":"7000/tcp, 0.0.0.0:18443->9/sctp, 127.0.0.1:18444->53/udp"}
+	{"ID":"r3","Ports":"0.0.0.0:18440->8000/tcp","Platform":null}
+	{"ID":"r4"}
+	EOF
+	run -0 --separate-stderr sbx-ports -j sync
+	[ "${#lines[@]}" -eq 4 ]
+	[ "$(stub_argv 3 | tr '\n' ' ')" = "ports --publish 127.0.0.1:18440:18440/tcp --publish 127.0.0.1:18441:18441/tcp --publish 127.0.0.1:18442:18442/tcp --publish 127.0.0.1:18444:18444/udp pi-sbx-1-ports001 " ]
+	# a malformed entry or a range too wide is an error, not a guess
+	echo '{"Ports":"0.0.0.0:1-2000->1-2000/tcp"}' >"$SBX_STUB_DIR/out.exec"
+	run -1 --separate-stderr sbx-ports sync
+	[[ $stderr == *"a Ports entry is not IP:PORT->PORT/PROTO"* ]]
+	echo '{"Ports":"0.0.0.0:80->/tcp"}' >"$SBX_STUB_DIR/out.exec"
+	run -1 sbx-ports sync
+	echo '{"Ports":17}' >"$SBX_STUB_DIR/out.exec"
+	run -1 sbx-ports sync
+}
+
 @test "sync: docker ps failing, or bad JSON from it, exits 1 and changes nothing" {
 	echo 1 >"$SBX_STUB_DIR/rc.exec"
 	run -1 --separate-stderr sbx-ports sync
