@@ -202,4 +202,9 @@ void	 sbx_portcli_free(struct sbx_portcli *);
 
 int	 sbx_sibling(const char *, char *const *, const char *, char *, size_t);
 
+/* jsonout.c: a JSON string on a stream (needs <stdio.h>) */
+#ifdef EOF
+void	 sbx_json_puts(FILE *, const char *);
+#endif
+
 #endif /* SBX_H */

@@ -68,21 +68,6 @@ list(struct ctx *c, struct sbx_ports *l)
 		sbx_failed(c, "sbx ports --json", errstr);
 }
 
-static void
-jstr(const char *s)
-{
-	putchar('"');
-	for (; *s != '\0'; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", (unsigned char)*s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
-
 /* One mapping: a URL line, or a JSON object with -j. */
 static void
 show(const struct ctx *c, const struct sbx_port *p, int why)
@@ -97,9 +82,9 @@ show(const struct ctx *c, const struct sbx_port *p, int why)
 		snprintf(url, sizeof(url), "?");
 	if (c->jflag) {
 		printf("{\"url\":");
-		jstr(url);
+		sbx_json_puts(stdout, url);
 		printf(",\"host_ip\":");
-		jstr(ip);
+		sbx_json_puts(stdout, ip);
 		printf(",\"host_port\":%d,\"sandbox_port\":%d,\"protocol\":\"%s\"",
 		    p->host, p->vm, sbx_proto_name(p->proto));
 		if (why >= 0)
@@ -107,7 +92,7 @@ show(const struct ctx *c, const struct sbx_port *p, int why)
 			    "false");
 		if (why >= WHY_LOW) {
 			printf(",\"reason\":");
-			jstr(reason[why]);
+			sbx_json_puts(stdout, reason[why]);
 		}
 		if (!sbx_ip_loopback(ip))
 			printf(",\"loopback\":false");

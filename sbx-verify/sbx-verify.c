@@ -28,21 +28,6 @@ usage(void)
 }
 
 static void
-jstr(const char *s)
-{
-	putchar('"');
-	for (; *s != '\0'; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", (unsigned char)*s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
-
-static void
 report(const struct result *r, int jflag, int tflag)
 {
 	static const char *const word[] = { "PASS", "FAIL", "SKIP" };
@@ -55,7 +40,7 @@ report(const struct result *r, int jflag, int tflag)
 		if (jflag) {
 			printf("{\"check\":\"%s\",\"result\":\"%s\","
 			    "\"evidence\":", r[i].name, json[r[i].verdict]);
-			jstr(r[i].evidence);
+			sbx_json_puts(stdout, r[i].evidence);
 			printf("}\n");
 		} else if (tflag) {
 			if (r[i].verdict == SKIP)
