@@ -54,6 +54,23 @@ sbx_owner_write(int dfd, const char *name, pid_t pid,
 	return sbx_state_write(dfd, file, text);
 }
 
+/* Read NAME.SUFFIX into text; a marker too large to be ours is EINVAL. */
+static int
+readmarker(int dfd, const char *name, const char *suffix, char *text,
+    size_t size)
+{
+	char file[SBX_NAME_MAX + 16];
+
+	if (markerpath(file, sizeof(file), name, suffix) == -1)
+		return -1;
+	if (sbx_state_read(dfd, file, text, size) == -1) {
+		if (errno == EFBIG)
+			errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * Read NAME.owner.  Returns 0, or -1 with errno ENOENT when there is
  * none and EINVAL when it is not a marker we wrote.
@@ -62,17 +79,11 @@ int
 sbx_owner_read(int dfd, const char *name, pid_t *pid,
     unsigned long long *start)
 {
-	char file[SBX_NAME_MAX + 16], text[512];
+	char text[512];
 	long long p, s;
 
-	if (markerpath(file, sizeof(file), name, "owner") == -1)
-		return -1;
-	if (sbx_state_read(dfd, file, text, sizeof(text)) == -1) {
-		if (errno == EFBIG)
-			errno = EINVAL;
-		return -1;
-	}
-	if (field(text, "pid", 1, INT_MAX, &p) == -1 ||
+	if (readmarker(dfd, name, "owner", text, sizeof(text)) == -1 ||
+	    field(text, "pid", 1, INT_MAX, &p) == -1 ||
 	    field(text, "start", 0, LLONG_MAX, &s) == -1)
 		return -1;
 	*pid = (pid_t)p;
@@ -84,14 +95,9 @@ sbx_owner_read(int dfd, const char *name, pid_t *pid,
 int
 sbx_created_read(int dfd, const char *name, long long *when)
 {
-	char file[SBX_NAME_MAX + 16], text[4096];
+	char text[4096];
 
-	if (markerpath(file, sizeof(file), name, "created") == -1)
+	if (readmarker(dfd, name, "created", text, sizeof(text)) == -1)
 		return -1;
-	if (sbx_state_read(dfd, file, text, sizeof(text)) == -1) {
-		if (errno == EFBIG)
-			errno = EINVAL;
-		return -1;
-	}
 	return field(text, "created", 0, LLONG_MAX, when);
 }

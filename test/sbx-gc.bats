@@ -5,6 +5,7 @@
 
 load helper
 load sim-setup
+load lifecycle
 
 USAGE="usage: sbx-gc [-nv] [-H hours] [-P prefix] [-x name]"
 
@@ -13,23 +14,12 @@ setup() {
 	G="$TOP/sbx-gc/sbx-gc"
 	mkdir -m 700 -p "$SBX_STATE_DIR"
 	NOW=$(date +%s)
-	PIDS=
 }
 
 teardown() {
-	local p f
-	for f in "$SBX_STATE_DIR"/*.owner; do
-		p=$(sed -n 's/^watcher=//p' "$f" 2>/dev/null)
-		[ -n "$p" ] && kill -9 "$p" 2>/dev/null || true
-	done
-	for p in $PIDS; do kill -9 "$p" 2>/dev/null || true; done
+	lifecycle_teardown
 	sim_test_teardown
 	return 0
-}
-
-# The start time of a process, as sbx-watch records it (Linux).
-start_of() {
-	sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f20
 }
 
 # NAME.created, written HOURS ago.
@@ -65,10 +55,8 @@ deadpid() {
 
 # A watcher holding NAME.lock for a live session.
 watched() {
-	sleep 1000 3>&- &
-	PIDS="$PIDS $!"
-	disown
-	"$TOP/sbx-watch/sbx-watch" -m none -p "$!" "$1"
+	session
+	"$TOP/sbx-watch/sbx-watch" -m none -p "$SESSION" "$1"
 }
 
 # The table: every rule, one sandbox each.  name status expected

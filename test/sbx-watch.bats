@@ -4,6 +4,7 @@
 
 load helper
 load sim-setup
+load lifecycle
 
 N=pi-sbx-4242-abcd1234
 USAGE="usage: sbx-watch [-k] [-m remove|stop|none] [-f fd | -p pid] name"
@@ -15,16 +16,10 @@ setup() {
 	unset DOCKER_SANDBOX_TEARDOWN DOCKER_SANDBOX_KEEPALIVE \
 	    SBX_WATCH_KEEPALIVE_SECONDS
 	mkdir -m 700 -p "$SBX_STATE_DIR"
-	SESSIONS=
 }
 
 teardown() {
-	local f p
-	for f in "$SBX_STATE_DIR"/*.owner; do
-		p=$(sed -n 's/^watcher=//p' "$f" 2>/dev/null)
-		[ -n "$p" ] && kill -9 "$p" 2>/dev/null || true
-	done
-	for p in $SESSIONS; do kill -9 "$p" 2>/dev/null || true; done
+	lifecycle_teardown
 	sim_test_teardown
 	return 0
 }
@@ -50,33 +45,6 @@ provisioned() {
 	    >"$SBX_STATE_DIR/$1.created"
 	mkdir -p "$SBX_STATE_DIR/$1.prime/sub"
 	echo scratch >"$SBX_STATE_DIR/$1.prime/sub/file"
-}
-
-# A session process in the background, its pid in $SESSION.
-session() {
-	sleep 1000 3>&- &
-	SESSION=$!
-	disown
-	SESSIONS="$SESSIONS $SESSION"
-}
-
-watcher_pid() {
-	sed -n 's/^watcher=//p' "$SBX_STATE_DIR/$1.owner"
-}
-
-# Not running any more (a zombie counts as gone).
-dead() {
-	[ ! -e "/proc/$1" ] || grep -q ') [ZX] ' "/proc/$1/stat" 2>/dev/null
-}
-
-# Wait up to 10 s for a command to succeed.
-until_ok() {
-	local i
-	for i in $(seq 200); do
-		"$@" && return 0
-		sleep 0.05
-	done
-	return 1
 }
 
 # The stand-in saw at least N calls of a verb.
@@ -222,7 +190,7 @@ finished() {
 	provisioned "$N"
 	setsid sh -c "'$W' -p \$\$ $N && exec sleep 1000" 3>&- &
 	pg=$!
-	SESSIONS="$SESSIONS $pg"
+	BG_PIDS="$BG_PIDS $pg"
 	until_ok test -f "$SBX_STATE_DIR/$N.owner"
 	until_ok grep -q "^pid=$pg\$" "$SBX_STATE_DIR/$N.owner"
 	wp=$(watcher_pid "$N")
@@ -258,7 +226,7 @@ finished() {
 	provisioned "$N"
 	sleep 1000 3>&- > >("$W" -f 0 "$N" 3>&-) &
 	holder=$!
-	SESSIONS="$SESSIONS $holder"
+	BG_PIDS="$BG_PIDS $holder"
 	until_ok test -f "$SBX_STATE_DIR/$N.owner"
 	wp=$(watcher_pid "$N")
 	kill -9 "$holder"

@@ -1,0 +1,50 @@
+# Shared by the sbx-watch and sbx-gc suites: background processes the
+# tests start, the watchers they arm, and waiting for either to end.
+
+BG_PIDS=
+
+# Kill every watcher of the state directory, then what the test started.
+lifecycle_teardown() {
+	local f p
+	for f in "$SBX_STATE_DIR"/*.owner; do
+		p=$(sed -n 's/^watcher=//p' "$f" 2>/dev/null)
+		[ -n "$p" ] && kill -9 "$p" 2>/dev/null
+	done
+	for p in $BG_PIDS; do kill -9 "$p" 2>/dev/null; done
+	BG_PIDS=
+	return 0
+}
+
+# A session process in the background (not a job: no "Killed" notice),
+# its pid in $SESSION.
+session() {
+	sleep 1000 3>&- &
+	SESSION=$!
+	BG_PIDS="$BG_PIDS $SESSION"
+	disown
+}
+
+# The pid of the watcher of NAME, from its owner marker.
+watcher_pid() {
+	sed -n 's/^watcher=//p' "$SBX_STATE_DIR/$1.owner"
+}
+
+# The start time of a process, as sbx-watch records it (Linux).
+start_of() {
+	sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f20
+}
+
+# Not running any more (a zombie counts as gone).
+dead() {
+	[ ! -e "/proc/$1" ] || grep -q ') [ZX] ' "/proc/$1/stat" 2>/dev/null
+}
+
+# Wait up to 10 s for a command to succeed.
+until_ok() {
+	local i
+	for i in $(seq 200); do
+		"$@" && return 0
+		sleep 0.05
+	done
+	return 1
+}
