@@ -88,7 +88,7 @@ sim_free_port() {
 	for _ in $(seq 100); do
 		p=$((20000 + RANDOM % 10000))
 		if ! ss "$flag" | awk '{print $4}' | grep -q ":$p\$"; then
-			SIM_PORT=$p
+			export SIM_PORT=$p
 			return 0
 		fi
 	done
@@ -106,7 +106,7 @@ sim_wait_listen() {
 # After each test: kill what it started, empty the sandboxes it used
 # (containers and every published port) so the next test starts clean.
 sim_test_teardown() {
-	local p sb ids specs
+	local p sb specs
 	if [ -f "$BATS_TEST_TMPDIR/pids" ]; then
 		while read -r p; do
 			kill "$p" 2>/dev/null
@@ -114,15 +114,16 @@ sim_test_teardown() {
 		done <"$BATS_TEST_TMPDIR/pids"
 	fi
 	[ -f "$BATS_TEST_TMPDIR/sim-used" ] || return 0
-	for sb in $(sort -u "$BATS_TEST_TMPDIR/sim-used"); do
-		SBX_SIM_LEAK= SBX_SIM_DIALECT= sbx-run -s "$sb" -x sh -c \
+	sort -u "$BATS_TEST_TMPDIR/sim-used" | while read -r sb; do
+		# shellcheck disable=SC2016
+		SBX_SIM_LEAK='' SBX_SIM_DIALECT='' sbx-run -s "$sb" -x sh -c \
 		    'ids=$(docker -H unix:///var/run/docker.sock ps -aq); [ -z "$ids" ] || docker -H unix:///var/run/docker.sock rm -f $ids >/dev/null' ||
 		    true
-		specs=$(SBX_SIM_LEAK= SBX_SIM_DIALECT= sbx-ports -s "$sb" ls |
+		specs=$(SBX_SIM_LEAK='' SBX_SIM_DIALECT='' sbx-ports -s "$sb" ls |
 		    sed -n 's/^[a-z]*:\/\/\(.*\):\([0-9]*\)\/* -> \([0-9]*\/[a-z]*\).*/\2:\3/p')
 		if [ -n "$specs" ]; then
 			# shellcheck disable=SC2086
-			SBX_SIM_LEAK= SBX_SIM_DIALECT= sbx-ports -s "$sb" unpublish $specs ||
+			SBX_SIM_LEAK='' SBX_SIM_DIALECT='' sbx-ports -s "$sb" unpublish $specs ||
 			    true
 		fi
 	done
