@@ -224,9 +224,13 @@ script(const struct audit *a, struct sbx_buf *b)
 	/* contexts */
 	add(b, "o=$(unset DOCKER_HOST DOCKER_CONTEXT; docker -H \"$P\" context "
 	    "ls --format '{{.Name}}' 2>/dev/null); echo \"sbxv ctx $? \"$o\n");
-	/* host-socket: every daemon socket but the canonical one */
+	/*
+	 * host-socket: every daemon socket but the canonical one.  Not
+	 * /run/docker/ itself: the sandbox's own dockerd keeps its
+	 * metrics and plugin sockets there.
+	 */
 	add(b, "set +f\nfor s in /run/*docker*.sock* /var/run/*docker*.sock* "
-	    "/run/docker/*.sock /run/user/*/docker.sock "
+	    "/run/user/*/docker.sock "
 	    "/var/run/user/*/docker.sock /run/host-services/*.sock "
 	    "/tmp/*docker*.sock /var/run/docker.sock.raw");
 	if (a->home != NULL) {
