@@ -151,9 +151,9 @@ export async function loadExtension(cwd = process.cwd()) {
 	if (agent.ModelRegistry.inMemory) {
 		runner = new agent.ExtensionRunner(r.extensions, r.runtime, cwd, agent.SessionManager.inMemory(cwd), agent.ModelRegistry.inMemory(agent.AuthStorage.inMemory()));
 	} else {
-		// 1.x: the registry is built from a runtime
-		const services = await agent.createAgentSessionServices({ cwd, agentDir, authStorage: agent.AuthStorage.inMemory() });
-		runner = new agent.ExtensionRunner(r.extensions, r.runtime, cwd, agent.SessionManager.inMemory(cwd), services.modelRegistry);
+		// 1.x: the registry is built from a model runtime (offline, no credentials)
+		const models = await agent.ModelRuntime.create({ authPath: join(agentDir, "auth.json"), modelsPath: null, refreshOnCreate: false });
+		runner = new agent.ExtensionRunner(r.extensions, r.runtime, cwd, agent.SessionManager.inMemory(cwd), new agent.ModelRegistry(models));
 	}
 	const ext = r.extensions[0];
 	const ctx = runner.createContext();
