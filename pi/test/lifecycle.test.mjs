@@ -2,7 +2,7 @@
 // session_shutdown and the death of pi are the same event to it.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { FLAVOUR, PI_DIR, loadExtension, need, processesWith, programsMissing, simMissing, simSandboxes, until, world } from "../testlib/harness.mjs";
@@ -101,6 +101,67 @@ test(`[${FLAVOUR}] aborting a running docker_build leaves no child process behin
 		assert.deepEqual(processesWith(dir), [], "no process of the build is left");
 		await pi.shutdown("quit");
 	} finally {
+		pi.cleanupAgentDir();
+	}
+});
+
+function lsCalls() {
+	const f = join(w.simRoot, "calls.log");
+	return existsSync(f) ? readFileSync(f, "utf8").split("\n").filter((l) => / ls --json/.test(l)).length : 0;
+}
+
+test(`[${FLAVOUR}] session start runs sbx-gc in the background when DOCKER_SANDBOX_GC_HOURS > 0, not at 0`, async (t) => {
+	if (!need(t, missing, "the sbx simulator")) return;
+	process.env.DOCKER_SANDBOX_GC_HOURS = "0";
+	const off = await loadExtension(w.ws);
+	try {
+		const before = lsCalls();
+		await off.start();
+		await new Promise((r) => setTimeout(r, 1000));
+		assert.equal(lsCalls(), before, "no sweep at 0");
+		await off.shutdown();
+		process.env.DOCKER_SANDBOX_GC_HOURS = "2";
+		const on = await loadExtension(w.ws);
+		const t0 = Date.now();
+		await on.start();
+		assert.ok(Date.now() - t0 < 2000, "session start does not wait for the sweep");
+		await until(() => lsCalls() > before, 10000, "sbx-gc's sbx ls --json");
+		await until(() => processesWith("sbx-gc -H").length === 0, 10000, "sbx-gc to finish");
+		await on.shutdown();
+		on.cleanupAgentDir();
+	} finally {
+		delete process.env.DOCKER_SANDBOX_GC_HOURS;
+		off.cleanupAgentDir();
+	}
+});
+
+test(`[${FLAVOUR}] read-only workspace mode: binds are read-only, named volumes writable, the audit checks it`, async (t) => {
+	if (!need(t, missing, "the sbx simulator")) return;
+	process.env.DOCKER_SANDBOX_WORKSPACE_RO = "1";
+	const pi = await loadExtension(w.ws);
+	try {
+		await pi.start();
+		mkdirSync(join(w.ws, "rodata"), { recursive: true });
+		writeFileSync(join(w.ws, "rodata", "in"), "readable\n");
+		const r = await pi.call("docker_run", { image: "busybox:local", detach: false, rm: true, volumes: ["/workspace/rodata:/d:rw"], command: "cat /d/in" });
+		assert.match(r.text, /readable/);
+		await assert.rejects(
+			pi.call("docker_run", { image: "busybox:local", detach: false, rm: true, volumes: ["/workspace/rodata:/d"], command: "sh -c 'echo x > /d/out'" }),
+			/Read-only file system/,
+		);
+		assert.ok(!existsSync(join(w.ws, "rodata", "out")));
+		const v = await pi.call("docker_run", { image: "busybox:local", detach: false, rm: true, volumes: ["scratch:/s"], command: "sh -c 'echo ok > /s/f && cat /s/f'" });
+		assert.match(v.text, /ok/);
+		const st = await pi.call("docker_status");
+		assert.match(st.text, /workspace mount: read-only/);
+		const a = await pi.call("docker_verify");
+		assert.match(a.text, /^PASS workspace-ro:/m, a.text);
+		assert.doesNotMatch(a.text, /^FAIL /m, a.text);
+		const name = st.result.details.sandbox;
+		await pi.shutdown();
+		await until(() => !(name in simSandboxes()), 15000, `sandbox ${name} to go`);
+	} finally {
+		delete process.env.DOCKER_SANDBOX_WORKSPACE_RO;
 		pi.cleanupAgentDir();
 	}
 });

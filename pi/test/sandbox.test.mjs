@@ -153,10 +153,11 @@ test(`[${FLAVOUR}] docker_ps shows real ids, images, status, ports and names`, a
 	if (!ready(t)) return;
 	const r = await pi.call("docker_ps");
 	const lines = r.text.split("\n");
-	assert.match(lines[0], /^CONTAINER ID\s+IMAGE\s+STATUS\s+PORTS\s+NAMES$/);
+	assert.match(lines[0], /^CONTAINER ID\s+IMAGE\s+STATUS\s+PORTS \(sandbox side\)\s+NAMES$/);
 	const web = lines.find((l) => l.endsWith(" web"));
 	assert.ok(web, r.text);
 	assert.match(web, /^[0-9a-f]{12}\s+app:dev\s+Up .*8080->8000\/tcp.*\s+web$/);
+	assert.ok(r.text.includes(`host side: ${url} -> sandbox port 8080/tcp`), r.text);
 });
 
 test(`[${FLAVOUR}] docker_logs and docker_exec work`, async (t) => {
@@ -187,6 +188,31 @@ test(`[${FLAVOUR}] named volumes and workspace binds work; foreground runs retur
 	assert.equal(readFileSync(join(w.ws, "bind", "y"), "utf8"), "w\n", "a read-write bind writes the host workspace");
 	await assert.rejects(pi.call("docker_run", { image: "busybox:local", detach: false, rm: true, command: "sh -c 'exit 4'" }), /docker run busybox:local failed \(exit 4\)/);
 	assert.match(inner("volume", "ls", "--format", "{{.Name}}"), /^piData$/m);
+});
+
+test(`[${FLAVOUR}] docker_run env values reach the container through stdin, never argv`, async (t) => {
+	if (!ready(t)) return;
+	const secret = `s3cret-${process.pid}-value with spaces`;
+	const r = await pi.call("docker_run", { image: "busybox:local", detach: false, rm: true, env: [`PI_SECRET=${secret}`, "PI_OTHER=2"], command: ["sh", "-c", 'echo "[$PI_SECRET] [$PI_OTHER]"'] });
+	assert.ok(r.text.includes(`[${secret}] [2]`), r.text);
+	const calls = readFileSync(join(w.simRoot, "calls.log"), "utf8");
+	assert.ok(calls.includes("--env-file"), "sbx was called");
+	assert.ok(!calls.includes("s3cret-"), "the value is in no sbx argv");
+	const csv = await pi.call("docker_run", { image: "busybox:local", detach: false, rm: true, env: "A=1,B=2", command: "sh -c 'echo $A$B'" });
+	assert.match(csv.text, /^12$/m);
+});
+
+test(`[${FLAVOUR}] results are cut to pi's limits (2000 lines / 50 KB) with a note`, async (t) => {
+	if (!ready(t)) return;
+	const r = await pi.call("docker_exec", { id: "web", command: ["sh", "-c", "i=0; while [ $i -lt 3000 ]; do echo line-$i; i=$((i+1)); done"] });
+	const lines = r.text.split("\n");
+	assert.ok(lines.length <= 2001, `${lines.length} lines`);
+	assert.match(lines[0], /^\[output truncated to its last 2000 of 3000 lines/);
+	assert.equal(lines.at(-1), "line-2999");
+	assert.equal(r.result.details.truncated, true);
+	const big = await pi.call("docker_exec", { id: "web", command: ["sh", "-c", "i=0; while [ $i -lt 1200 ]; do echo $i-0123456789012345678901234567890123456789012345678901234567890123456789; i=$((i+1)); done"] });
+	assert.ok(Buffer.byteLength(big.text) <= 51200 + 200, `${Buffer.byteLength(big.text)} bytes`);
+	assert.match(big.text, /^\[output truncated/);
 });
 
 test(`[${FLAVOUR}] docker_stop, docker_start and docker_rm: host ports follow the container`, async (t) => {

@@ -9,7 +9,7 @@ import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
 import { envBool } from "../config.ts";
 import { commandWords, mapHostPath, safeArg } from "../paths.ts";
-import { describe, sync, vmPorts } from "../ports.ts";
+import { describe, list, sync, vmPorts } from "../ports.ts";
 import type { Session } from "../session.ts";
 import { jsonLines, result, str, table } from "../text.ts";
 import { StringEnum } from "./schema.ts";
@@ -88,7 +88,12 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 			const r = await s.docker(args, { signal, what: "docker ps" });
 			const rows = jsonLines("docker ps", r.stdout).map((c) => [str(c.ID), str(c.Image), str(c.Status), str(c.Ports) || "-", str(c.Names)]);
 			if (!rows.length) return result(params.all ? "(no containers)" : "(no running containers; all=true lists stopped ones)", { sandbox: s.name });
-			return result(table(["CONTAINER ID", "IMAGE", "STATUS", "PORTS", "NAMES"], rows), { sandbox: s.name, count: rows.length }, "head");
+			let text = table(["CONTAINER ID", "IMAGE", "STATUS", "PORTS (sandbox side)", "NAMES"], rows);
+			if (rows.some((r) => r[3].includes("->"))) {
+				const ms = await list(s, signal).catch(() => []);
+				text += `\nhost side: ${ms.length ? describe(ms).join("; ") : "no ports published on the host"}`;
+			}
+			return result(text, { sandbox: s.name, count: rows.length }, "head");
 		},
 	});
 
@@ -129,7 +134,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 			"Run a container in the session's sandbox (labelled com.pi.sandbox=true). Detached by default (restart=unless-stopped); " +
 			"detach=false runs it in the foreground and returns its output. ports: CONTAINER or HOST:CONTAINER[/udp]; each is published " +
 			"on the host's loopback, at HOST when it is free and 1024 or above, else at a free port: the result gives the URLs, for docker_curl. " +
-			"volumes: SOURCE:/path[:ro], SOURCE a path in the workspace (/workspace/...) or a named volume.",
+			"volumes: SOURCE:/path[:ro], SOURCE a path in the workspace (/workspace/...) or a named volume. env values reach docker through stdin, not the command line.",
 		parameters: Type.Object(
 			{
 				image: Type.String({ description: "image reference" }),
@@ -159,8 +164,10 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 				args.push("--name", n);
 			}
 			for (const p of params.ports ?? []) args.push("-p", checkPort(p));
-			const env = typeof params.env === "string" ? params.env.split(",").filter((e) => e.trim()) : (params.env ?? []);
-			for (const e of env) args.push("-e", checkEnv(e));
+			const env = (typeof params.env === "string" ? params.env.split(",") : (params.env ?? [])).filter((e) => e.trim()).map(checkEnv);
+			// values go through stdin, never argv (which any user can read with ps)
+			const input = env.length ? `${env.join("\n")}\n` : undefined;
+			if (input) args.push("--env-file", "/dev/stdin");
 			const ro = envBool("DOCKER_SANDBOX_WORKSPACE_RO", false);
 			for (const v of params.volumes ?? []) args.push("-v", checkVolume(s.root, v, ro));
 			if (params.network && params.network !== "bridge") args.push("--network", params.network);
@@ -180,10 +187,10 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 			args.push(image, ...commandWords(params.command));
 
 			if (!detach) {
-				const r = await s.docker(args, { signal, what: `docker run ${image}`, timeout: 600, stream: { onUpdate, head: `run ${image}` } });
+				const r = await s.docker(args, { signal, input, what: `docker run ${image}`, timeout: 600, stream: { onUpdate, head: `run ${image}` } });
 				return result(`container exited (${image})${params.rm ? ", removed" : ""}:\n${r.output.trim() || "(no output)"}`, { sandbox: s.name, image });
 			}
-			const r = await s.docker(args, { signal, what: `docker run ${image}` });
+			const r = await s.docker(args, { signal, input, what: `docker run ${image}` });
 			const cid = r.stdout.trim().split("\n").pop()?.trim() ?? "";
 			const lines = [`started ${image} as ${cid.slice(0, 12)}${params.name ? ` (${params.name.trim()})` : ""} in sandbox "${s.name}" (restart=${restart})`];
 			const details: Record<string, unknown> = { sandbox: s.name, id: cid, image };
