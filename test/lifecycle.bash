@@ -15,13 +15,12 @@ lifecycle_teardown() {
 	return 0
 }
 
-# A session process in the background (not a job: no "Killed" notice),
-# its pid in $SESSION.
+# A session process in the background, its pid in $SESSION.  Started
+# from a subshell, so it is nobody's job (no "Killed" notice) and not a
+# child of the test's shell.
 session() {
-	sleep 1000 3>&- &
-	SESSION=$!
+	SESSION=$(sleep 1000 </dev/null >/dev/null 2>&1 3>&- & echo $!)
 	BG_PIDS="$BG_PIDS $SESSION"
-	disown
 }
 
 # The pid of the watcher of NAME, from its owner marker.
