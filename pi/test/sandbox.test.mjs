@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { FLAVOUR, loadExtension, need, programsMissing, simMissing, simSandboxes, world } from "../testlib/harness.mjs";
+import { FLAVOUR, SIM, loadExtension, need, programsMissing, simMissing, simSandboxes, world } from "../testlib/harness.mjs";
 
 const missing = [...simMissing(), ...programsMissing()];
 let w;
@@ -147,6 +147,26 @@ test(`[${FLAVOUR}] docker_curl: a missing port, an unpublished port, https and m
 	const post = await pi.call("docker_curl", { url, method: "post", body: '{"a":1}' });
 	assert.match(post.text, /^HTTP \d{3} /);
 	await assert.rejects(pi.call("docker_curl", { url, method: "TRACE" }), /unsupported method/);
+});
+
+test(`[${FLAVOUR}] a port bound on ::1 as well (as sbx does on dual-stack hosts) is not a failure`, async (t) => {
+	if (!ready(t)) return;
+	const port = new URL(url).port;
+	// what real sbx does for tcp by default: the same host port on ::1 too
+	const pub = spawnSync(SIM, ["ports", name, "--publish", `[::1]:${port}:8080`], { encoding: "utf8", env: process.env });
+	assert.equal(pub.status, 0, pub.stderr);
+	try {
+		const ps = await pi.call("docker_ps");
+		assert.ok(ps.text.includes(`host side: ${url} -> sandbox port 8080/tcp (also on ::1)`), ps.text);
+		const c = await pi.call("docker_curl", { url: `http://[::1]:${port}/` });
+		assert.match(c.text, /^HTTP 200/);
+		assert.match(c.text, /built by docker_build/);
+		const v = await pi.call("docker_verify");
+		assert.match(v.text, /^PASS port-binds:/m, v.text);
+		assert.doesNotMatch(v.text, /^FAIL /m, v.text);
+	} finally {
+		spawnSync(SIM, ["ports", name, "--unpublish", `[::1]:${port}:8080`], { env: process.env });
+	}
 });
 
 test(`[${FLAVOUR}] docker_ps shows real ids, images, status, ports and names`, async (t) => {
