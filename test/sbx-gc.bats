@@ -114,6 +114,16 @@ removed_names() {
 	[ ! -e "$SBX_STUB_DIR/calls.log" ]
 }
 
+@test "sbx-gc: the usage line is the man page's SYNOPSIS, and the page is clean" {
+	run -64 --separate-stderr "$G" -Z
+	synopsis=$(mandoc -Tascii "$TOP/man/sbx-gc.8" | col -b |
+	    sed -n '/^SYNOPSIS/,/^[A-Z]/p' | sed '1d;$d' | tr -s ' \n' '  ' |
+	    sed 's/^ //;s/ $//')
+	[ "$stderr" = "usage: $synopsis" ]
+	run -0 mandoc -Tlint -Wwarning "$TOP/man/sbx-gc.8"
+	[ -z "$output" ]
+}
+
 @test "sbx-gc: every keep/remove rule, one sandbox each (-H 24)" {
 	table
 	run -0 --separate-stderr "$G" -v -x pi-sbx-5-excluded

@@ -77,6 +77,16 @@ finished() {
 	[ "$(stub_count)" -eq 0 ]
 }
 
+@test "sbx-watch: the usage line is the man page's SYNOPSIS, and the page is clean" {
+	run -64 --separate-stderr "$W" -Z
+	synopsis=$(mandoc -Tascii "$TOP/man/sbx-watch.8" | col -b |
+	    sed -n '/^SYNOPSIS/,/^[A-Z]/p' | sed '1d;$d' | tr -s ' \n' '  ' |
+	    sed 's/^ //;s/ $//')
+	[ "$stderr" = "usage: $synopsis" ]
+	run -0 mandoc -Tlint -Wwarning "$TOP/man/sbx-watch.8"
+	[ -z "$output" ]
+}
+
 @test "sbx-watch: invalid names and settings are usage errors, named" {
 	run -64 --separate-stderr "$W" -- -rf
 	[ "$stderr" = "sbx-watch: -rf: invalid sandbox name" ]
