@@ -19,7 +19,7 @@
 
 #define GC_EX_BUSY	75		/* another sbx-gc holds the lock */
 #define GC_LOCK		".gc.lock"	/* no sandbox name starts with '.' */
-#define LS_MAX		(4 * 1024 * 1024)	/* bytes of listing we read */
+#define LS_MAX		(2 * 1024 * 1024)	/* bytes of listing we parse */
 #define HOURS_MAX	1000000
 #define XMAX		64
 
