@@ -1,10 +1,13 @@
-# Simulator plumbing for the sbx-ports and sbx-verify suites (tier 2): one
-# SBX_SIM_ROOT per suite file, sandboxes made on first use and reused by
-# the tests of the file, emptied after each test, all removed at the end.
-# Needs root, dockerd, busybox-static, socat, curl, iproute2, util-linux;
-# without them a tier-2 test is skipped, or fails under CI=true.
+# Simulator plumbing for the suites of single programs (tier 2), on top of
+# sim-helper.bash: one SBX_SIM_ROOT per suite file, sandboxes made through
+# sbx-run on first use and reused by the tests of the file, emptied after
+# each test, all removed at the end with a check that nothing is left.
+# Without the simulator's dependencies a tier-2 test is skipped, or fails
+# under CI=true.
 
-SIM_SBX="$TOP/test/sbx-sim/sbx"
+load sim-helper
+
+SIM_SBX="$SIM"
 
 skip_or_fail() {
 	if [ "${CI:-}" = true ]; then
@@ -14,42 +17,23 @@ skip_or_fail() {
 	skip "$*"
 }
 
-sim_missing() {
-	local c m=
-	[ "$(id -u)" -eq 0 ] || m="root"
-	for c in dockerd socat curl ip nsenter unshare ss busybox; do
-		command -v "$c" >/dev/null 2>&1 || m="$m $c"
-	done
-	[ -x /usr/local/bin/docker ] || [ -x /usr/bin/docker ] || m="$m docker"
-	printf '%s' "${m# }"
-}
-
 setup_file() {
-	local m
-	m=$(sim_missing)
-	export SIM_MISSING="$m"
-	SBX_SIM_ROOT=$(mktemp -d /tmp/sbxt.XXXXXX)
-	export SBX_SIM_ROOT
+	sim_setup_file
 	export SIM_FILE_HOME="$BATS_FILE_TMPDIR/home"
 	export SIM_FILE_WS="$BATS_FILE_TMPDIR/ws"
 	mkdir -p "$SIM_FILE_HOME" "$SIM_FILE_WS"
 }
 
+# Remove the root and fail if it left anything on the host.
 teardown_file() {
-	if [ -n "${SBX_SIM_ROOT:-}" ] && [ -d "$SBX_SIM_ROOT" ]; then
-		"$SIM_SBX" sim-cleanup >&2 || true
-		rm -rf "$SBX_SIM_ROOT"
-	fi
+	sim_teardown_file
 }
 
 # sim_sandbox KEY: the sandbox pi-sbx-1-KEY of this file, made on first
 # use (through sbx-run, so its marker is written), in SIM_SB.  Tests that
 # use the simulator share HOME, state and workspace within the file.
 sim_sandbox() {
-	if [ -n "$SIM_MISSING" ]; then
-		skip_or_fail "$SIM_MISSING"
-		return 1
-	fi
+	sim_require || return 1
 	export HOME="$SIM_FILE_HOME"
 	export SBX_STATE_DIR="$HOME/.local/state/sbx-tools"
 	export DOCKER_SANDBOX_SBX="$SIM_SBX"
@@ -74,25 +58,11 @@ sim_web() {
 }
 
 sim_calls() {
-	wc -l <"$SBX_SIM_ROOT/calls.log"
+	sim_ncalls
 }
 
 sim_calls_since() {
-	tail -n +"$(($1 + 1))" "$SBX_SIM_ROOT/calls.log"
-}
-
-# A port nothing listens on, in SIM_PORT.
-sim_free_port() {
-	local p flag=-Hltn
-	[ "${1:-tcp}" = udp ] && flag=-Hlun
-	for _ in $(seq 100); do
-		p=$((20000 + RANDOM % 10000))
-		if ! ss "$flag" | awk '{print $4}' | grep -q ":$p\$"; then
-			export SIM_PORT=$p
-			return 0
-		fi
-	done
-	return 1
+	sim_calls_after "$1"
 }
 
 sim_wait_listen() {
