@@ -48,6 +48,13 @@ stub_env() {
 	tr '\0' '\n' <"$SBX_STUB_DIR/calls/$(printf '%04d' "$1").env"
 }
 
+# Is pid a live process?  A zombie is not: nobody may reap orphans here.
+alive() {
+	local state
+	state=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
+	[ -n "$state" ] && [ "${state#Z}" = "$state" ]
+}
+
 # Fail with a message: bats shows it.
 fail() {
 	printf '%s\n' "$*" >&2
