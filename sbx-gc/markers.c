@@ -43,7 +43,9 @@ gc_drop(const char *name)
 	for (i = 0; i < NSUFFIX; i++) {
 		gc_marker(file, sizeof(file), name, suffixes[i]);
 		if (strcmp(suffixes[i], "prime") == 0) {
-			if (sbx_state_rmtree(gc_dfd, file) == -1)
+			/* a tree, or a planted link that just goes */
+			if (sbx_state_remove(gc_dfd, file) == -1 &&
+			    sbx_state_rmtree(gc_dfd, file) == -1)
 				warn("%s/%s", gc_statedir, file);
 		} else if (strcmp(suffixes[i], "lock") == 0) {
 			if ((fd = sbx_lock(gc_dfd, file, 0)) != -1) {

@@ -78,11 +78,11 @@ drop(const struct watch *w, const char *suffix)
 {
 	char file[SBX_NAME_MAX + 16];
 
+	/* a scratch dir is a tree; a planted link in its place just goes */
 	marker(w, suffix, file, sizeof(file));
-	if (strcmp(suffix, "prime") == 0)
+	if (sbx_state_remove(w->dfd, file) == -1 &&
+	    strcmp(suffix, "prime") == 0)
 		(void)sbx_state_rmtree(w->dfd, file);
-	else
-		(void)sbx_state_remove(w->dfd, file);
 }
 
 static void

@@ -240,7 +240,11 @@ removed_names() {
 	# gone, never created: only the owner of a killed watcher
 	owner mine-pinned "$(deadpid)" 12345
 	: >"$d/mine-pinned.lock"
-	touch -d '-1 hour' "$d"/pi-sbx-1-gone.* "$d"/mine-pinned.*
+	# a scratch dir planted as a link: the link goes, not its target
+	mkdir "$BATS_TEST_TMPDIR/precious"
+	echo keep >"$BATS_TEST_TMPDIR/precious/file"
+	ln -s "$BATS_TEST_TMPDIR/precious" "$d/mine-pinned.prime"
+	touch -h -d '-1 hour' "$d"/pi-sbx-1-gone.* "$d"/mine-pinned.*
 	# not gone yet: a live owner, a watcher, a marker newer than the sweep
 	owner pi-sbx-2-live $$
 	touch -d '-1 hour' "$d/pi-sbx-2-live.owner"
@@ -258,6 +262,7 @@ removed_names() {
 	[ -z "$stderr" ]
 	[ -z "$(ls -A "$d" | grep pi-sbx-1-gone)" ]
 	[ -z "$(ls -A "$d" | grep mine-pinned)" ]
+	[ "$(cat "$BATS_TEST_TMPDIR/precious/file")" = keep ]
 	[[ "$output" == *"removed markers of pi-sbx-1-gone: no such sandbox"* ]]
 	[[ "$output" == *"kept markers of pi-sbx-2-live: owner pid $$ alive"* ]]
 	[[ "$output" == *"kept markers of pi-sbx-3-watched: watched by pid "* ]]

@@ -495,6 +495,21 @@ finished() {
 	[ "$(cat "$BATS_TEST_TMPDIR/target")" = precious ]
 }
 
+@test "sbx-watch: a scratch dir planted as a symlink is removed, never followed" {
+	provisioned "$N"
+	rm -rf "$SBX_STATE_DIR/$N.prime"
+	mkdir "$BATS_TEST_TMPDIR/precious"
+	echo keep >"$BATS_TEST_TMPDIR/precious/file"
+	ln -s "$BATS_TEST_TMPDIR/precious" "$SBX_STATE_DIR/$N.prime"
+	session
+	"$W" -p "$SESSION" "$N"
+	wp=$(watcher_pid "$N")
+	kill -9 "$SESSION"
+	finished "$wp"
+	[ ! -e "$SBX_STATE_DIR/$N.prime" ] && [ ! -L "$SBX_STATE_DIR/$N.prime" ]
+	[ "$(cat "$BATS_TEST_TMPDIR/precious/file")" = keep ]
+}
+
 # ---------------------------------------------------------------- tier 2
 
 @test "sim: a real sandbox is removed once when its session is killed -9" {
