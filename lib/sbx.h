@@ -144,6 +144,9 @@ int	 sbx_created_read(int, const char *, long long *);
 /* rfc3339.c: an RFC 3339 timestamp to Unix seconds */
 int	 sbx_rfc3339(const char *, long long *);
 
+/* notfound.c: sbx's error output says the sandbox does not exist */
+int	 sbx_notfound(const char *, const char *);
+
 /*
  * Ports (sbx-ports, sbx-verify).  portspec.c: specs, sbx's JSON listing,
  * URLs; dockerps.c: what running containers publish; portcli.c: sbx's

@@ -200,9 +200,8 @@ sweep_one(const struct box *b)
 		gc_say("would remove", b->name, why);
 		return 0;
 	}
-	if (sbx(&c, "rm", "--force", b->name) != 0 && (c.err.data == NULL ||
-	    (strstr(c.err.data, "not found") == NULL &&
-	    strstr(c.err.data, "no sandbox named") == NULL))) {
+	if (sbx(&c, "rm", "--force", b->name) != 0 &&
+	    !sbx_notfound(c.err.data, b->name)) {
 		warnx("sandbox %s: sbx rm --force: exit status %d%s%s",
 		    b->name, c.status, c.err.len ? ": " : "",
 		    c.err.len ? firstline(&c.err, why, 120) : "");

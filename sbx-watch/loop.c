@@ -172,16 +172,6 @@ keepalive_stop(void)
 		;
 }
 
-/* "not found" from sbx means there is nothing left to tear down. */
-static int
-gone(const struct sbx_cmd *c)
-{
-	const char *e = c->err.data;
-
-	return e != NULL && (strstr(e, "not found") != NULL ||
-	    strstr(e, "no sandbox named") != NULL);
-}
-
 static void
 record_failure(const struct watch *w, const char *verb, int tries,
     const struct sbx_cmd *c)
@@ -223,9 +213,12 @@ teardown(const struct watch *w)
 		return;
 	}
 	for (try = 1; try <= TRIES; try++) {
-		if (sbx(w, verb, flag, &c) == 0 || gone(&c)) {
+		if (sbx(w, verb, flag, &c) == 0 ||
+		    sbx_notfound(c.err.data, w->name)) {
+			/* a sandbox sbx does not know is gone all the same */
 			ok = 1;
-			removed = w->mode == MODE_REMOVE || gone(&c);
+			removed = w->mode == MODE_REMOVE ||
+			    sbx_notfound(c.err.data, w->name);
 			sbx_cmd_free(&c);
 			break;
 		}
