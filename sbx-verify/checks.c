@@ -196,6 +196,10 @@ host_socket(const struct audit *a, struct result *r)
 		    "", seen);
 	else if (!probe_get(a, "sock.canonical", seen, sizeof(seen)))
 		say(r, FAIL, "%s is not a socket inside", SBX_DOCKER_HOST);
+	else if (answer(a, "pin.clean", seen, sizeof(seen)) != 0 ||
+	    !isid(seen))
+		say(r, FAIL, "%s is a socket inside but no daemon answers "
+		    "there", SBX_DOCKER_HOST);
 	else
 		say(r, PASS, "no host daemon socket (Docker Desktop, rootless, "
 		    "colima, OrbStack paths and /run, /tmp) is visible inside; "
