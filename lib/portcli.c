@@ -55,7 +55,7 @@ static int
 run(struct sbx_portcli *pc, char **av)
 {
 	struct sbx_cmd c;
-	int in, r;
+	int in, r, e;
 
 	sbx_buf_free(&pc->out);
 	sbx_buf_free(&pc->err);
@@ -71,9 +71,13 @@ run(struct sbx_portcli *pc, char **av)
 	c.capture_out = 1;
 	c.capture_err = 1;
 	r = sbx_cmd_run(&c);
+	e = errno;
 	close(in);
-	if (r == -1)
-		return -1;
+	if (r == -1) {
+		pc->status = -1;	/* not run: errno says why */
+		pc->error = e;
+		return errno = e, -1;
+	}
 	pc->calls++;
 	pc->status = c.status;
 	pc->out = c.out;

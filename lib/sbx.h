@@ -192,7 +192,9 @@ struct sbx_portcli {
 	int		  dfd;		/* state directory (dialect cache), or -1 */
 	int		  dialect;	/* SBX_DIALECT_* */
 	int		  calls;	/* out: sbx invocations made */
-	int		  status;	/* out: exit status of the last one */
+	int		  status;	/* out: exit status of the last one, or
+					   -1 if it could not be run */
+	int		  error;	/* out: then, the errno */
 	struct sbx_buf	  out;		/* out: its stdout */
 	struct sbx_buf	  err;		/* out: its stderr */
 };

@@ -49,6 +49,10 @@ sbx_failed(const struct ctx *c, const char *what, const char *why)
 {
 	const struct sbx_portcli *pc = &c->pc;
 
+	if (pc->status == -1) {
+		errno = pc->error;
+		err(sbx_exec_status(errno), "%s", pc->sbx);
+	}
 	if (pc->err.len > 0)
 		(void)sbx_writeall(STDERR_FILENO, pc->err.data, pc->err.len);
 	if (sbx_portcli_missing(pc))

@@ -216,6 +216,16 @@ http://127.0.0.1:9000/ -> 9000/tcp (bound to 0.0.0.0, not loopback)" ]
 	[ "$(stub_count create)" -eq 0 ]
 }
 
+@test "an sbx that is missing exits 127, one that cannot be executed 126" {
+	DOCKER_SANDBOX_SBX=/nonexistent/sbx run -127 --separate-stderr sbx-ports ls
+	[ "$stderr" = "sbx-ports: /nonexistent/sbx: No such file or directory" ]
+	: >"$BATS_TEST_TMPDIR/sbx"
+	DOCKER_SANDBOX_SBX="$BATS_TEST_TMPDIR/sbx" run -126 --separate-stderr sbx-ports ls
+	[ "$stderr" = "sbx-ports: $BATS_TEST_TMPDIR/sbx: Permission denied" ]
+	PATH=/usr/bin:/bin DOCKER_SANDBOX_SBX= run -127 --separate-stderr "$TOP/sbx-ports/sbx-ports" ls
+	[[ $stderr == "sbx-ports: sbx: not found on PATH"* ]]
+}
+
 @test "a full stdout is an error" {
 	echo '[{"host_ip":"127.0.0.1","host_port":8080,"sandbox_port":8080,"protocol":"tcp"}]' >"$SBX_STUB_DIR/out.ports"
 	run bash -c 'sbx-ports ls >/dev/full'
