@@ -388,11 +388,24 @@ cmd_sync(struct ctx *c)
 		if (sbx_ports_add(&pub, &p) == -1)
 			err(SBX_EX_FAIL, NULL);
 	}
-	change(c, &pub, &unpub);
 	for (i = 0; i < pub.n; i++)
 		if (!listed(&keep, &pub.v[i]) &&
 		    sbx_ports_add(&keep, &pub.v[i]) == -1)
 			err(SBX_EX_FAIL, NULL);
+	if (pub.n > 0 || unpub.n > 0) {
+		/*
+		 * Recorded before the call, removals included: if it fails
+		 * half way, the next sync still knows what is its own, and
+		 * forgets what the listing no longer shows.
+		 */
+		for (i = 0; i < unpub.n; i++)
+			if (sbx_ports_add(&keep, &unpub.v[i]) == -1)
+				err(SBX_EX_FAIL, NULL);
+		if (record_write(dfd, c->pc.name, &keep) == -1)
+			warn("%s/%s.ports", c->statedir, c->pc.name);
+		keep.n -= unpub.n;
+	}
+	change(c, &pub, &unpub);
 	if ((keep.n != rec.n || pub.n > 0 || unpub.n > 0) &&
 	    record_write(dfd, c->pc.name, &keep) == -1)
 		warn("%s/%s.ports", c->statedir, c->pc.name);

@@ -198,6 +198,24 @@ http://127.0.0.1:9000/ -> 9000/tcp (bound to 0.0.0.0, not loopback)" ]
 	run -1 sbx-ports sync
 }
 
+@test "sync: a publish call that fails half way leaves a record the next sync can use" {
+	printf '{"ID":"a","Ports":"0.0.0.0:18451->80/tcp, 0.0.0.0:18452->81/tcp"}\n' >"$SBX_STUB_DIR/out.exec"
+	printf '0\n1\n0\n' >"$SBX_STUB_DIR/rc.ports"
+	echo 'ERROR: publish port: listen tcp 127.0.0.1:18452: bind: address already in use' >"$SBX_STUB_DIR/err.ports"
+	run -1 --separate-stderr sbx-ports sync
+	[[ $stderr == *"address already in use"*"publish failed (exit 1)" ]]
+	[ "$(cat "$SBX_STATE_DIR/pi-sbx-1-ports001.ports")" = "tcp 18451 18451
+tcp 18452 18452" ]
+	# sbx kept the first; the container goes; the next sync removes it
+	# and forgets the one that never came
+	rm "$SBX_STUB_DIR/err.ports"
+	echo '[{"host_ip":"127.0.0.1","host_port":18451,"sandbox_port":18451,"protocol":"tcp"}]' >"$SBX_STUB_DIR/out.ports"
+	: >"$SBX_STUB_DIR/out.exec"
+	run -0 sbx-ports sync
+	[ "$(stub_argv 6 | tr '\n' ' ')" = "ports --unpublish 127.0.0.1:18451:18451/tcp pi-sbx-1-ports001 " ]
+	[ ! -e "$SBX_STATE_DIR/pi-sbx-1-ports001.ports" ]
+}
+
 @test "sync: docker ps failing, or bad JSON from it, exits 1 and changes nothing" {
 	echo 1 >"$SBX_STUB_DIR/rc.exec"
 	run -1 --separate-stderr sbx-ports sync
