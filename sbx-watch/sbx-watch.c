@@ -329,8 +329,12 @@ main(int argc, char *argv[])
 	if ((w.dfd = sbx_state_open(statedir, sizeof(statedir))) == -1)
 		exit(SBX_EX_FAIL);
 	snprintf(lock, sizeof(lock), "%s.lock", w.name);
-	if ((holder = sbx_lock_holder(w.dfd, lock)) == -1)
+	if ((holder = sbx_lock_holder(w.dfd, lock)) == -1) {
+		if (errno == EINVAL)
+			errx(SBX_EX_FAIL, "%s/%s: not a lock file of ours",
+			    statedir, lock);
 		err(SBX_EX_FAIL, "%s/%s", statedir, lock);
+	}
 	if (holder == 0)
 		detach(&w, owner, ownerstart);
 	/* else: already watched */
