@@ -111,6 +111,8 @@ removed_names() {
 	[ "$stderr" = "sbx-gc: -P -: invalid prefix" ]
 	run -64 --separate-stderr "$G" -x --all
 	[ "$stderr" = "sbx-gc: -x --all: invalid sandbox name" ]
+	DOCKER_SANDBOX_TIMEOUT=2m run -64 --separate-stderr "$G"
+	[ "$stderr" = "sbx-gc: DOCKER_SANDBOX_TIMEOUT: number is invalid (1 to 86400)" ]
 	[ ! -e "$SBX_STUB_DIR/calls.log" ]
 }
 
