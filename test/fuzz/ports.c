@@ -1,0 +1,73 @@
+/*
+ * Fuzz target (libFuzzer) for the port parsers of sbx-ports and
+ * sbx-verify: the user's spec, docker's Ports text and `docker ps` JSON
+ * lines, and sbx's JSON listing.  Any input, no crash; whatever is
+ * accepted holds ports 1 to 65535 and a known protocol, and a spec
+ * prints back to a URL and an sbx spec that fit their buffers.
+ *   clang -fsanitize=fuzzer,address,undefined -I../../lib ports.c \
+ *       ../../lib/portspec.c ../../lib/dockerps.c ../../lib/json.c \
+ *       ../../lib/num.c ../../lib/io.c -o fuzz-ports &&
+ *       ./fuzz-ports -max_total_time=60
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbx.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+static void
+valid(const struct sbx_ports *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->v[i].vm < 1 || l->v[i].vm > 65535 ||
+		    l->v[i].host < 0 || l->v[i].host > 65535 ||
+		    (l->v[i].proto != SBX_TCP && l->v[i].proto != SBX_UDP) ||
+		    memchr(l->v[i].ip, '\0', sizeof(l->v[i].ip)) == NULL)
+			abort();
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct sbx_ports l;
+	struct sbx_port p;
+	const char *errstr;
+	char *s, buf[128];
+	size_t n;
+
+	if ((s = malloc(size + 1)) == NULL)
+		return 0;
+	memcpy(s, data, size);
+	s[size] = '\0';
+
+	if (sbx_portspec(s, &p, &errstr) == 0) {
+		if (p.vm < 1 || p.vm > 65535 || p.host < 0 || p.host > 65535 ||
+		    sbx_port_url(&p, buf, sizeof(buf)) == -1 ||
+		    sbx_port_sbxspec(&p, buf, sizeof(buf)) == -1)
+			abort();
+	} else if (errstr == NULL)
+		abort();
+
+	memset(&l, 0, sizeof(l));
+	if (sbx_ports_dockertext(s, &l, &errstr) == 0)
+		valid(&l);
+	sbx_ports_free(&l);
+
+	if (sbx_ports_dockerps(s, size, &l, &n, &errstr) == 0)
+		valid(&l);
+	sbx_ports_free(&l);
+
+	if (sbx_ports_sbxjson(s, size, &l, &errstr) == 0) {
+		valid(&l);
+		if (l.n > 0 && (sbx_port_url(&l.v[0], buf, sizeof(buf)) == -1 ||
+		    sbx_port_sbxspec(&l.v[0], buf, sizeof(buf)) == -1))
+			abort();
+	}
+	sbx_ports_free(&l);
+	free(s);
+	return 0;
+}
