@@ -207,6 +207,9 @@ void	 sbx_portcli_free(struct sbx_portcli *);
 
 int	 sbx_sibling(const char *, char *const *, const char *, char *, size_t);
 
+/* sbxls.c: is a sandbox in the output of `sbx ls --json`? */
+int	 sbx_ls_listed(const char *, size_t, const char *, const char **);
+
 /* jsonout.c: a JSON string on a stream (needs <stdio.h>) */
 #ifdef EOF
 void	 sbx_json_puts(FILE *, const char *);

@@ -61,11 +61,8 @@ static int
 exists(struct audit *a, char **env)
 {
 	char *av[] = { a->sbx, "ls", "--json", NULL };
-	const struct sbx_json *s, *list;
-	struct sbx_json *j;
 	struct sbx_cmd c;
-	const char *json, *errstr, *n;
-	size_t off;
+	const char *errstr;
 	int found = -1;
 
 	memset(&c, 0, sizeof(c));
@@ -78,19 +75,9 @@ exists(struct audit *a, char **env)
 	if (sbx_cmd_run(&c) == -1)
 		return -1;
 	a->calls++;
-	if (c.status == 0 && (json = sbx_json_find(c.out.data ? c.out.data :
-	    "", c.out.len, &off)) != NULL && (j = sbx_json_parse(json,
-	    c.out.len - off, &errstr)) != NULL) {
-		if ((list = sbx_json_get(j, "sandboxes")) != NULL &&
-		    list->type == SBX_JARR) {
-			found = 0;
-			for (s = list->child; s != NULL; s = s->next)
-				if ((n = sbx_json_str(s, "name")) != NULL &&
-				    strcmp(n, a->name) == 0)
-					found = 1;
-		}
-		sbx_json_free(j);
-	}
+	if (c.status == 0)
+		found = sbx_ls_listed(c.out.data ? c.out.data : "", c.out.len,
+		    a->name, &errstr);
 	sbx_cmd_free(&c);
 	return found;
 }
