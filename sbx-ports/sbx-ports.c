@@ -94,7 +94,7 @@ show(const struct ctx *c, const struct sbx_port *p, int why)
 		if (why >= 0)
 			printf(",\"ephemeral\":%s", why >= WHY_LOW ? "true" :
 			    "false");
-		if (why >= WHY_LOW) {
+		if (why >= WHY_LOW && why <= WHY_TAKEN) {
 			printf(",\"reason\":");
 			sbx_json_puts(stdout, reason[why]);
 		}
