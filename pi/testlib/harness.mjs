@@ -106,6 +106,7 @@ export function world({ programs = true } = {}) {
 	process.env.SBX_SIM_ROOT = simRoot;
 	process.env.DOCKER_SANDBOX_SBX = SIM;
 	process.env.SBX_STATE_DIR = join(home, ".local", "state", "sbx-tools");
+	process.env.SBX_PI_TEST_BASE = base;
 	process.chdir(ws);
 	const cleanup = () => {
 		process.chdir(tmpdir());
@@ -144,7 +145,8 @@ export async function until(f, ms, what) {
  */
 export async function loadExtension(cwd = process.cwd()) {
 	const { agent, validateToolArguments } = await piModules();
-	const agentDir = mkdtempSync(join(tmpdir(), "pia-")); // empty: no user extensions
+	// empty: no user extensions; inside the test's world when there is one, so it goes with it
+	const agentDir = mkdtempSync(join(process.env.SBX_PI_TEST_BASE ?? tmpdir(), "pia-"));
 	const r = await agent.discoverAndLoadExtensions([EXTENSION], cwd, agentDir);
 	if (r.errors.length) throw new Error(`load errors: ${JSON.stringify(r.errors)}`);
 	let runner;
