@@ -47,3 +47,10 @@ until_ok() {
 	done
 	return 1
 }
+
+# The SYNOPSIS of man page PROG.8 as mandoc renders it, on one line.
+synopsis() {
+	mandoc -Tascii "$TOP/man/$1.8" | col -b |
+	    sed -n '/^SYNOPSIS/,/^[A-Z]/p' | sed '1d;$d' | tr -s ' \n' '  ' |
+	    sed 's/^ //;s/ $//'
+}

@@ -118,10 +118,7 @@ removed_names() {
 
 @test "sbx-gc: the usage line is the man page's SYNOPSIS, and the page is clean" {
 	run -64 --separate-stderr "$G" -Z
-	synopsis=$(mandoc -Tascii "$TOP/man/sbx-gc.8" | col -b |
-	    sed -n '/^SYNOPSIS/,/^[A-Z]/p' | sed '1d;$d' | tr -s ' \n' '  ' |
-	    sed 's/^ //;s/ $//')
-	[ "$stderr" = "usage: $synopsis" ]
+	[ "$stderr" = "usage: $(synopsis sbx-gc)" ]
 	run -0 mandoc -Tlint -Wwarning "$TOP/man/sbx-gc.8"
 	[ -z "$output" ]
 }

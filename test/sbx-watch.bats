@@ -79,10 +79,7 @@ finished() {
 
 @test "sbx-watch: the usage line is the man page's SYNOPSIS, and the page is clean" {
 	run -64 --separate-stderr "$W" -Z
-	synopsis=$(mandoc -Tascii "$TOP/man/sbx-watch.8" | col -b |
-	    sed -n '/^SYNOPSIS/,/^[A-Z]/p' | sed '1d;$d' | tr -s ' \n' '  ' |
-	    sed 's/^ //;s/ $//')
-	[ "$stderr" = "usage: $synopsis" ]
+	[ "$stderr" = "usage: $(synopsis sbx-watch)" ]
 	run -0 mandoc -Tlint -Wwarning "$TOP/man/sbx-watch.8"
 	[ -z "$output" ]
 }
