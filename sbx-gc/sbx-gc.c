@@ -51,7 +51,7 @@ shown(const char *s, char *buf, size_t size)
 {
 	size_t i;
 
-	for (i = 0; s[i] != '\0' && i < size - 1; i++)
+	for (i = 0; i < size - 1 && s[i] != '\0'; i++)
 		buf[i] = s[i] >= ' ' && s[i] <= '~' ? s[i] : '?';
 	buf[i] = '\0';
 	return buf;

@@ -216,7 +216,7 @@ shown(const char *s)
 	static char buf[84];
 	size_t i;
 
-	for (i = 0; s[i] != '\0' && i < 80; i++)
+	for (i = 0; i < 80 && s[i] != '\0'; i++)
 		buf[i] = s[i] >= ' ' && s[i] <= '~' ? s[i] : '?';
 	buf[i] = '\0';
 	if (s[i] != '\0')
