@@ -1,0 +1,188 @@
+# Shared by the tier-2 suites that drive the sbx simulator themselves
+# (sim.bats, e2e.bats): a private SBX_SIM_ROOT per suite file, the
+# dependency check, free host ports, and the assertion that a torn-down
+# root left nothing on the host.
+#
+# Dependencies: root, docker.io (dockerd + a docker CLI), busybox-static,
+# socat, curl, iproute2 (ip, ss), util-linux (nsenter, unshare,
+# pivot_root, flock, setsid), docker-compose.  When one is missing the
+# tests skip with a message, except under CI=true, where they fail.
+bats_require_minimum_version 1.5.0
+
+TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+SIM="$TOP/test/sbx-sim/sbx"
+export DK="docker -H unix:///var/run/docker.sock"
+
+# What the simulator needs and this machine lacks, as one line.
+sim_missing() {
+	local c m=''
+	[ "$(id -u)" -eq 0 ] || m="root"
+	for c in dockerd socat curl ip ss nsenter unshare pivot_root flock \
+	    setsid docker-compose python3; do
+		PATH="$PATH:/usr/sbin:/sbin" command -v "$c" >/dev/null 2>&1 ||
+		    m="$m $c"
+	done
+	[ -x /usr/local/bin/docker ] || [ -x /usr/bin/docker ] || m="$m docker"
+	if [ ! -x /bin/busybox ] ||
+	    ! ldd /bin/busybox 2>&1 | grep -q 'not a dynamic executable'; then
+		m="$m busybox-static"
+	fi
+	printf '%s' "${m# }"
+}
+
+# In setup(): skip, or fail under CI=true, when something is missing.
+sim_require() {
+	if [ -n "${SIM_MISSING:-}" ]; then
+		if [ "${CI:-}" = true ]; then
+			printf 'missing (CI=true forbids skipping): %s\n' "$SIM_MISSING" >&2
+			return 1
+		fi
+		skip "tier 2 needs: $SIM_MISSING"
+	fi
+}
+
+# In setup_file(): the private root (short: unix socket paths live in it).
+sim_setup_file() {
+	SIM_MISSING=$(sim_missing)
+	export SIM_MISSING
+	SBX_SIM_ROOT=$(mktemp -d /tmp/sbxsim.XXXXXX)
+	export SBX_SIM_ROOT
+	# no fault or leak of the caller's shell reaches the suite
+	unset SBX_SIM_FAIL SBX_SIM_HANG SBX_SIM_LEAK SBX_SIM_IDLE_STOP \
+	    SBX_SIM_DIALECT DOCKER_HOST DOCKER_CONTEXT DOCKER_CONFIG
+}
+
+# The root's tag names its network namespaces and cgroups.
+sim_tag() {
+	cat "$SBX_SIM_ROOT/tag" 2>/dev/null
+}
+
+# Everything a root with this tag may leave behind, checked from the
+# outside (not by asking the simulator).  Prints what it finds.
+sim_leftovers() {	# sim_leftovers root tag
+	local root=$1 tag=$2 p c found=1
+	# a root that never made a sandbox has no tag: match its path only
+	[ -n "$tag" ] || tag="-none-$$"
+	for p in /proc/[0-9]*; do
+		c=$(tr '\0' ' ' 2>/dev/null <"$p/cmdline") || continue
+		case $c in
+		'') ;;
+		*"$root/"* | *"sbxsim-$tag"*)
+			echo "process ${p#/proc/}: $c"
+			found=0
+			;;
+		esac
+	done
+	if [ -n "$tag" ] && ip netns list 2>/dev/null | grep -q "^sbxsim-$tag-"; then
+		ip netns list | grep "^sbxsim-$tag-" | sed 's/^/netns /'
+		found=0
+	fi
+	if grep -qF " $root/" /proc/self/mountinfo; then
+		grep -F " $root/" /proc/self/mountinfo | sed 's/^/mount /'
+		found=0
+	fi
+	for c in /sys/fs/cgroup/*/sbxsim-"$tag"* /sys/fs/cgroup/sbxsim-"$tag"*; do
+		if [ -z "$tag" ] || [ ! -e "$c" ]; then continue; fi
+		echo "cgroup $c"
+		found=0
+	done
+	return "$found"
+}
+
+# Tear the root down and assert nothing is left: no process, network
+# namespace, mount or cgroup of it, and no root directory.
+sim_teardown_assert() {
+	local tag out
+	[ -n "${SBX_SIM_ROOT:-}" ] || return 0
+	[ -d "$SBX_SIM_ROOT" ] || return 0
+	tag=$(sim_tag)
+	"$SIM" sim-cleanup || {
+		echo "sim-cleanup failed" >&2
+		return 1
+	}
+	if out=$(sim_leftovers "$SBX_SIM_ROOT" "$tag"); then
+		printf 'left behind by %s:\n%s\n' "$SBX_SIM_ROOT" "$out" >&2
+		return 1
+	fi
+	if [ -e "$SBX_SIM_ROOT" ]; then
+		echo "$SBX_SIM_ROOT still exists" >&2
+		return 1
+	fi
+	return 0
+}
+
+# In teardown_file(): the safety net (tests assert the teardown themselves).
+sim_teardown_file() {
+	if [ -n "${SBX_SIM_ROOT:-}" ] && [ -d "$SBX_SIM_ROOT" ]; then
+		pkill -KILL -f "^sbxsim-hang-$(sim_tag)" 2>/dev/null
+		sim_teardown_assert
+	fi
+}
+
+# A free host port (tcp or udp) in SIM_PORT; random, so that suites
+# running side by side do not collide.
+sim_free_port() {
+	local p flag=-Hltn
+	[ "${1:-tcp}" = udp ] && flag=-Hlun
+	for _ in $(seq 200); do
+		p=$((20000 + RANDOM % 12000))
+		if ! ss "$flag" | awk '{ print $4 }' | grep -q ":$p\$"; then
+			export SIM_PORT=$p
+			return 0
+		fi
+	done
+	return 1
+}
+
+# A live process (a zombie is not: PID 1 may reap orphans late).
+sim_alive() {
+	local st
+	st=$(sed -n 's/.*) \(.\).*/\1/p' "/proc/$1/stat" 2>/dev/null)
+	[ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+}
+
+# Unpublish every port of a sandbox (a failed test may leave some).
+sim_unpublish_all() {
+	local spec
+	for spec in $("$SIM" ports "$1" --json | json_get '" ".join("%s:%s:%s/%s" % ("[::1]" if p["host_ip"] == "::1" else p["host_ip"], p["host_port"], p["sandbox_port"], p["protocol"]) for p in d)'); do
+		"$SIM" ports "$1" --unpublish "$spec" >/dev/null
+	done
+}
+
+# Number of sbx calls so far, and the calls after the first N.
+sim_ncalls() {
+	if [ -f "$SBX_SIM_ROOT/calls.log" ]; then
+		wc -l <"$SBX_SIM_ROOT/calls.log"
+	else
+		echo 0
+	fi
+}
+
+sim_calls_after() {
+	tail -n +"$(($1 + 1))" "$SBX_SIM_ROOT/calls.log"
+}
+
+# The argv part of a calls-log line.
+sim_argv_of() {
+	cut -d' ' -f3-
+}
+
+# curl the page at a host port, a few tries while a forwarder starts.
+sim_fetch() {	# sim_fetch url
+	local _
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		curl -fsS --max-time 3 "$1" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# JSON field access without jq: python3 comes with docker-compose.
+json_get() {	# json_get 'expression over d' < json
+	python3 -c 'import json, sys; d = json.load(sys.stdin); r = eval(sys.argv[1]); print(r if not isinstance(r, (dict, list)) else json.dumps(r))' "$1"
+}
+
+fail() {
+	printf '%s\n' "$*" >&2
+	return 1
+}

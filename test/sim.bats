@@ -1,0 +1,525 @@
+#!/usr/bin/env bats
+# The sbx simulator's own fidelity (tier 2): each verb, the real error
+# texts, ports (tcp, udp, ::1, ephemeral, duplicate), both port dialects,
+# the sandbox view (only the workspace, only -e variables, the private
+# daemon at the canonical socket), two sandboxes apart, every fault mode,
+# and a teardown that leaves nothing on the host.
+#
+# Sandboxes sim-a and sim-b live for the whole file; tests that stop or
+# remove one make their own.
+
+load sim-helper
+
+setup_file() {
+	sim_setup_file
+	export HOME="$BATS_FILE_TMPDIR/home"
+	export WSA="$BATS_FILE_TMPDIR/wsa" WSB="$BATS_FILE_TMPDIR/wsb"
+	mkdir -p "$HOME/.ssh" "$WSA" "$WSB"
+	echo secret >"$HOME/.ssh/id_test"
+	echo in-a >"$WSA/file"
+	[ -n "$SIM_MISSING" ] && return 0
+	"$SIM" create --quiet --name sim-a --cpus 2 --memory 2g shell "$WSA" 3>&- &
+	"$SIM" create --quiet --name sim-b shell "$WSB" 3>&- &
+	wait
+}
+
+teardown_file() {
+	sim_teardown_file
+}
+
+setup() {
+	sim_require
+	unset SBX_SIM_FAIL SBX_SIM_HANG SBX_SIM_LEAK SBX_SIM_IDLE_STOP SBX_SIM_DIALECT
+	cd "$WSA" || return 1
+}
+
+# ---------------------------------------------------------------- version, ls, create
+
+@test "version prints the real shape and every call is logged with time, status and quoted argv" {
+	n=$(sim_ncalls)
+	run -0 --separate-stderr "$SIM" version
+	[[ $output =~ ^sbx\ version:\ v[0-9]+\.[0-9]+\.[0-9]+\ [0-9a-f]{40}$ ]]
+	run -0 "$SIM" exec sim-a -- sh -c 'echo "a b"'
+	[ "$output" = "a b" ]
+	run -2 "$SIM" exec sim-a -- sh -c 'exit 2'
+	[ "$(sim_ncalls)" -eq $((n + 3)) ]
+	mapfile -t l < <(sim_calls_after "$n")
+	[[ ${l[0]} =~ ^[0-9]{10}\.[0-9]{3}\ 0\ version$ ]]
+	[ "${l[1]#* }" = "0 exec sim-a -- sh -c $(printf '%q' 'echo "a b"')" ]
+	[ "${l[2]#* }" = "2 exec sim-a -- sh -c $(printf '%q' 'exit 2')" ]
+	# sim-only verbs are not sbx calls
+	"$SIM" sim-reset
+	[ "$(sim_ncalls)" -eq $((n + 3)) ]
+}
+
+@test "ls: table, -q and --json with name, id, agent, status, workspaces, last_used_at" {
+	run -0 --separate-stderr "$SIM" ls
+	[[ ${lines[0]} =~ ^SANDBOX\ +AGENT\ +STATUS\ +PORTS\ +WORKSPACE$ ]]
+	[[ $output =~ (^|$'\n')sim-a\ +shell\ +running\ +$WSA($'\n'|$) ]]
+	run -0 "$SIM" ls -q
+	[ "$(sort <<<"$output")" = "$(printf 'sim-a\nsim-b')" ]
+	run -0 --separate-stderr "$SIM" ls --json
+	[ "$(json_get 'sorted(s["name"] for s in d["sandboxes"])' <<<"$output")" = '["sim-a", "sim-b"]' ]
+	a='[s for s in d["sandboxes"] if s["name"] == "sim-a"][0]'
+	[ "$(json_get "$a[\"workspaces\"]" <<<"$output")" = "[\"$WSA\"]" ]
+	[ "$(json_get "$a[\"agent\"]" <<<"$output")" = shell ]
+	[ "$(json_get "$a[\"status\"]" <<<"$output")" = running ]
+	[[ $(json_get "$a[\"id\"]" <<<"$output") =~ ^sbx_[0-9a-f]{12}$ ]]
+	[[ $(json_get "$a[\"last_used_at\"]" <<<"$output") =~ ^20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z$ ]]
+	# no ports: the field is absent, not []
+	[ "$(json_get "\"ports\" in $a" <<<"$output")" = False ]
+}
+
+@test "ls on an empty root says so; --json is an empty array" {
+	SBX_SIM_ROOT=$(mktemp -d /tmp/sbxsim.XXXXXX)
+	run -0 "$SIM" ls
+	[ "$output" = "$(printf 'No sandboxes found.\nLaunch one: sbx run claude')" ]
+	run -0 "$SIM" ls --json
+	[ "$output" = '{"sandboxes":[]}' ]
+	run -0 "$SIM" sim-cleanup
+	[ ! -e "$SBX_SIM_ROOT" ]
+}
+
+@test "create: errors for an existing name, a missing path, a bad name, an unknown flag, and none of them makes a sandbox" {
+	run -1 --separate-stderr "$SIM" create --name sim-a shell "$WSB"
+	[ "$stderr" = "ERROR: sandbox 'sim-a' already exists and can't be given new workspaces" ]
+	run -1 --separate-stderr "$SIM" create --name sim-x shell "$BATS_TEST_TMPDIR/nope" </dev/null
+	[[ $stderr == "The selected workspace does not exist. Would you like to create it? (y/N) "* ]]
+	[[ $stderr == *"ERROR: workspace $BATS_TEST_TMPDIR/nope does not exist" ]]
+	[ ! -e "$BATS_TEST_TMPDIR/nope" ]
+	run -1 --separate-stderr "$SIM" create --name default shell "$WSB"
+	[[ $stderr == 'ERROR: invalid sandbox name "default": '* ]]
+	run -1 --separate-stderr "$SIM" create --name '-x' shell "$WSB"
+	[[ $stderr == 'ERROR: invalid sandbox name "-x": '* ]]
+	run -1 --separate-stderr "$SIM" create --bogus shell "$WSB"
+	[ "$stderr" = "ERROR: unknown flag: --bogus" ]
+	run -0 "$SIM" ls -q
+	[ "$(sort <<<"$output")" = "$(printf 'sim-a\nsim-b')" ]
+}
+
+@test "create without -q prints the success line; flags may follow the operands; stop and rm" {
+	mkdir -p "$BATS_TEST_TMPDIR/wsc"
+	run -0 --separate-stderr "$SIM" create shell "$BATS_TEST_TMPDIR/wsc" --name sim-c -m 1g
+	[ "$output" = "✓ Created sandbox sim-c" ]
+	"$SIM" exec sim-c -- sh -c 'echo kept >/tmp/kept; echo ws >file'
+	# a guest process that stop must end
+	"$SIM" exec -d sim-c -- sleep 307
+	pgrep -fx 'sleep 307' >/dev/null
+	run -0 "$SIM" stop sim-c
+	[ "$(json_get '[s["status"] for s in d["sandboxes"] if s["name"] == "sim-c"][0]' < <("$SIM" ls --json))" = stopped ]
+	run ! pgrep -fx 'sleep 307'
+	[ "$(cat "$BATS_TEST_TMPDIR/wsc/file")" = ws ]
+	# exec starts it again; the sandbox's files survived
+	run -0 "$SIM" exec sim-c -- cat /tmp/kept
+	[ "$output" = kept ]
+	[ "$(json_get '[s["status"] for s in d["sandboxes"] if s["name"] == "sim-c"][0]' < <("$SIM" ls --json))" = running ]
+	# rm: refused without --force when stdin is not a terminal
+	run -1 --separate-stderr "$SIM" rm sim-c </dev/null
+	[ "$stderr" = "ERROR: stdin is not a terminal" ]
+	"$SIM" ls -q | grep -qx sim-c
+	d=$(grep -lx sim-c "$SBX_SIM_ROOT"/s/*/name)
+	d=${d%/name}
+	ns=sbxsim-$(sim_tag)-${d##*/}
+	pid=$(cat "$d/dockerd.pid")
+	run -0 "$SIM" rm --force sim-c
+	run ! grep -qx sim-c <<<"$("$SIM" ls -q)"
+	run ! sim_alive "$pid"
+	run ! grep -qx "$ns" <<<"$(ip netns list | cut -d' ' -f1)"
+	[ ! -e "$d" ]
+	run ! sim_leftovers "$d" "$(sim_tag)-${d##*/}"
+	run -1 --separate-stderr "$SIM" rm --force sim-c
+	[[ $stderr == "ERROR: no sandbox named 'sim-c'"* ]]
+	run -1 --separate-stderr "$SIM" stop sim-c
+	[[ $stderr == "ERROR: no sandbox named 'sim-c'"* ]]
+}
+
+# ---------------------------------------------------------------- exec
+
+@test "exec on a missing sandbox: the real four-line error, exit 1" {
+	run -1 --separate-stderr "$SIM" exec no-such-box -- true
+	[ "$output" = "" ]
+	[ "$stderr" = "$(printf "ERROR: no sandbox named 'no-such-box'\n\nTo create one:\n  sbx create AGENT WORKSPACE")" ]
+}
+
+@test "exec: cwd is the workspace, the status passes through, -w, not found is 127" {
+	run -0 "$SIM" exec sim-a -- pwd
+	[ "$output" = "$WSA" ]
+	run -0 "$SIM" exec sim-a cat file
+	[ "$output" = in-a ]
+	run -0 "$SIM" exec -w /tmp sim-a -- pwd
+	[ "$output" = /tmp ]
+	run -42 "$SIM" exec sim-a -- sh -c 'exit 42'
+	run -127 --separate-stderr "$SIM" exec sim-a -- no-such-command
+	[[ $stderr == *'"no-such-command": executable file not found'* ]]
+	run -0 "$SIM" exec sim-a -- hostname
+	[ "$output" = sim-a ]
+}
+
+@test "exec: stdin only with -i" {
+	run -0 bash -c 'echo piped | "$0" exec -i sim-a -- cat' "$SIM"
+	[ "$output" = piped ]
+	run -0 bash -c 'echo piped | "$0" exec sim-a -- cat' "$SIM"
+	[ "$output" = "" ]
+}
+
+@test "exec: a fixed base environment plus -e only (bare -e takes the simulator's value)" {
+	export SIM_PROBE=from-caller OTHER_PROBE=nope
+	run -0 --separate-stderr "$SIM" exec -e SIM_PROBE -e SET_PROBE=x=y sim-a -- env
+	names=$(printf '%s\n' "${lines[@]}" | cut -d= -f1 | sort | tr '\n' ' ')
+	[ "$names" = "HOME HOSTNAME LANG PATH SET_PROBE SIM_PROBE " ] || fail "names: $names"
+	[[ $output == *$'\n'"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"$'\n'* ]]
+	[[ $output == *$'\n'"SIM_PROBE=from-caller"* ]]
+	[[ $output == *"SET_PROBE=x=y"* ]]
+	[[ $output == *"HOME=/home/agent"* ]]
+	[[ $output != *OTHER_PROBE* ]]
+	[[ $output != *SBX_SIM_ROOT* ]]
+}
+
+@test "exec: the caller's HOME and host directories are hidden, /run holds only the canonical socket" {
+	run -0 "$SIM" exec sim-a -- sh -c "test -e '$HOME' && echo visible; ls -A /run; ls -A /home; test -e /work && echo work; test -e $TOP && echo top; ls -A /root"
+	[ "$output" = "$(printf 'docker.sock\nagent')" ]
+	run -0 "$SIM" exec sim-a -- sh -c 'test -S /var/run/docker.sock && ls -A /home/agent/.docker/cli-plugins'
+	[ "$output" = docker-compose ]
+	# the host's /usr is read-only inside
+	run -1 "$SIM" exec sim-a -- touch /usr/sbxsim-probe
+	[ ! -e /usr/sbxsim-probe ]
+}
+
+@test "exec: a :ro workspace is read-only, the primary read-write" {
+	mkdir -p "$BATS_TEST_TMPDIR/prime" "$BATS_TEST_TMPDIR/proj"
+	echo p >"$BATS_TEST_TMPDIR/proj/p"
+	run -0 "$SIM" create -q --name sim-ro shell "$BATS_TEST_TMPDIR/prime" "$BATS_TEST_TMPDIR/proj:ro"
+	run -0 "$SIM" ls --json
+	[ "$(json_get '[s["workspaces"] for s in d["sandboxes"] if s["name"] == "sim-ro"][0]' <<<"$output")" = "[\"$BATS_TEST_TMPDIR/prime\", \"$BATS_TEST_TMPDIR/proj:ro\"]" ]
+	run -0 "$SIM" exec sim-ro -- pwd
+	[ "$output" = "$BATS_TEST_TMPDIR/prime" ]
+	run -1 --separate-stderr "$SIM" exec sim-ro -- touch "$BATS_TEST_TMPDIR/proj/new"
+	[[ $stderr == *"Read-only file system"* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/proj/new" ]
+	run -0 "$SIM" exec sim-ro -- sh -c "cat '$BATS_TEST_TMPDIR/proj/p'; touch new"
+	[ "$output" = p ]
+	[ -e "$BATS_TEST_TMPDIR/prime/new" ]
+	run -0 "$SIM" rm --force sim-ro
+}
+
+@test "the private daemon: busybox:local, docker ps --format json, compose through the plugin shim" {
+	run -0 "$SIM" exec sim-a -- $DK images --format '{{.Repository}}:{{.Tag}}'
+	[ "$output" = busybox:local ]
+	run -0 "$SIM" exec sim-a -- $DK run --rm busybox:local echo hi
+	[ "$output" = hi ]
+	"$SIM" exec sim-a -- $DK run -d --name jsonps busybox:local sleep 300 >/dev/null
+	run -0 "$SIM" exec sim-a -- $DK ps --format json
+	[ "$(json_get 'd["Names"]' <<<"$output")" = jsonps ]
+	"$SIM" exec sim-a -- $DK rm -f jsonps >/dev/null
+	run -0 "$SIM" exec sim-a -- $DK compose version
+	[[ $output == *"docker-compose version 1."* ]]
+}
+
+# ---------------------------------------------------------------- ports
+
+@test "ports: tcp publish, fetch from the host, duplicate error, list, unpublish" {
+	printf '<p>page of sim-a</p>\n' >"$WSA/index.html"
+	"$SIM" exec sim-a -- $DK run -d --name weba -p 8080:8080 -v "$WSA:/www:ro" busybox:local httpd -f -p 8080 -h /www >/dev/null
+	sim_free_port
+	h=$SIM_PORT
+	run -0 --separate-stderr "$SIM" ports sim-a --publish "$h:8080"
+	[ "$output" = "Published 127.0.0.1:$h -> 8080/tcp" ]
+	run -0 sim_fetch "http://127.0.0.1:$h/"
+	[ "$output" = "<p>page of sim-a</p>" ]
+	# loopback only
+	grep -qx "127.0.0.1:$h" <<<"$(ss -Hltn | awk '{ print $4 }')"
+	run ! grep -qx "0.0.0.0:$h" <<<"$(ss -Hltn | awk '{ print $4 }')"
+	run -1 --separate-stderr "$SIM" ports sim-a --publish "$h:8080"
+	[ "$stderr" = "ERROR: publish port: port 127.0.0.1:$h/tcp is already published" ]
+	run -0 "$SIM" ports sim-a --json
+	[ "$output" = "[{\"host_ip\":\"127.0.0.1\",\"host_port\":$h,\"sandbox_port\":8080,\"protocol\":\"tcp\"}]" ]
+	run -0 "$SIM" ports sim-a
+	[[ ${lines[0]} =~ ^HOST\ IP\ +HOST\ PORT\ +SANDBOX\ PORT\ +PROTOCOL$ ]]
+	[[ ${lines[1]} =~ ^127\.0\.0\.1\ +$h\ +8080\ +tcp$ ]]
+	run -0 "$SIM" ls
+	[[ $output == *"127.0.0.1:$h->8080/tcp"* ]]
+	run -0 "$SIM" ls --json
+	[ "$(json_get '[s for s in d["sandboxes"] if s["name"] == "sim-a"][0]["ports"][0]["host_port"]' <<<"$output")" = "$h" ]
+	run -0 "$SIM" ports sim-a --unpublish "$h:8080"
+	[ "$output" = "Unpublished 127.0.0.1:$h -> 8080/tcp" ]
+	run -7 curl -fsS --max-time 3 "http://127.0.0.1:$h/"
+	run -0 "$SIM" ports sim-a
+	[ "$output" = "No published ports" ]
+	run -1 --separate-stderr "$SIM" ports sim-a --unpublish "$h:8080"
+	[[ $stderr == "ERROR: unpublish port: "* ]]
+}
+
+@test "ports: an ephemeral host port when none is given, and ::1 where asked" {
+	sim_unpublish_all sim-a
+	run -0 "$SIM" ports sim-a --publish 8080
+	[[ $output =~ ^Published\ 127\.0\.0\.1:([0-9]+)\ -\>\ 8080/tcp$ ]]
+	e=${BASH_REMATCH[1]}
+	((e >= 49152 && e <= 65535))
+	run -0 sim_fetch "http://127.0.0.1:$e/"
+	[ "$output" = "<p>page of sim-a</p>" ]
+	sim_free_port
+	run -0 "$SIM" ports sim-a --publish "[::1]:$SIM_PORT:8080/tcp"
+	[ "$output" = "Published [::1]:$SIM_PORT -> 8080/tcp" ]
+	run -0 sim_fetch "http://[::1]:$SIM_PORT/"
+	[ "$output" = "<p>page of sim-a</p>" ]
+	run -0 "$SIM" ports sim-a --json
+	[ "$(json_get 'sorted(p["host_ip"] for p in d)' <<<"$output")" = '["127.0.0.1", "::1"]' ]
+	"$SIM" ports sim-a --unpublish "$e:8080" --unpublish "[::1]:$SIM_PORT:8080/tcp" >/dev/null
+	run -0 "$SIM" ports sim-a --json
+	[ "$output" = "[]" ]
+	run -1 --separate-stderr "$SIM" ports sim-a --publish 10.0.0.1:1:80
+	[[ $stderr == 'ERROR: publish port: invalid port spec'* ]]
+}
+
+@test "ports: udp is forwarded too" {
+	sim_unpublish_all sim-a
+	# a udp echo service in the sandbox's own network namespace
+	"$SIM" exec -d sim-a -- socat UDP4-LISTEN:9999,reuseaddr,fork EXEC:cat
+	sim_free_port udp
+	run -0 "$SIM" ports sim-a --publish "$SIM_PORT:9999/udp"
+	[ "$output" = "Published 127.0.0.1:$SIM_PORT -> 9999/udp" ]
+	grep -qx "127.0.0.1:$SIM_PORT" <<<"$(ss -Hlun | awk '{ print $4 }')"
+	for _ in 1 2 3 4 5; do
+		got=$(echo ping-udp | socat -T 2 - "UDP4:127.0.0.1:$SIM_PORT") && [ -n "$got" ] && break
+		sleep 0.2
+	done
+	[ "$got" = ping-udp ]
+	run -0 "$SIM" ports sim-a --json
+	[ "$output" = "[{\"host_ip\":\"127.0.0.1\",\"host_port\":$SIM_PORT,\"sandbox_port\":9999,\"protocol\":\"udp\"}]" ]
+	"$SIM" ports sim-a --unpublish "$SIM_PORT:9999/udp" >/dev/null
+	"$SIM" exec sim-a -- pkill -f UDP4-LISTEN:9999 || true
+}
+
+@test "port dialects: sbx port ls|publish|unpublish, and SBX_SIM_DIALECT refuses the other one" {
+	sim_unpublish_all sim-a
+	sim_free_port
+	run -0 "$SIM" port publish sim-a "$SIM_PORT:8080"
+	[ "$output" = "Published 127.0.0.1:$SIM_PORT -> 8080/tcp" ]
+	run -0 "$SIM" port ls sim-a --json
+	[ "$output" = "[{\"host_ip\":\"127.0.0.1\",\"host_port\":$SIM_PORT,\"sandbox_port\":8080,\"protocol\":\"tcp\"}]" ]
+	run -0 "$SIM" port unpublish sim-a "$SIM_PORT:8080"
+	[ "$output" = "Unpublished 127.0.0.1:$SIM_PORT -> 8080/tcp" ]
+	SBX_SIM_DIALECT=ports run -1 --separate-stderr "$SIM" port ls sim-a
+	[ "${stderr_lines[0]}" = 'ERROR: unknown command "port" for "sbx"' ]
+	SBX_SIM_DIALECT=port run -1 --separate-stderr "$SIM" ports sim-a
+	[ "${stderr_lines[0]}" = 'ERROR: unknown command "ports" for "sbx"' ]
+	SBX_SIM_DIALECT=port run -0 "$SIM" port ls sim-a
+	[ "$output" = "No published ports" ]
+}
+
+# ---------------------------------------------------------------- isolation
+
+@test "two sandboxes: separate daemons, containers, images, loopbacks and pages on the same sandbox port" {
+	run -0 "$SIM" exec sim-a -- $DK info --format '{{.ID}}'
+	ida=$output
+	run -0 "$SIM" exec sim-b -- $DK info --format '{{.ID}}'
+	[ -n "$ida" ] && [ "$output" != "$ida" ]
+	printf 'FROM busybox:local\nRUN echo only-a >/only-a\n' >"$WSA/Dockerfile"
+	"$SIM" exec sim-a -- $DK build -q -t only-a . >/dev/null 2>&1
+	run -0 "$SIM" exec sim-b -- $DK images --format '{{.Repository}}'
+	[ "$output" = busybox ]
+	run -0 "$SIM" exec sim-b -- $DK ps -a --format '{{.Names}}'
+	[ "$output" = "" ]
+	# the same sandbox port in both, each its own page
+	mkdir -p "$WSB/www"
+	echo '<p>page of sim-b</p>' >"$WSB/www/index.html"
+	"$SIM" exec sim-b -- $DK run -d --name webb -p 8080:8080 -v "$WSB/www:/www:ro" busybox:local httpd -f -p 8080 -h /www >/dev/null
+	sim_free_port
+	ha=$SIM_PORT
+	"$SIM" ports sim-a --publish "$ha:8080" >/dev/null
+	sim_free_port
+	hb=$SIM_PORT
+	"$SIM" ports sim-b --publish "$hb:8080" >/dev/null
+	run -0 sim_fetch "http://127.0.0.1:$ha/"
+	[ "$output" = "<p>page of sim-a</p>" ]
+	run -0 sim_fetch "http://127.0.0.1:$hb/"
+	[ "$output" = "<p>page of sim-b</p>" ]
+	# each loopback is its own: sim-a's 8081 is not reachable from sim-b
+	"$SIM" exec sim-a -- $DK run -d --name only8081 -p 8081:8080 -v "$WSA:/www:ro" busybox:local httpd -f -p 8080 -h /www >/dev/null
+	run -0 "$SIM" exec sim-a -- curl -fsS --max-time 3 http://127.0.0.1:8081/
+	[ "$output" = "<p>page of sim-a</p>" ]
+	run -7 "$SIM" exec sim-b -- curl -fsS --max-time 3 http://127.0.0.1:8081/
+	# and the host's loopback is not the sandbox's
+	run -0 "$SIM" exec sim-b -- sh -c "curl -fsS --max-time 3 http://127.0.0.1:$ha/ 2>/dev/null || echo unreachable"
+	[ "$output" = unreachable ]
+	"$SIM" ports sim-a --unpublish "$ha:8080" >/dev/null
+	"$SIM" ports sim-b --unpublish "$hb:8080" >/dev/null
+	"$SIM" exec sim-a -- $DK rm -f only8081 >/dev/null
+}
+
+# ---------------------------------------------------------------- faults
+
+@test "SBX_SIM_FAIL: the next N calls of a verb fail with the real text, then calls work; counters restart on a new value" {
+	export SBX_SIM_FAIL=exec:2
+	n=$(sim_ncalls)
+	run -1 --separate-stderr "$SIM" exec sim-a -- echo ran
+	[ "$output" = "" ]
+	[ "$stderr" = "ERROR: failed to start sandbox: start runtime: request failed: 500 Internal Server Error" ]
+	run -1 "$SIM" exec sim-a -- echo ran
+	run -0 "$SIM" exec sim-a -- echo ran
+	[ "$output" = ran ]
+	run -0 "$SIM" ls -q
+	[ "$(sim_calls_after "$n" | cut -d' ' -f2 | tr '\n' ' ')" = "1 1 0 0 " ]
+	export SBX_SIM_FAIL=ls:1:auth,create
+	run -1 --separate-stderr "$SIM" ls --json
+	[ "$stderr" = "ERROR: Not authenticated to Docker" ]
+	run -0 "$SIM" ls -q
+	run -1 --separate-stderr "$SIM" create -q --name sim-f shell "$WSB"
+	[ "$stderr" = "ERROR: failed to create sandbox: failed to run sandbox container" ]
+	run -1 "$SIM" create -q --name sim-f shell "$WSB"
+	export SBX_SIM_FAIL=ports:1:endpoint
+	run -1 --separate-stderr "$SIM" ports sim-a
+	[ "$stderr" = "ERROR: publish port: failed to resolve endpoint: no container endpoint with IP address found" ]
+	unset SBX_SIM_FAIL
+	run -0 "$SIM" ls -q
+	[ "$(sort <<<"$output")" = "$(printf 'sim-a\nsim-b')" ]
+	# the same value again after a change: armed again
+	export SBX_SIM_FAIL=exec:1
+	run -1 "$SIM" exec sim-a -- true
+	run -0 "$SIM" exec sim-a -- true
+	"$SIM" sim-reset
+	run -1 "$SIM" exec sim-a -- true
+}
+
+@test "SBX_SIM_HANG: a hung call is a process tree that only a process-group kill removes" {
+	tag=$(sim_tag)
+	n=$(sim_ncalls)
+	SBX_SIM_HANG=exec:1 setsid "$SIM" exec sim-a -- true </dev/null >/dev/null 2>&1 3>&- &
+	pid=$!
+	for _ in $(seq 100); do
+		[ "$(pgrep -fc "^sbxsim-hang-$tag")" -eq 2 ] && break
+		sleep 0.05
+	done
+	[ "$(pgrep -fc "^sbxsim-hang-$tag")" -eq 2 ]
+	[ "$(ps -o pgid= -p "$pid" | tr -d ' ')" = "$pid" ]
+	for p in $(pgrep -f "^sbxsim-hang-$tag"); do
+		[ "$(ps -o pgid= -p "$p" | tr -d ' ')" = "$pid" ]
+	done
+	# killing the sbx process alone leaves the tree behind
+	kill -TERM "$pid"
+	st=0
+	wait "$pid" || st=$?
+	[ "$st" -eq 143 ]
+	[ "$(pgrep -fc "^sbxsim-hang-$tag")" -eq 2 ]
+	[ "$(sim_calls_after "$n" | cut -d' ' -f2-)" = "143 exec sim-a -- true" ]
+	# the group kill removes all of it
+	kill -TERM -- "-$pid"
+	for _ in $(seq 40); do
+		pgrep -f "^sbxsim-hang-$tag" >/dev/null || break
+		sleep 0.05
+	done
+	run ! pgrep -f "^sbxsim-hang-$tag"
+	# the count was one: the next call runs
+	SBX_SIM_HANG=exec:1 run -0 "$SIM" exec sim-a -- echo ok
+	[ "$output" = ok ]
+}
+
+@test "SBX_SIM_LEAK=env: the simulator's whole environment reaches the sandbox" {
+	export LEAK_PROBE=leaked
+	run -0 "$SIM" exec sim-a -- env
+	[[ $output != *LEAK_PROBE* ]]
+	SBX_SIM_LEAK=env run -0 "$SIM" exec sim-a -- env
+	[[ $output == *"LEAK_PROBE=leaked"* ]]
+	[[ $output == *"HOME=/home/agent"* ]]
+}
+
+@test "SBX_SIM_LEAK=home: the caller's HOME is visible inside" {
+	run -1 "$SIM" exec sim-a -- cat "$HOME/.ssh/id_test"
+	SBX_SIM_LEAK=home run -0 "$SIM" exec sim-a -- cat "$HOME/.ssh/id_test"
+	[ "$output" = secret ]
+}
+
+@test "SBX_SIM_LEAK=context: an extra docker context inside" {
+	run -0 "$SIM" exec sim-a -- docker context ls --format '{{.Name}}'
+	[ "$output" = default ]
+	SBX_SIM_LEAK=context run -0 "$SIM" exec sim-a -- docker context ls --format '{{.Name}}'
+	[ "$output" = "$(printf 'default\nsbx-sim-leak')" ]
+	run -0 "$SIM" exec sim-a -- docker context ls --format '{{.Name}}'
+	[ "$output" = default ]
+}
+
+@test "SBX_SIM_LEAK=socket: a host docker socket at /run/user/0/docker.sock and /var/run/docker.sock.host" {
+	run -0 "$SIM" exec sim-a -- sh -c 'ls -A /run'
+	[ "$output" = docker.sock ]
+	SBX_SIM_LEAK=socket run -0 "$SIM" exec sim-a -- sh -c 'test -S /run/user/0/docker.sock && test -S /var/run/docker.sock.host && echo both'
+	[ "$output" = both ]
+}
+
+@test "SBX_SIM_LEAK=bind-any: a publish binds 0.0.0.0 and says so" {
+	sim_unpublish_all sim-a
+	sim_free_port
+	SBX_SIM_LEAK=bind-any run -0 "$SIM" ports sim-a --publish "$SIM_PORT:8080"
+	[ "$output" = "Published 0.0.0.0:$SIM_PORT -> 8080/tcp" ]
+	grep -qx "0.0.0.0:$SIM_PORT" <<<"$(ss -Hltn | awk '{ print $4 }')"
+	run -0 "$SIM" ports sim-a --json
+	[ "$output" = "[{\"host_ip\":\"0.0.0.0\",\"host_port\":$SIM_PORT,\"sandbox_port\":8080,\"protocol\":\"tcp\"}]" ]
+	run -0 "$SIM" ports sim-a --unpublish "$SIM_PORT:8080"
+	[ "$output" = "Unpublished 0.0.0.0:$SIM_PORT -> 8080/tcp" ]
+}
+
+@test "SBX_SIM_LEAK=unpinned: the docker CLI inside follows DOCKER_HOST over -H" {
+	probe='DOCKER_HOST=unix:///nonexistent/sbxsim docker -H unix:///var/run/docker.sock version --format "{{.Server.Os}}"'
+	run -0 "$SIM" exec sim-a -- sh -c "$probe"
+	[ "$output" = linux ]
+	SBX_SIM_LEAK=unpinned run -1 "$SIM" exec sim-a -- sh -c "$probe"
+	[[ $output == *"Cannot connect to the Docker daemon at unix:///nonexistent/sbxsim"* ]]
+}
+
+@test "SBX_SIM_LEAK=host-exec: the command runs on the host with the caller's PATH" {
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	printf '#!/bin/sh\necho canary-docker\n' >"$BATS_TEST_TMPDIR/bin/docker"
+	chmod +x "$BATS_TEST_TMPDIR/bin/docker"
+	PATH="$BATS_TEST_TMPDIR/bin:$PATH" run -0 "$SIM" exec sim-a -- docker -H unix:///var/run/docker.sock version --format '{{.Server.Os}}'
+	[ "$output" = linux ]
+	PATH="$BATS_TEST_TMPDIR/bin:$PATH" SBX_SIM_LEAK=host-exec run -0 "$SIM" exec sim-a -- docker -H unix:///var/run/docker.sock version
+	[ "$output" = canary-docker ]
+}
+
+@test "SBX_SIM_IDLE_STOP: a sandbox idle for N seconds is stopped (lazily, at the next call) and exec brings it back" {
+	"$SIM" exec sim-b -- $DK run -d --restart unless-stopped --name keep busybox:local httpd -f -p 8080 >/dev/null
+	sleep 2.2
+	SBX_SIM_IDLE_STOP=2 run -0 "$SIM" ls --json
+	[ "$(json_get '[s["status"] for s in d["sandboxes"] if s["name"] == "sim-b"][0]' <<<"$output")" = stopped ]
+	# exec starts it again, and the container with a restart policy with it
+	SBX_SIM_IDLE_STOP=2 run -0 "$SIM" exec sim-b -- $DK ps --format '{{.Names}}'
+	[ "$output" = keep ]
+	[ "$(json_get '[s["status"] for s in d["sandboxes"] if s["name"] == "sim-b"][0]' < <("$SIM" ls --json))" = running ]
+	"$SIM" exec sim-b -- $DK rm -f keep >/dev/null
+}
+
+@test "template save, ls, rm; create -t starts from the saved home" {
+	"$SIM" exec sim-a -- sh -c 'echo from-template >/home/agent/marker'
+	run -0 "$SIM" template save sim-a sim-tpl:v1
+	run -0 "$SIM" template ls --json
+	[ "$(json_get '[(i["repository"], i["tag"]) for i in d["images"]]' <<<"$output")" = "[[\"sim-tpl\", \"v1\"]]" ]
+	mkdir -p "$BATS_TEST_TMPDIR/wst"
+	"$SIM" create -q --name sim-t -t sim-tpl:v1 shell "$BATS_TEST_TMPDIR/wst"
+	run -0 "$SIM" exec sim-t -- cat /home/agent/marker
+	[ "$output" = from-template ]
+	run -0 "$SIM" rm -f sim-t
+	run -0 "$SIM" template rm sim-tpl:v1
+	run -0 "$SIM" template ls --json
+	[ "$output" = '{"images":[]}' ]
+}
+
+# ---------------------------------------------------------------- teardown (last)
+
+@test "teardown: sim-cleanup removes both sandboxes in parallel and leaves nothing on the host" {
+	tag=$(sim_tag)
+	[ -n "$tag" ]
+	# something to clean: a container, a forwarder, a guest process
+	"$SIM" exec sim-a -- $DK run -d --name last busybox:local sleep 300 >/dev/null
+	sim_free_port
+	"$SIM" ports sim-a --publish "$SIM_PORT:8080" >/dev/null
+	"$SIM" exec -d sim-b -- sleep 309
+	pgrep -f "sbxsim-$tag" >/dev/null
+	sim_leftovers "$SBX_SIM_ROOT" "$tag" >/dev/null
+	start=$(date +%s%N)
+	run -0 sim_teardown_assert
+	ms=$((($(date +%s%N) - start) / 1000000))
+	echo "# teardown of 2 sandboxes: $ms ms" >&3
+	run ! pgrep -fx 'sleep 309'
+	run ! pgrep -fx 'sleep 300'
+	run ! grep -qx "127.0.0.1:$SIM_PORT" <<<"$(ss -Hltn | awk '{ print $4 }')"
+	((ms < 8000))
+}
