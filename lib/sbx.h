@@ -18,6 +18,12 @@
 #define SBX_EX_NOEXEC	126
 #define SBX_EX_NOTFOUND	127
 
+/*
+ * Held by sbx-run while it provisions.  A sandbox name never starts with
+ * '.', so no NAME.lock can be this file.
+ */
+#define SBX_PROVISION_LOCK	".provision.lock"
+
 /* The canonical socket every inner docker call is pinned to. */
 #define SBX_DOCKER_HOST	"unix:///var/run/docker.sock"
 

@@ -19,7 +19,7 @@
 #include "sbx.h"
 #include "sbx-gc.h"
 
-#define PROVISION_LOCK	"provision.lock"	/* held by sbx-run */
+#define PROVISION_LOCK	SBX_PROVISION_LOCK	/* held by sbx-run */
 
 static const char *const suffixes[] = {
 	"created", "owner", "failed", "prime", "lock"

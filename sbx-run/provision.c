@@ -19,7 +19,6 @@
 #include "sbx-run.h"
 
 #define CREATE_TIMEOUT	600
-#define LS_MAX		(16 * 1024 * 1024)
 #define MIB_MAX		(1024LL * 1024)		/* 1 TiB */
 
 struct create {
@@ -171,11 +170,8 @@ listed(const struct run *r)
 {
 	char *av[] = { (char *)r->sbx, "ls", "--json", NULL };
 	struct sbx_cmd c;
-	const struct sbx_json *s, *list;
-	struct sbx_json *j;
-	const char *json, *errstr, *n;
-	size_t off;
-	int found = 0;
+	const char *errstr;
+	int found;
 
 	memset(&c, 0, sizeof(c));
 	c.argv = av;
@@ -188,19 +184,10 @@ listed(const struct run *r)
 		err(sbx_exec_status(errno), "%s", r->sbx);
 	if (c.status != 0)
 		errx(SBX_EX_FAIL, "sbx ls --json failed (exit %d)", c.status);
-	if ((json = sbx_json_find(c.out.data ? c.out.data : "", c.out.len,
-	    &off)) == NULL)
-		errx(SBX_EX_FAIL, "sbx ls --json printed no JSON");
-	if ((j = sbx_json_parse(json, c.out.len - off, &errstr)) == NULL)
+	found = sbx_ls_listed(c.out.data ? c.out.data : "", c.out.len, r->name,
+	    &errstr);
+	if (found == -1)
 		errx(SBX_EX_FAIL, "sbx ls --json: %s", errstr);
-	if ((list = sbx_json_get(j, "sandboxes")) == NULL ||
-	    list->type != SBX_JARR)
-		errx(SBX_EX_FAIL, "sbx ls --json: no sandboxes array");
-	for (s = list->child; s != NULL; s = s->next)
-		if ((n = sbx_json_str(s, "name")) != NULL &&
-		    strcmp(n, r->name) == 0)
-			found = 1;
-	sbx_json_free(j);
 	sbx_cmd_free(&c);
 	return found;
 }
@@ -245,8 +232,8 @@ provision(const struct run *r)
 		print_argv(create_argv(r, &c, 0));
 		exit(SBX_EX_FAIL);
 	}
-	if ((lfd = sbx_lock(dfd, "provision.lock", 1)) == -1)
-		err(SBX_EX_FAIL, "%s/provision.lock", statedir);
+	if ((lfd = sbx_lock(dfd, SBX_PROVISION_LOCK, 1)) == -1)
+		err(SBX_EX_FAIL, "%s/%s", statedir, SBX_PROVISION_LOCK);
 	if (listed(r))
 		goto done;	/* someone else made it meanwhile */
 	if (c.readonly && mkdirat(dfd, file, 0700) == -1 && errno != EEXIST)

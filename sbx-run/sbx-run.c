@@ -38,20 +38,15 @@ usage(void)
 static int
 missing(const char *text, size_t len, void *arg)
 {
-	const char *name = arg;
 	const char *nl = memchr(text, '\n', len);
-	size_t n = strlen(name), line = nl ? (size_t)(nl - text) : len;
-	static const char pre[] = "ERROR: no sandbox named '";
-	char alt[SBX_NAME_MAX + 32];
+	char line[SBX_NAME_MAX + 64];
+	size_t n = nl ? (size_t)(nl - text) : len;
 
-	if (line == sizeof(pre) + n && strncmp(text, pre, sizeof(pre) - 1)
-	    == 0 && strncmp(text + sizeof(pre) - 1, name, n) == 0 &&
-	    text[sizeof(pre) - 1 + n] == '\'')
-		return 1;
-	/* the wording of some versions: Error: sandbox 'NAME' not found */
-	snprintf(alt, sizeof(alt), "sandbox '%s' not found", name);
-	return line >= strlen(alt) && strncmp(text + line - strlen(alt), alt,
-	    strlen(alt)) == 0;
+	if (n >= sizeof(line))
+		return 0;	/* longer than either wording */
+	memcpy(line, text, n);
+	line[n] = '\0';
+	return sbx_notfound(line, arg);
 }
 
 static char **

@@ -252,7 +252,7 @@ removed_names() {
 	created pi-sbx-4-fresh 0
 	touch -d '+1 minute' "$d/pi-sbx-4-fresh.created"
 	# not a sandbox's marker at all
-	: >"$d/provision.lock"
+	: >"$d/.provision.lock"
 	echo keep >"$d/notes.txt"
 	# listed: its markers stay
 	stub_sandbox pi-sbx-5-listed running; created pi-sbx-5-listed 48
@@ -268,7 +268,7 @@ removed_names() {
 	[ -e "$d/pi-sbx-2-live.owner" ]
 	[ -e "$d/pi-sbx-3-watched.owner" ] && [ -e "$d/pi-sbx-3-watched.lock" ]
 	[ -e "$d/pi-sbx-4-fresh.created" ]
-	[ -e "$d/provision.lock" ] && [ -e "$d/notes.txt" ]
+	[ -e "$d/.provision.lock" ] && [ -e "$d/notes.txt" ]
 	[ -e "$d/pi-sbx-5-listed.created" ]
 	[ "$(stub_count)" -eq 1 ]
 }

@@ -222,7 +222,7 @@ setup() {
 	rm "$SBX_STUB_DIR/rc.ls"
 	echo 'not json at all' >"$SBX_STUB_DIR/out.ls"
 	run -1 --separate-stderr sbx-run -s "$N" ps
-	[ "$stderr" = "sbx-run: sbx ls --json printed no JSON" ]
+	[ "$stderr" = "sbx-run: sbx ls --json: no JSON in the output" ]
 	printf 'Starting sandboxd daemon...\n{"sandboxes":[{"name":"%s"}]}\n' "$N" >"$SBX_STUB_DIR/out.ls"
 	run -1 sbx-run -s "$N" ps	# listed, so no create; the exec still fails
 	[ "$(stub_count create)" -eq 0 ]
