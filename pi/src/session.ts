@@ -191,7 +191,8 @@ export class Session {
 		const gc = findProgram("sbx-gc");
 		if (!gc || !this.name) return;
 		this.gcStarted = true;
-		const child = spawn(gc, ["-H", String(hours), "-x", this.name], { stdio: "ignore", detached: true, env: process.env });
+		// sbx-gc takes whole hours; round up, so a fraction never means "any age"
+		const child = spawn(gc, ["-H", String(Math.max(1, Math.ceil(hours))), "-x", this.name], { stdio: "ignore", detached: true, env: process.env });
 		child.on("error", () => {});
 		child.unref();
 	}

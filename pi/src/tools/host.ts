@@ -6,7 +6,7 @@ import http from "node:http";
 import https from "node:https";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
-import { envNumber, findProgram, modeLines, sbxCli } from "../config.ts";
+import { envNumber, findProgram, INSTALL_HINT, modeLines, PROGRAMS, sbxCli } from "../config.ts";
 import { describe, list, type Mapping } from "../ports.ts";
 import type { Session } from "../session.ts";
 import { failure, result, str } from "../text.ts";
@@ -31,8 +31,15 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 		description: "Show the session's sandbox: name, whether it exists yet, its docker daemon, counts, host ports and the modes in force. Does not create the sandbox.",
 		parameters: Type.Object({}),
 		async execute(_id, _params, signal) {
+			const missing = PROGRAMS.filter((p) => !findProgram(p));
+			if (missing.includes("sbx-run")) {
+				// a status, not a failure: say what is missing and how to get it
+				const text = [`sandbox: none (the sbx-tools programs are missing: ${missing.join(", ")})`, `workspace: ${s.root}`, INSTALL_HINT, ...modeLines()].join("\n");
+				return result(text, { provisioned: false, missing });
+			}
 			const name = s.sandbox();
 			const head = [`sandbox: ${name}`, `workspace: ${s.root}`];
+			if (missing.length) head.push(`missing programs: ${missing.join(", ")}. ${INSTALL_HINT}`);
 			const r = await s.docker(["info", "--format", "{{json .}}"], {
 				signal,
 				what: "docker info",
