@@ -112,6 +112,9 @@ function lsCalls() {
 
 test(`[${FLAVOUR}] session start runs sbx-gc in the background when DOCKER_SANDBOX_GC_HOURS > 0, not at 0`, async (t) => {
 	if (!need(t, missing, "the sbx simulator")) return;
+	// the teardowns of the tests before are done (they call sbx too)
+	await until(() => Object.keys(simSandboxes()).length === 0, 15000, "earlier sandboxes to go");
+	await new Promise((r) => setTimeout(r, 500));
 	process.env.DOCKER_SANDBOX_GC_HOURS = "0";
 	const off = await loadExtension(w.ws);
 	try {
