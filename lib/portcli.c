@@ -12,11 +12,9 @@
  * way, so the cache never needs clearing by hand.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "sbx.h"
 
@@ -55,28 +53,14 @@ static int
 run(struct sbx_portcli *pc, char **av)
 {
 	struct sbx_cmd c;
-	int in, r, e;
 
 	sbx_buf_free(&pc->out);
 	sbx_buf_free(&pc->err);
-	if ((in = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	memset(&c, 0, sizeof(c));
 	av[0] = (char *)pc->sbx;
-	c.argv = av;
-	c.envp = pc->env;
-	c.timeout = pc->timeout;
-	c.newpgrp = 1;
-	c.in = in;
-	c.capture_out = 1;
-	c.capture_err = 1;
-	r = sbx_cmd_run(&c);
-	e = errno;
-	close(in);
-	if (r == -1) {
+	if (sbx_cmd_capture(&c, av, pc->env, pc->timeout) == -1) {
 		pc->status = -1;	/* not run: errno says why */
-		pc->error = e;
-		return errno = e, -1;
+		pc->error = errno;
+		return -1;
 	}
 	pc->calls++;
 	pc->status = c.status;

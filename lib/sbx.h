@@ -213,6 +213,9 @@ void	 sbx_portcli_free(struct sbx_portcli *);
 
 int	 sbx_sibling(const char *, char *const *, const char *, char *, size_t);
 
+/* capture.c: run for the output, stdin on /dev/null, own process group */
+int	 sbx_cmd_capture(struct sbx_cmd *, char *const *, char *const *, int);
+
 /* sbxls.c: is a sandbox in the output of `sbx ls --json`? */
 int	 sbx_ls_listed(const char *, size_t, const char *, const char **);
 

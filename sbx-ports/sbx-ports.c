@@ -274,7 +274,6 @@ container_ports(struct ctx *c, struct sbx_ports *want)
 	struct sbx_cmd cmd;
 	const char *errstr;
 	size_t i, n, ncont;
-	int in;
 
 	if (sbx_sibling(c->argv0, environ, "sbx-run", run, sizeof(run)) == -1)
 		errx(SBX_EX_NOTFOUND, "sbx-run: not found beside sbx-ports or "
@@ -286,21 +285,17 @@ container_ports(struct ctx *c, struct sbx_ports *want)
 	env[0] = "DOCKER_SANDBOX_AUTOCREATE=0";
 	for (i = 0; i < n; i++)
 		env[i + 1] = environ[i];	/* the first value wins */
-	if ((in = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1)
-		err(SBX_EX_FAIL, "/dev/null");
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.argv = av;
-	cmd.envp = env;
-	cmd.newpgrp = 1;
-	cmd.in = in;
-	cmd.capture_out = 1;
-	if (sbx_cmd_run(&cmd) == -1)
+	/* no timeout of its own: sbx-run applies DOCKER_SANDBOX_TIMEOUT */
+	if (sbx_cmd_capture(&cmd, av, env, 0) == -1)
 		err(sbx_exec_status(errno), "%s", run);
-	close(in);
 	free(env);
-	if (cmd.status != 0)
+	if (cmd.status != 0) {
+		if (cmd.err.len > 0)
+			(void)sbx_writeall(STDERR_FILENO, cmd.err.data,
+			    cmd.err.len);
 		errx(SBX_EX_FAIL, "sandbox %s: docker ps failed (exit %d)",
 		    c->pc.name, cmd.status);
+	}
 	memset(&all, 0, sizeof(all));
 	if (sbx_ports_dockerps(cmd.out.data ? cmd.out.data : "", cmd.out.len,
 	    &all, &ncont, &errstr) == -1)

@@ -333,24 +333,15 @@ probe_run(struct audit *a)
 	char *hold[8], **env;
 	char *av[] = { a->run, "-s", (char *)a->name, "-x", "sh", "-c", NULL,
 	    NULL };
-	int in, i;
+	int i;
 
 	memset(&sc, 0, sizeof(sc));
 	script(a, &sc);
 	av[6] = sc.data;
 	env = poisoned(a, hold);
-	if ((in = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1)
-		err(2, "/dev/null");
-	memset(&c, 0, sizeof(c));
-	c.argv = av;
-	c.envp = env;
-	c.newpgrp = 1;
-	c.in = in;
-	c.capture_out = 1;
-	c.capture_err = 1;
-	if (sbx_cmd_run(&c) == -1)
+	/* no timeout of its own: sbx-run applies DOCKER_SANDBOX_TIMEOUT */
+	if (sbx_cmd_capture(&c, av, env, 0) == -1)
 		err(2, "%s", a->run);
-	close(in);
 	a->calls++;
 	a->status = c.status;
 	a->out = c.out;

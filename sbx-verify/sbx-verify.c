@@ -65,14 +65,8 @@ exists(struct audit *a, char **env)
 	const char *errstr;
 	int found = -1;
 
-	memset(&c, 0, sizeof(c));
-	c.argv = av;
-	c.envp = env;
-	c.timeout = (int)sbx_conf_num("DOCKER_SANDBOX_TIMEOUT", 120, 0, 86400);
-	c.newpgrp = 1;
-	c.capture_out = 1;
-	c.capture_err = 1;
-	if (sbx_cmd_run(&c) == -1)
+	if (sbx_cmd_capture(&c, av, env, (int)sbx_conf_num(
+	    "DOCKER_SANDBOX_TIMEOUT", 120, 0, 86400)) == -1)
 		return -1;
 	a->calls++;
 	if (c.status == 0)
