@@ -59,7 +59,7 @@ test(`[${FLAVOUR}] the 19 tools and their parameter names equal the prior extens
 	for (const d of pi.tools) {
 		assert.equal(d.parameters.type, "object", d.name);
 		assert.deepEqual([...(d.parameters.required ?? [])].sort(), [...(REQUIRED[d.name] ?? [])].sort(), `${d.name} required`);
-		assert.ok(d.label && d.description, `${d.name} has a label and a description`);
+		assert.ok(d.label && d.description && d.promptSnippet, `${d.name} has a label, a description and a prompt line`);
 	}
 	assert.ok(pi.ext.handlers.get("session_start")?.length, "session_start handler");
 	assert.ok(pi.ext.handlers.get("session_shutdown")?.length, "session_shutdown handler");

@@ -81,6 +81,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 	pi.registerTool({
 		name: "docker_ps",
 		label: "Docker ps",
+		promptSnippet: "List containers in the session's docker sandbox",
 		description: "List containers in the session's sandbox: id, image, status, ports (sandbox side) and names. all=true includes stopped ones.",
 		parameters: Type.Object({ all: Type.Optional(Type.Boolean({ description: "include stopped containers (default false)" })) }),
 		async execute(_id, params, signal) {
@@ -100,6 +101,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 	pi.registerTool({
 		name: "docker_images",
 		label: "Docker images",
+		promptSnippet: "List images in the session's docker sandbox",
 		description: "List the images in the session's sandbox: repository:tag, id, size and age.",
 		parameters: Type.Object({}),
 		async execute(_id, _params, signal) {
@@ -118,6 +120,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 	pi.registerTool({
 		name: "docker_pull",
 		label: "Docker pull",
+		promptSnippet: "Pull an image into the docker sandbox",
 		description: "Pull an image into the session's sandbox (progress streams; up to 10 minutes).",
 		parameters: Type.Object({ image: Type.String({ description: "image reference, e.g. nginx:1.27" }) }),
 		async execute(_id, params, signal, onUpdate) {
@@ -130,6 +133,8 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 	pi.registerTool({
 		name: "docker_run",
 		label: "Docker run",
+		promptSnippet: "Run a container in the docker sandbox; ports come back as host URLs",
+		promptGuidelines: ["Use the docker_* tools for containers and images; they reach the session's private docker daemon in its sandbox. Do not run `docker` through bash: that would be the host's daemon, or none."],
 		description:
 			"Run a container in the session's sandbox (labelled com.pi.sandbox=true). Detached by default (restart=unless-stopped); " +
 			"detach=false runs it in the foreground and returns its output. ports: CONTAINER or HOST:CONTAINER[/udp]; each is published " +
@@ -212,6 +217,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 	pi.registerTool({
 		name: "docker_logs",
 		label: "Docker logs",
+		promptSnippet: "Show a container's logs",
 		description: "Show a container's logs (last 200 lines by default; tail=0 for all, cut to 50 KB / 2000 lines).",
 		parameters: Type.Object({
 			id: Type.String({ description: ID_HELP }),
@@ -233,6 +239,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 	pi.registerTool({
 		name: "docker_exec",
 		label: "Docker exec",
+		promptSnippet: "Run a command in a running container",
 		description: "Run a command in a running container and return its output; a non-zero exit is an error.",
 		parameters: Type.Object({
 			id: Type.String({ description: ID_HELP }),
@@ -251,6 +258,8 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 	pi.registerTool({
 		name: "docker_build",
 		label: "Docker build",
+		promptSnippet: "Build an image from a workspace directory",
+		promptGuidelines: ["docker_build, docker_compose, docker_init and docker_run volumes take workspace paths: /workspace/... (or relative) is the project directory; nothing outside it."],
 		description: "Build an image from a directory of the workspace (/workspace/... or relative); output streams, up to 10 minutes.",
 		parameters: Type.Object({
 			context: Type.String({ description: "build context directory, e.g. /workspace or /workspace/app" }),
@@ -301,6 +310,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 	pi.registerTool({
 		name: "docker_stop",
 		label: "Docker stop",
+		promptSnippet: "Stop a container",
 		description: "Stop a running container (10 s grace); its host ports are unpublished.",
 		parameters: Type.Object({ id: Type.String({ description: ID_HELP }) }),
 		async execute(_id, params, signal) {
@@ -314,6 +324,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 	pi.registerTool({
 		name: "docker_start",
 		label: "Docker start",
+		promptSnippet: "Start a stopped container",
 		description: "Start a stopped container; its ports are published on the host again.",
 		parameters: Type.Object({ id: Type.String({ description: ID_HELP }) }),
 		async execute(_id, params, signal) {
@@ -333,6 +344,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 	pi.registerTool({
 		name: "docker_rm",
 		label: "Docker rm",
+		promptSnippet: "Remove a container",
 		description: "Remove a container (forced, with its anonymous volumes); its host ports are unpublished.",
 		parameters: Type.Object({ id: Type.String({ description: ID_HELP }) }),
 		async execute(_id, params, signal) {
@@ -346,6 +358,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 	pi.registerTool({
 		name: "docker_prune",
 		label: "Docker prune",
+		promptSnippet: "Reclaim space: remove stopped containers, unused images, networks, build cache",
 		description: "Remove stopped containers, unused networks, ALL images not used by a container, and the build cache (docker system prune -af); volumes=true also removes unused volumes.",
 		parameters: Type.Object({ volumes: Type.Optional(Type.Boolean({ description: "also remove unused volumes (default false)" })) }),
 		async execute(_id, params, signal, onUpdate) {

@@ -28,6 +28,7 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 	pi.registerTool({
 		name: "docker_status",
 		label: "Docker sandbox status",
+		promptSnippet: "Show the session's private docker sandbox: state, daemon, host ports, modes",
 		description: "Show the session's sandbox: name, whether it exists yet, its docker daemon, counts, host ports and the modes in force. Does not create the sandbox.",
 		parameters: Type.Object({}),
 		async execute(_id, _params, signal) {
@@ -83,6 +84,7 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 	pi.registerTool({
 		name: "docker_verify",
 		label: "Docker sandbox audit",
+		promptSnippet: "Audit the docker sandbox's isolation (PASS/FAIL per check)",
 		description:
 			"Audit the sandbox's isolation live (sbx-verify): transport, environment scrubbing and forwarding, daemon pinning, mounts, contexts, host sockets, port bindings, read-only workspace, teardown. One PASS/FAIL line per check.",
 		parameters: Type.Object({}),
@@ -104,6 +106,7 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 	pi.registerTool({
 		name: "docker_resources",
 		label: "Docker sandbox resources",
+		promptSnippet: "Show the docker sandbox VM's memory, CPU and disk use",
 		description: "Show the sandbox VM's memory, CPUs and disk, docker's disk use and each running container's CPU and memory, with warnings when something runs low.",
 		parameters: Type.Object({}),
 		async execute(_id, _params, signal) {
@@ -148,6 +151,8 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 	pi.registerTool({
 		name: "docker_curl",
 		label: "Docker curl",
+		promptSnippet: "HTTP(S) request to a port the docker sandbox publishes on the host",
+		promptGuidelines: ["To reach a service a container publishes, use the URL that docker_run or docker_compose returned with docker_curl; containers are not on localhost otherwise."],
 		description:
 			"HTTP(S) request from the host to a port the sandbox publishes (http://127.0.0.1:PORT/..., as docker_run and docker_compose report). " +
 			"Without a port: the scheme's port if published, else the only published port. HTTPS certificates are not verified (local services).",
@@ -247,6 +252,7 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 	pi.registerTool({
 		name: "docker_sandbox_rm",
 		label: "Docker sandbox rm",
+		promptSnippet: "Delete the session's docker sandbox and everything in it",
 		description:
 			"Delete the session's sandbox microVM and everything in it (containers, images, volumes). The next docker_* call creates a fresh one under the same name.",
 		parameters: Type.Object({}),
@@ -265,6 +271,7 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 	pi.registerTool({
 		name: "docker_gc",
 		label: "Docker sandbox GC",
+		promptSnippet: "Remove stale docker sandboxes of dead sessions",
 		description:
 			"Remove stale sandboxes of dead sessions (sbx-gc): stopped pi-sbx-* sandboxes whose owner is gone and that were idle for at least `hours` (0: any age). Never this session's, a running one or one whose owner lives.",
 		parameters: Type.Object({ hours: Type.Optional(Type.Number({ description: "minimum idle age in hours (default 24; 0 = any age)" })) }),

@@ -96,6 +96,7 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 	pi.registerTool({
 		name: "docker_init",
 		label: "Docker init",
+		promptSnippet: "Write a Dockerfile, .dockerignore and compose.yaml for a project",
 		description:
 			"Write a starting Dockerfile (and .dockerignore; compose.yaml with compose=true) for a workspace directory. " +
 			"The kind is detected (package.json, pnpm-lock.yaml, go.mod, pyproject.toml/requirements.txt, Cargo.toml) or given: node|pnpm|go|python|rust|generic.",
@@ -146,6 +147,7 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 	pi.registerTool({
 		name: "docker_compose",
 		label: "Docker compose",
+		promptSnippet: "Run docker compose (up, down, ps, logs, ...) on a workspace compose file",
 		description:
 			"Run docker compose on a compose file of the workspace (default: compose.yaml, compose.yml, docker-compose.yaml or docker-compose.yml in the root). " +
 			"action: up (detached, builds), down, ps, logs (last 200 lines), restart, stop, start, config, build or pull. " +
