@@ -73,6 +73,11 @@ check: all $(TESTTOOLS)
 lint: all
 	sh test/lint
 
+# libFuzzer (clang); FUZZTIME seconds per target
+FUZZTIME = 60
+fuzz:
+	sh test/fuzz/run $(FUZZTIME)
+
 demo: all
 	sh test/demo.sh
 
@@ -105,5 +110,6 @@ uninstall:
 clean:
 	rm -f $(LIBOBJ) lib/libsbx.a $(BIN) $(BIN:=.o) $(RUNOBJ) $(WATCHOBJ) $(PORTSOBJ) \
 		$(GCOBJ) $(VERIFYOBJ) $(TESTTOOLS)
+	rm -rf test/fuzz/bin test/fuzz/work
 
-.PHONY: all check lint demo install uninstall clean
+.PHONY: all check lint fuzz demo install uninstall clean

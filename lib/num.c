@@ -19,8 +19,11 @@ sbx_strtonum(const char *s, long long min, long long max, const char **errstr)
 		*errstr = "invalid";
 		return 0;
 	}
-	/* strtoll skips blanks and takes a sign; neither belongs here */
-	if (*s == ' ' || *s == '\t' || *s == '+' || *s == '\n') {
+	/*
+	 * strtoll skips any isspace(3) blank ("\r1", "\v1") and takes a '+';
+	 * only '-' or a digit may start a number here
+	 */
+	if (*s != '-' && (*s < '0' || *s > '9')) {
 		*errstr = "invalid";
 		return 0;
 	}

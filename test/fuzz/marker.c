@@ -1,9 +1,8 @@
 /*
  * Fuzz target (libFuzzer) for the marker readers sbx-gc trusts least:
  * NAME.owner and NAME.created with any content.  No crash, and a value
- * is only ever returned in range.
- *   clang -fsanitize=fuzzer,address,undefined -D_POSIX_C_SOURCE=200809L \
- *       -I../../lib marker.c ../../lib/libsbx.a -o fuzz-marker
+ * is only ever returned in range.  The files live in one scratch
+ * directory, removed at exit.  Built by "make fuzz".
  */
 #include <sys/types.h>
 
@@ -18,6 +17,15 @@
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 static int dfd = -1;
+static char dir[] = "/tmp/fuzz-marker.XXXXXX";
+
+static void
+cleanup(void)
+{
+	unlinkat(dfd, "pi-sbx-1-fuzz.owner", 0);
+	unlinkat(dfd, "pi-sbx-1-fuzz.created", 0);
+	rmdir(dir);
+}
 
 static void
 put(const char *file, const uint8_t *data, size_t size)
@@ -33,7 +41,6 @@ put(const char *file, const uint8_t *data, size_t size)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char dir[] = "/tmp/fuzz-marker.XXXXXX";
 	unsigned long long start;
 	long long when;
 	pid_t pid;
@@ -42,6 +49,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (mkdtemp(dir) == NULL ||
 		    (dfd = open(dir, O_RDONLY | O_DIRECTORY)) == -1)
 			abort();
+		atexit(cleanup);
 	}
 	put("pi-sbx-1-fuzz.owner", data, size);
 	put("pi-sbx-1-fuzz.created", data, size);

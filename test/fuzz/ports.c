@@ -3,11 +3,8 @@
  * sbx-verify: the user's spec, docker's Ports text and `docker ps` JSON
  * lines, and sbx's JSON listing.  Any input, no crash; whatever is
  * accepted holds ports 1 to 65535 and a known protocol, and a spec
- * prints back to a URL and an sbx spec that fit their buffers.
- *   clang -fsanitize=fuzzer,address,undefined -I../../lib ports.c \
- *       ../../lib/portspec.c ../../lib/dockerps.c ../../lib/json.c \
- *       ../../lib/num.c ../../lib/io.c -o fuzz-ports &&
- *       ./fuzz-ports -max_total_time=60
+ * prints back to a URL and an sbx spec that fit their buffers.  Built
+ * by "make fuzz".
  */
 #include <stdint.h>
 #include <stdlib.h>

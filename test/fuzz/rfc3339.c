@@ -1,8 +1,7 @@
 /*
  * Fuzz target (libFuzzer) for sbx_rfc3339: any input, no crash, and an
- * accepted timestamp has the shape the reader promises.
- *   clang -fsanitize=fuzzer,address,undefined -I../../lib rfc3339.c \
- *       ../../lib/rfc3339.c -o fuzz-rfc3339 && ./fuzz-rfc3339 -max_total_time=60
+ * accepted timestamp has the shape the reader promises.  Built by
+ * "make fuzz".
  */
 #include <stdint.h>
 #include <stdlib.h>
