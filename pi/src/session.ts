@@ -42,6 +42,9 @@ export class Session {
 	lifeline?: Socket;
 	watchError?: string;
 	gcStarted = false;
+	/** session_shutdown came: arm no watcher any more */
+	ended = false;
+	private armTried = false;
 
 	constructor() {
 		this.root = process.cwd();
@@ -112,13 +115,31 @@ export class Session {
 	}
 
 	/** Pinned docker inside the sandbox (provisioned on first use). */
-	docker(args: string[], o: CallOptions): Promise<RunResult> {
-		return this.program("sbx-run", [...this.runArgs(o), "--", ...args], o);
+	async docker(args: string[], o: CallOptions): Promise<RunResult> {
+		const a = [...this.runArgs(o), "--", ...args];
+		await this.armOnce();
+		return this.program("sbx-run", a, o);
 	}
 
 	/** Any command inside the sandbox. */
-	exec(args: string[], o: CallOptions): Promise<RunResult> {
-		return this.program("sbx-run", [...this.runArgs(o), "-x", "--", ...args], o);
+	async exec(args: string[], o: CallOptions): Promise<RunResult> {
+		const a = [...this.runArgs(o), "-x", "--", ...args];
+		await this.armOnce();
+		return this.program("sbx-run", a, o);
+	}
+
+	/**
+	 * A sandbox is never made without a watcher: when the host never fired
+	 * session_start (an SDK embedding, say), arm it before the first call.
+	 */
+	private async armOnce(): Promise<void> {
+		if (this.ended || this.armTried) return;
+		this.armTried = true;
+		try {
+			await this.arm();
+		} catch {
+			/* watchError says why; docker_status and /docker show it */
+		}
 	}
 
 	/** sbx-ports -j ... for this sandbox. */
@@ -131,6 +152,7 @@ export class Session {
 	 * this process holds.  Resolves once the watcher has detached.
 	 */
 	async arm(): Promise<void> {
+		this.armTried = true;
 		if (this.lifeline && !this.lifeline.destroyed) return;
 		const name = this.sandbox();
 		const watch = requireProgram("sbx-watch");
@@ -172,6 +194,7 @@ export class Session {
 
 	/** The one teardown path: the watcher sees EOF on its descriptor 3. */
 	release(): void {
+		this.ended = true;
 		this.lifeline?.destroy();
 		this.lifeline = undefined;
 	}
@@ -179,6 +202,7 @@ export class Session {
 	/** Keep the sandbox and its watcher for the next instance of the module (/reload). */
 	handOver(): void {
 		if (!this.name) return this.release();
+		this.ended = true;
 		(globalThis as Record<symbol, unknown>)[HANDOVER] = { name: this.name, root: this.root, lifeline: this.lifeline } satisfies Handover;
 		this.lifeline = undefined;
 	}

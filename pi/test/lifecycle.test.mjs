@@ -168,3 +168,19 @@ test(`[${FLAVOUR}] read-only workspace mode: binds are read-only, named volumes 
 		pi.cleanupAgentDir();
 	}
 });
+
+test(`[${FLAVOUR}] without session_start (an SDK embedding), the first call arms the watcher before provisioning`, async (t) => {
+	if (!need(t, missing, "the sbx simulator")) return;
+	const pi = await loadExtension(w.ws);
+	try {
+		const r = await pi.call("docker_ps");
+		const name = r.result.details.sandbox;
+		assert.ok(name in simSandboxes());
+		const st = await pi.call("docker_status");
+		assert.match(st.text, /teardown watcher: armed/);
+		await pi.shutdown();
+		await until(() => !(name in simSandboxes()), 15000, `sandbox ${name} to go`);
+	} finally {
+		pi.cleanupAgentDir();
+	}
+});
