@@ -2,6 +2,7 @@
  * Host ports: sbx-ports does the work (`sync` after every run, rm, stop,
  * start and compose); this reads what it prints with -j, one object a line.
  */
+import { Cancelled } from "./proc.ts";
 import type { Session } from "./session.ts";
 import { jsonLines, str } from "./text.ts";
 
@@ -63,7 +64,14 @@ export function describe(ms: Mapping[]): string[] {
 
 /** Bring the host ports in line with the running containers; returns the mappings now published. */
 export async function sync(s: Session, signal: AbortSignal | undefined): Promise<{ mappings: Mapping[]; note?: string }> {
-	const r = await s.ports(["sync"], { signal, what: "sbx-ports sync", allowFail: true });
+	let r;
+	try {
+		r = await s.ports(["sync"], { signal, what: "sbx-ports sync", allowFail: true });
+	} catch (e) {
+		// the docker side is done; say why the host side is not (a missing sbx-ports, say)
+		if (e instanceof Cancelled) throw e;
+		return { mappings: [], note: `host ports not synced: ${(e as Error).message}` };
+	}
 	const mappings = parseMappings(r.stdout);
 	if (r.code !== 0) return { mappings, note: `host ports not fully synced (sbx-ports exit ${r.code}): ${r.stderr.trim().slice(0, 600)}` };
 	return { mappings };
