@@ -135,6 +135,9 @@ main(int argc, char *argv[])
 		for (i = 0; env[i] != NULL; i++)
 			if (printf("%s\n", env[i]) < 0)
 				break;
+		free(env);
+		free(allow);
+		sbx_env_policy_free(&pol);
 		if (sbx_fshut() == -1)
 			err(SBX_EX_FAIL, "stdout");
 		return SBX_EX_OK;

@@ -50,13 +50,12 @@ missing(const char *text, size_t len, void *arg)
 }
 
 static char **
-exec_argv(const struct run *r, char **inner, int interactive, int raw)
+exec_argv(const struct run *r, char **fwd, char **inner, int interactive,
+    int raw)
 {
-	char **fwd, **av;
+	char **av;
 	size_t n, nf, ni, i;
 
-	if ((fwd = sbx_env_forwarded(r->env)) == NULL)
-		err(SBX_EX_CANTRUN, NULL);
 	for (nf = 0; fwd[nf] != NULL; nf++)
 		;
 	for (ni = 0; inner[ni] != NULL; ni++)
@@ -82,7 +81,6 @@ exec_argv(const struct run *r, char **inner, int interactive, int raw)
 	for (i = 0; i < ni; i++)
 		av[n++] = inner[i];
 	av[n] = NULL;
-	free(fwd);	/* the names stay, owned by av */
 	return av;
 }
 
@@ -124,7 +122,8 @@ main(int argc, char *argv[])
 	struct sbx_envpolicy pol;
 	struct run r;
 	const char *errstr;
-	char name[SBX_NAME_MAX + 1], **av;
+	char name[SBX_NAME_MAX + 1], **av, **fwd;
+	size_t i;
 	int ch, iflag = 0, nflag = 0, xflag = 0, tflag = -1, in = -1;
 	int status, absent;
 
@@ -203,11 +202,19 @@ main(int argc, char *argv[])
 	if (!iflag && (in = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1)
 		err(SBX_EX_CANTRUN, "/dev/null");
 
-	av = exec_argv(&r, argv, iflag, xflag);
+	if ((fwd = sbx_env_forwarded(r.env)) == NULL)
+		err(SBX_EX_CANTRUN, NULL);
+	av = exec_argv(&r, fwd, argv, iflag, xflag);
 	status = run_exec(&r, av, in, &absent);
 	if (absent) {
 		provision(&r);
 		status = run_exec(&r, av, in, NULL);
 	}
+	for (i = 0; fwd[i] != NULL; i++)
+		free(fwd[i]);
+	free(fwd);
+	free(av);
+	free(r.env);
+	sbx_env_policy_free(&pol);
 	return status;
 }

@@ -156,12 +156,6 @@ names() {
 	run -126 sbx-env "$BATS_TEST_TMPDIR"
 }
 
-@test "sbx-env: 125 when it fails before exec" {
-	run -125 --separate-stderr env LD_PRELOAD="$TOP/test/tools/failalloc.so" \
-	    "$TOP/sbx-env/sbx-env" true
-	[[ "$stderr" == "sbx-env: Cannot allocate memory" ]]
-}
-
 @test "sbx-env: 64 for a bad allowlist name or passthrough value" {
 	run -64 --separate-stderr sbx-env -a 'BAD NAME' true
 	[[ "$stderr" == 'sbx-env: -a: invalid variable name "BAD NAME"' ]]

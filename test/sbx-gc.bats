@@ -276,9 +276,20 @@ removed_names() {
 @test "sbx-gc: orphans are left alone while a sandbox is being provisioned" {
 	created pi-sbx-1-gone 48
 	touch -d '-1 hour' "$SBX_STATE_DIR/pi-sbx-1-gone.created"
-	watched provision
+	# sbx-run holds .provision.lock while its (slow) create runs
+	echo 2 >"$SBX_STUB_DIR/delay.create"
+	"$TOP/sbx-run/sbx-run" -s pi-sbx-9-new ps >/dev/null 2>&1 &
+	local p=$!
+	for i in $(seq 50); do
+		[ "$(stub_count create)" -ge 1 ] && break
+		sleep 0.1
+	done
 	run -0 "$G"
+	wait "$p"
 	[ -e "$SBX_STATE_DIR/pi-sbx-1-gone.created" ]
+	# and once it is done, they go
+	run -0 "$G"
+	[ ! -e "$SBX_STATE_DIR/pi-sbx-1-gone.created" ]
 }
 
 @test "sbx-gc: markers holding garbage are kept, with a clear message" {

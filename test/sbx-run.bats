@@ -363,14 +363,6 @@ setup() {
 	[ "$(stub_count)" -eq 1 ]
 }
 
-@test "sbx-run: 125 when it fails before running sbx" {
-	stub_sandbox "$N"
-	run -125 --separate-stderr env LD_PRELOAD="$TOP/test/tools/failalloc.so" \
-	    "$TOP/sbx-run/sbx-run" -s "$N" ps
-	[ "$stderr" = "sbx-run: Cannot allocate memory" ]
-	[ "$(stub_count)" -eq 0 ]
-}
-
 @test "sbx-run: a symlinked or group-writable state directory stops provisioning" {
 	mkdir "$BATS_TEST_TMPDIR/real"
 	chmod 700 "$BATS_TEST_TMPDIR/real"
