@@ -5,9 +5,9 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { FLAVOUR, PI_DIR, loadExtension, need, processesWith, programsMissing, simMissing, simSandboxes, until, world } from "../testlib/harness.mjs";
+import { FLAVOUR, PI_DIR, loadExtension, need, piMissing, processesWith, programsMissing, simMissing, simSandboxes, until, world } from "../testlib/harness.mjs";
 
-const missing = [...simMissing(), ...programsMissing()];
+const missing = [...piMissing(), ...simMissing(), ...programsMissing()];
 let w;
 
 before(() => {

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { EXTENSION, FLAVOUR, PI_DIR, TOP, loadExtension, need, piCli, programsMissing, simSandboxes, world } from "../testlib/harness.mjs";
+import { EXTENSION, FLAVOUR, PI_DIR, TOP, loadExtension, need, piCli, piMissing, programsMissing, simSandboxes, world } from "../testlib/harness.mjs";
 
 // The prior extension's tools and parameters (reference/prior-extension.md, section 9).
 const PRIOR = {
@@ -41,18 +41,20 @@ const REQUIRED = {
 	docker_curl: ["url"],
 };
 
+const noPi = piMissing();
 let w;
 let pi;
 before(async () => {
 	w = world();
-	pi = await loadExtension(w.ws);
+	if (!noPi.length) pi = await loadExtension(w.ws);
 });
 after(() => {
 	pi?.cleanupAgentDir();
 	w?.cleanup();
 });
 
-test(`[${FLAVOUR}] the 19 tools and their parameter names equal the prior extension's`, () => {
+test(`[${FLAVOUR}] the 19 tools and their parameter names equal the prior extension's`, (t) => {
+	if (!need(t, noPi, "pi")) return;
 	const got = Object.fromEntries(pi.tools.map((d) => [d.name, Object.keys(d.parameters.properties ?? {}).sort()]));
 	const want = Object.fromEntries(Object.entries(PRIOR).map(([k, v]) => [k, [...v].sort()]));
 	assert.deepEqual(got, want);
@@ -65,7 +67,8 @@ test(`[${FLAVOUR}] the 19 tools and their parameter names equal the prior extens
 	assert.ok(pi.ext.handlers.get("session_shutdown")?.length, "session_shutdown handler");
 });
 
-test(`[${FLAVOUR}] arguments are validated as the agent loop does`, () => {
+test(`[${FLAVOUR}] arguments are validated as the agent loop does`, (t) => {
+	if (!need(t, noPi, "pi")) return;
 	assert.throws(() => pi.validate("docker_pull", {}), /Validation failed for tool "docker_pull"/);
 	assert.throws(() => pi.validate("docker_run", { image: "busybox:local", privileged: true }), /Validation failed/);
 	assert.throws(() => pi.validate("docker_run", { image: "x", network: "bogus" }), /Validation failed/);
@@ -73,7 +76,8 @@ test(`[${FLAVOUR}] arguments are validated as the agent loop does`, () => {
 	assert.deepEqual(pi.validate("docker_run", { image: "x", command: ["sh", "-c", "true"] }).command, ["sh", "-c", "true"]);
 });
 
-test(`[${FLAVOUR}] arguments that could parse as options are refused before anything runs`, async () => {
+test(`[${FLAVOUR}] arguments that could parse as options are refused before anything runs`, async (t) => {
+	if (!need(t, noPi, "pi")) return;
 	const refused = [
 		["docker_pull", { image: "-q" }, /must not be empty or start with "-"/],
 		["docker_run", { image: "--privileged" }, /start with "-"/],
@@ -110,7 +114,8 @@ test(`[${FLAVOUR}] arguments that could parse as options are refused before anyt
 	assert.deepEqual(simSandboxes(), {});
 });
 
-test(`[${FLAVOUR}] workspace paths map to the host and may not escape it, symlinks included`, async () => {
+test(`[${FLAVOUR}] workspace paths map to the host and may not escape it, symlinks included`, async (t) => {
+	if (!need(t, noPi, "pi")) return;
 	mkdirSync(join(w.ws, "app"), { recursive: true });
 	const outside = mkdtempSync(join(tmpdir(), "pio-"));
 	symlinkSync(outside, join(w.ws, "link"));
@@ -131,7 +136,8 @@ test(`[${FLAVOUR}] workspace paths map to the host and may not escape it, symlin
 	}
 });
 
-test(`[${FLAVOUR}] /docker shows the sandbox, workspace, modes and tools`, async () => {
+test(`[${FLAVOUR}] /docker shows the sandbox, workspace, modes and tools`, async (t) => {
+	if (!need(t, noPi, "pi")) return;
 	const cmd = pi.runner.getRegisteredCommands().find((c) => (c.invocationName ?? c.name) === "docker");
 	assert.ok(cmd, "a /docker command");
 	const seen = [];
@@ -146,7 +152,8 @@ test(`[${FLAVOUR}] /docker shows the sandbox, workspace, modes and tools`, async
 	for (const name of Object.keys(PRIOR)) assert.ok(msg.includes(name), `lists ${name}`);
 });
 
-test(`[${FLAVOUR}] without the programs every tool says how to install them`, async () => {
+test(`[${FLAVOUR}] without the programs every tool says how to install them`, async (t) => {
+	if (!need(t, noPi, "pi")) return;
 	const path = process.env.PATH;
 	process.env.PATH = "/usr/bin:/bin";
 	try {
@@ -174,6 +181,7 @@ test(`[${FLAVOUR}] without the programs every tool says how to install them`, as
 });
 
 test(`[${FLAVOUR}] pi -ne -e ./pi/index.ts -p </dev/null exits 0`, (t) => {
+	if (!need(t, noPi, "pi")) return;
 	if (!need(t, programsMissing(["sbx-run", "sbx-watch"]), "built programs")) return;
 	const { node, cli } = piCli();
 	const agentDir = mkdtempSync(join(tmpdir(), "pia-"));
@@ -195,7 +203,8 @@ test(`[${FLAVOUR}] pi -ne -e ./pi/index.ts -p </dev/null exits 0`, (t) => {
 });
 
 // the types are checked once, on the 0.73 tier
-if (FLAVOUR !== "1x") test(`[${FLAVOUR}] tsc --noEmit is clean (strict)`, () => {
+if (FLAVOUR !== "1x") test(`[${FLAVOUR}] tsc --noEmit is clean (strict)`, (t) => {
+	if (!need(t, noPi, "pi")) return;
 	const r = spawnSync(process.execPath, [join(PI_DIR, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "-p", join(PI_DIR, "tsconfig.json")], { encoding: "utf8", timeout: 120000 });
 	assert.equal(r.status, 0, r.stdout + r.stderr);
 });

@@ -5,9 +5,9 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { FLAVOUR, SIM, loadExtension, need, programsMissing, simMissing, simSandboxes, world } from "../testlib/harness.mjs";
+import { FLAVOUR, SIM, loadExtension, need, piMissing, programsMissing, simMissing, simSandboxes, world } from "../testlib/harness.mjs";
 
-const missing = [...simMissing(), ...programsMissing()];
+const missing = [...piMissing(), ...simMissing(), ...programsMissing()];
 let w;
 let pi;
 let name;

