@@ -22,7 +22,7 @@
 #define PROVISION_LOCK	SBX_PROVISION_LOCK	/* held by sbx-run */
 
 static const char *const suffixes[] = {
-	"created", "owner", "failed", "prime", "lock"
+	"created", "owner", "failed", "prime", "lock", "ports"
 };
 #define NSUFFIX	(sizeof(suffixes) / sizeof(suffixes[0]))
 

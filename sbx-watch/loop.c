@@ -236,6 +236,7 @@ teardown(const struct watch *w)
 	if (removed) {
 		drop(w, "created");
 		drop(w, "prime");
+		drop(w, "ports");	/* sbx-ports' record of its mappings */
 	}
 	/* a stopped or failed sandbox keeps its marker and scratch dir */
 	drop(w, "owner");

@@ -236,6 +236,7 @@ removed_names() {
 	echo 'tries=5' >"$d/pi-sbx-1-gone.failed"
 	mkdir -p "$d/pi-sbx-1-gone.prime/deep/er"
 	: >"$d/pi-sbx-1-gone.lock"
+	echo '80/tcp 8080' >"$d/pi-sbx-1-gone.ports"
 	# gone, never created: only the owner of a killed watcher
 	owner mine-pinned "$(deadpid)" 12345
 	: >"$d/mine-pinned.lock"

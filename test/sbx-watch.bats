@@ -45,6 +45,7 @@ provisioned() {
 	    >"$SBX_STATE_DIR/$1.created"
 	mkdir -p "$SBX_STATE_DIR/$1.prime/sub"
 	echo scratch >"$SBX_STATE_DIR/$1.prime/sub/file"
+	echo '80/tcp 8080' >"$SBX_STATE_DIR/$1.ports"
 }
 
 # The stand-in saw at least N calls of a verb.
@@ -171,6 +172,7 @@ finished() {
 	[ ! -e "$SBX_STATE_DIR/$N.prime" ]
 	[ ! -e "$SBX_STATE_DIR/$N.lock" ]
 	[ ! -e "$SBX_STATE_DIR/$N.failed" ]
+	[ ! -e "$SBX_STATE_DIR/$N.ports" ]
 	[ ! -e "$SBX_STUB_DIR/sandboxes/$N" ]
 }
 
