@@ -133,6 +133,33 @@ setup() {
 	[[ $stderr == "ERROR: no sandbox named 'sim-c'"* ]]
 }
 
+@test "hostile input: a workspace path with quotes, backslash and space is kept exact; bad specs and names are refused" {
+	w="$BATS_TEST_TMPDIR/w a\"b\\c'd"
+	mkdir -p "$w"
+	run -0 "$SIM" create -q --name sim.h shell "$w"
+	run -0 "$SIM" ls --json
+	[ "$(json_get '[s["workspaces"][0] for s in d["sandboxes"] if s["name"] == "sim.h"][0]' <<<"$output")" = "$w" ]
+	run -0 "$SIM" exec sim.h -- pwd
+	[ "$output" = "$w" ]
+	run -1 --separate-stderr "$SIM" ports sim.h --publish '1;touch /tmp/x'
+	[ "$stderr" = 'ERROR: publish port: invalid port spec "1;touch /tmp/x"' ]
+	run -1 --separate-stderr "$SIM" exec -e 'A B=1' sim.h -- true
+	[ "$stderr" = 'ERROR: invalid environment variable: A B=1' ]
+	run -1 --separate-stderr "$SIM" create -q --name sim-n shell "$BATS_TEST_TMPDIR/$(printf 'nl\nx')"
+	run -0 "$SIM" rm -f sim.h
+}
+
+@test "the dependency check names what is missing; under CI=true it fails instead of skipping" {
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	for c in id ldd grep dockerd curl ip ss nsenter unshare pivot_root flock setsid docker-compose python3; do
+		ln -s "$(PATH=$PATH:/usr/sbin:/sbin command -v "$c")" "$BATS_TEST_TMPDIR/bin/$c"
+	done
+	PATH="$BATS_TEST_TMPDIR/bin" run -0 sim_missing
+	[ "$output" = socat ]
+	run -1 --separate-stderr bash -c 'bats_require_minimum_version() { :; }; BATS_TEST_DIRNAME=${0%/*}; source "$0"; SIM_MISSING=socat CI=true sim_require' "$TOP/test/sim-helper.bash"
+	[ "$stderr" = "missing (CI=true forbids skipping): socat" ]
+}
+
 # ---------------------------------------------------------------- exec
 
 @test "exec on a missing sandbox: the real four-line error, exit 1" {
