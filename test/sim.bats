@@ -50,6 +50,10 @@ setup() {
 	# sim-only verbs are not sbx calls
 	"$SIM" sim-reset
 	[ "$(sim_ncalls)" -eq $((n + 3)) ]
+	run -0 --separate-stderr "$SIM" diagnose --json
+	[ "$(json_get 'd["version"]' <<<"$output")" = 1.0 ]
+	run -1 --separate-stderr "$SIM" --version
+	[ "$stderr" = "ERROR: unknown flag: --version" ]
 }
 
 @test "ls: table, -q and --json with name, id, agent, status, workspaces, last_used_at" {
@@ -180,6 +184,10 @@ setup() {
 	[[ $stderr == *'"no-such-command": executable file not found'* ]]
 	run -0 "$SIM" exec sim-a -- hostname
 	[ "$output" = sim-a ]
+	run -0 "$SIM" exec -u nobody sim-a -- id -un
+	[ "$output" = nobody ]
+	run -126 --separate-stderr "$SIM" exec -u agent sim-a -- id
+	[ "$stderr" = "ERROR: unable to find user agent: no matching entries in passwd file" ]
 }
 
 @test "exec: stdin only with -i" {
