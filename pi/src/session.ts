@@ -108,6 +108,8 @@ export class Session {
 	}
 
 	private runArgs(o: CallOptions): string[] {
+		// past session_shutdown no watcher would take a new sandbox down
+		if (this.ended) throw new Error("docker sandbox: this session has ended; its sandbox is being removed");
 		const a = ["-s", this.sandbox(), "-w", this.root];
 		if (o.timeout !== undefined) a.push("-t", String(Math.max(0, Math.round(o.timeout))));
 		if (o.input !== undefined) a.push("-i");

@@ -26,6 +26,8 @@ test(`[${FLAVOUR}] firing session_shutdown removes the sandbox`, async (t) => {
 		await pi.shutdown("quit");
 		const ms = await until(() => !(name in simSandboxes()), 15000, `sandbox ${name} to go`);
 		t.diagnostic(`removed ${ms} ms after session_shutdown`);
+		await assert.rejects(pi.call("docker_ps"), /this session has ended/, "no new sandbox without a watcher");
+		assert.ok(!(name in simSandboxes()));
 		await until(() => processesWith(`sbx-watch`).every((l) => !l.includes(name)), 15000, "its watcher to exit");
 	} finally {
 		pi.cleanupAgentDir();
