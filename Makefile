@@ -78,6 +78,10 @@ FUZZTIME = 60
 fuzz:
 	sh test/fuzz/run $(FUZZTIME)
 
+# measurements on this machine into test/bench/REPORT.md
+bench: all
+	bash test/bench/report test/bench/REPORT.md
+
 demo: all
 	sh test/demo.sh
 
@@ -112,4 +116,4 @@ clean:
 		$(GCOBJ) $(VERIFYOBJ) $(TESTTOOLS)
 	rm -rf test/fuzz/bin test/fuzz/work
 
-.PHONY: all check lint fuzz demo install uninstall clean
+.PHONY: all check lint fuzz bench demo install uninstall clean
