@@ -510,6 +510,20 @@ setup() {
 	[ "$output" = canary-docker ]
 }
 
+@test "a poisoned caller PATH does not change the tools the simulator runs" {
+	mkdir -p "$BATS_TEST_TMPDIR/poison"
+	for c in ip socat nsenter unshare curl dockerd mount docker ss flock setsid env bash sh; do
+		printf '#!/bin/sh\n: >"%s/ran-%s"\nexit 1\n' "$BATS_TEST_TMPDIR" "$c" >"$BATS_TEST_TMPDIR/poison/$c"
+		chmod +x "$BATS_TEST_TMPDIR/poison/$c"
+	done
+	sim_free_port
+	PATH="$BATS_TEST_TMPDIR/poison:$PATH" run -0 "$SIM" ports sim-a --publish "$SIM_PORT:8080"
+	PATH="$BATS_TEST_TMPDIR/poison:$PATH" run -0 "$SIM" exec sim-a -- sh -c 'echo $PATH'
+	[ "$output" = /usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin ]
+	PATH="$BATS_TEST_TMPDIR/poison:$PATH" run -0 "$SIM" ports sim-a --unpublish "$SIM_PORT:8080"
+	[ -z "$(ls "$BATS_TEST_TMPDIR" | grep '^ran-')" ]
+}
+
 @test "SBX_SIM_IDLE_STOP: a sandbox idle for N seconds is stopped (lazily, at the next call) and exec brings it back" {
 	"$SIM" exec sim-b -- $DK run -d --restart unless-stopped --name keep busybox:local httpd -f -p 8080 >/dev/null
 	sleep 2.2
