@@ -1,11 +1,11 @@
 // Lifecycle: sbx-watch holds the other end of a pipe the extension keeps;
 // session_shutdown and the death of pi are the same event to it.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { FLAVOUR, PI_DIR, loadExtension, need, piMissing, processesWith, programsMissing, simMissing, simSandboxes, until, world } from "../testlib/harness.mjs";
+import { FLAVOUR, PI_DIR, SIM, loadExtension, need, piMissing, processesWith, programsMissing, simMissing, simSandboxes, until, world } from "../testlib/harness.mjs";
 
 const missing = [...piMissing(), ...simMissing(), ...programsMissing()];
 let w;
@@ -183,6 +183,42 @@ test(`[${FLAVOUR}] without session_start (an SDK embedding), the first call arms
 		await pi.shutdown();
 		await until(() => !(name in simSandboxes()), 15000, `sandbox ${name} to go`);
 	} finally {
+		pi.cleanupAgentDir();
+	}
+});
+
+test(`[${FLAVOUR}] a pinned DOCKER_SANDBOX is used as is and kept at session end (teardown none)`, async (t) => {
+	if (!need(t, missing, "the sbx simulator")) return;
+	const name = `pinned-${process.pid}`;
+	process.env.DOCKER_SANDBOX = name;
+	const pi = await loadExtension(w.ws);
+	try {
+		await pi.start();
+		const r = await pi.call("docker_ps");
+		assert.equal(r.result.details.sandbox, name);
+		const st = await pi.call("docker_status");
+		assert.match(st.text, /teardown at session end: none/);
+		await pi.shutdown();
+		await new Promise((res) => setTimeout(res, 1000));
+		assert.ok(name in simSandboxes(), "kept");
+	} finally {
+		delete process.env.DOCKER_SANDBOX;
+		pi.cleanupAgentDir();
+		spawnSync(SIM, ["rm", "--force", name], { env: process.env });
+	}
+});
+
+test(`[${FLAVOUR}] with DOCKER_SANDBOX_AUTOCREATE=0 a missing sandbox is not made, and the error says how`, async (t) => {
+	if (!need(t, missing, "the sbx simulator")) return;
+	process.env.DOCKER_SANDBOX_AUTOCREATE = "0";
+	const pi = await loadExtension(w.ws);
+	try {
+		await pi.start();
+		await assert.rejects(pi.call("docker_ps"), (e) => /does not exist and DOCKER_SANDBOX_AUTOCREATE is off/.test(e.message) && /sbx create/.test(e.message));
+		assert.deepEqual(simSandboxes(), {});
+		await pi.shutdown();
+	} finally {
+		delete process.env.DOCKER_SANDBOX_AUTOCREATE;
 		pi.cleanupAgentDir();
 	}
 });
