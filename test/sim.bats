@@ -382,6 +382,22 @@ setup() {
 	"$SIM" exec sim-a -- $DK rm -f only8081 >/dev/null
 }
 
+@test "two simulator roots side by side: the same sandbox name in each, and one's cleanup leaves the other alone" {
+	run -0 "$SIM" exec sim-a -- $DK info --format '{{.ID}}'
+	id1=$output
+	other=$(mktemp -d /tmp/sbxsim.XXXXXX)
+	SBX_SIM_ROOT=$other run -0 "$SIM" create -q --name sim-a shell "$WSA"
+	SBX_SIM_ROOT=$other run -0 "$SIM" exec sim-a -- $DK info --format '{{.ID}}'
+	[ -n "$output" ] && [ "$output" != "$id1" ]
+	otag=$(cat "$other/tag")
+	[ "$otag" != "$(sim_tag)" ]
+	SBX_SIM_ROOT=$other run -0 "$SIM" sim-cleanup
+	[ ! -e "$other" ]
+	run -0 "$SIM" exec sim-a -- $DK info --format '{{.ID}}'
+	[ "$output" = "$id1" ]
+	run -1 sim_leftovers "$other" "$otag"
+}
+
 # ---------------------------------------------------------------- faults
 
 @test "SBX_SIM_FAIL: the next N calls of a verb fail with the real text, then calls work; counters restart on a new value" {
