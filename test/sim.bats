@@ -109,7 +109,12 @@ setup() {
 	# a guest process that stop must end
 	"$SIM" exec -d sim-c -- sleep 307
 	pgrep -fx 'sleep 307' >/dev/null
+	sim_free_port
+	"$SIM" ports sim-c --publish "$SIM_PORT:80" >/dev/null
 	run -0 "$SIM" stop sim-c
+	# published ports survive a stop
+	run -0 "$SIM" ports sim-c --json
+	[ "$output" = "[{\"host_ip\":\"127.0.0.1\",\"host_port\":$SIM_PORT,\"sandbox_port\":80,\"protocol\":\"tcp\"}]" ]
 	[ "$(json_get '[s["status"] for s in d["sandboxes"] if s["name"] == "sim-c"][0]' < <("$SIM" ls --json))" = stopped ]
 	run ! pgrep -fx 'sleep 307'
 	[ "$(cat "$BATS_TEST_TMPDIR/wsc/file")" = ws ]
@@ -127,6 +132,7 @@ setup() {
 	pid=$(cat "$d/dockerd.pid")
 	run -0 "$SIM" rm --force sim-c
 	run ! grep -qx sim-c <<<"$("$SIM" ls -q)"
+	run ! grep -qx "127.0.0.1:$SIM_PORT" <<<"$(ss -Hltn | awk '{ print $4 }')"
 	run ! sim_alive "$pid"
 	run ! grep -qx "$ns" <<<"$(ip netns list | cut -d' ' -f1)"
 	[ ! -e "$d" ]
