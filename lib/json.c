@@ -99,7 +99,6 @@ string(struct parser *ps, size_t *lenp)
 	struct sbx_buf b = { NULL, 0, 0 };
 	const char *run;
 	unsigned u, lo;
-	int c;
 
 	if (sbx_buf_add(&b, "", 0) == -1)
 		goto nomem;
@@ -115,7 +114,7 @@ string(struct parser *ps, size_t *lenp)
 			break;
 		if (ps->p >= ps->end)
 			goto bad;
-		switch (c = *ps->p++) {
+		switch (*ps->p++) {
 		case '"': case '\\': case '/':
 			if (sbx_buf_add(&b, ps->p - 1, 1) == -1)
 				goto nomem;

@@ -139,6 +139,9 @@ const struct sbx_json *sbx_json_get(const struct sbx_json *, const char *);
 const char *sbx_json_str(const struct sbx_json *, const char *);
 const char *sbx_json_find(const char *, size_t, size_t *);
 
+/* shown.c: outside text fit for a message */
+const char *sbx_shown(const char *, char *, size_t);
+
 /* sbxcli.c: which sbx binary to run */
 int	 sbx_cli_find(char *const *, char *, size_t);
 

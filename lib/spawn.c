@@ -188,7 +188,7 @@ run(struct sbx_cmd *c, int sp[2], const sigset_t *oldmask)
 	int e, ws, done = 0, ret = -1;
 	long long deadline = -1, killat = -1, t;
 	unsigned char sig;
-	pid_t pid, w;
+	pid_t pid;
 	ssize_t r;
 
 	if (cloexec_pipe(ep) == -1 ||
@@ -245,14 +245,18 @@ run(struct sbx_cmd *c, int sp[2], const sigset_t *oldmask)
 				if (sig == SIGCHLD || done)
 					continue;
 				c->signo = sig;
-				if (c->newpgrp)
-					killgroup(c, pid, sig);
+				if (!c->newpgrp)
+					continue;
+				killgroup(c, pid, sig);
+				/* a group that ignores it gets KILL after a grace */
+				if (killat == -1)
+					killat = now_ms() + GRACE_MS;
 			}
 		}
-		if (!done && (w = waitpid(pid, &ws, WNOHANG)) == pid) {
+		if (!done && waitpid(pid, &ws, WNOHANG) == pid) {
 			done = 1;
 			c->status = sbx_waitstatus(ws);
-			if (c->timedout)
+			if (c->timedout || c->signo)
 				killgroup(c, pid, SIGKILL);
 			continue;
 		}

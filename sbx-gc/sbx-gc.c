@@ -45,18 +45,6 @@ usage(void)
 	exit(SBX_EX_USAGE);
 }
 
-/* Text from outside fit for a message: printable ASCII, bounded. */
-static const char *
-shown(const char *s, char *buf, size_t size)
-{
-	size_t i;
-
-	for (i = 0; i < size - 1 && s[i] != '\0'; i++)
-		buf[i] = s[i] >= ' ' && s[i] <= '~' ? s[i] : '?';
-	buf[i] = '\0';
-	return buf;
-}
-
 /* The first line of what a command said on stderr, shown. */
 static const char *
 firstline(const struct sbx_buf *b, char *buf, size_t size)
@@ -70,7 +58,7 @@ firstline(const struct sbx_buf *b, char *buf, size_t size)
 		n = size - 1;
 	memcpy(buf, b->data, n);
 	buf[n] = '\0';
-	return shown(buf, buf, size);
+	return sbx_shown(buf, buf, size);
 }
 
 /* Named with -x? */
@@ -152,7 +140,7 @@ lastused(const struct box *b, long long *when)
 			known = 1;
 		} else if (gc_vflag)
 			printf("note %s: last_used_at \"%s\" is not RFC 3339\n",
-			    b->name, shown(b->used, buf, 40));
+			    b->name, sbx_shown(b->used, buf, 40));
 	}
 	return known;
 }
@@ -171,7 +159,7 @@ sweep_one(const struct box *b)
 	}
 	if (b->status == NULL || strcmp(b->status, "stopped") != 0) {
 		snprintf(why, sizeof(why), "status %s", b->status == NULL ?
-		    "unknown" : shown(b->status, buf, sizeof(buf)));
+		    "unknown" : sbx_shown(b->status, buf, sizeof(buf)));
 		goto keep;
 	}
 	if (gc_excluded(b->name)) {
@@ -258,7 +246,7 @@ listing(struct sbx_json **treep, size_t *np)
 			if (gc_vflag)
 				printf("skipped \"%s\": not a valid sandbox "
 				    "name\n", v[i].name == NULL ? "" :
-				    shown(v[i].name, buf, 80));
+				    sbx_shown(v[i].name, buf, 80));
 			continue;
 		}
 		v[i].status = sbx_json_str(e, "status");
@@ -308,7 +296,7 @@ main(int argc, char *argv[])
 		case 'x':
 			if (!sbx_name_valid(optarg))
 				errx(SBX_EX_USAGE, "-x %s: invalid sandbox name",
-				    shown(optarg, buf, 80));
+				    sbx_shown(optarg, buf, 80));
 			if (nexcluded == XMAX)
 				errx(SBX_EX_USAGE, "-x: at most %d names", XMAX);
 			excluded[nexcluded++] = optarg;
@@ -330,7 +318,7 @@ main(int argc, char *argv[])
 			break;
 	if (plen == 0 || plen >= SBX_NAME_MAX || i < plen)
 		errx(SBX_EX_USAGE, "-P %s: invalid prefix",
-		    shown(prefix, buf, 80));
+		    sbx_shown(prefix, buf, 80));
 	timeout = (int)sbx_conf_num("DOCKER_SANDBOX_TIMEOUT", 120, 1, 86400);
 
 	if ((gc_dfd = sbx_state_open(gc_statedir, sizeof(gc_statedir))) == -1)

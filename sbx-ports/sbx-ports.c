@@ -183,7 +183,7 @@ cmd_publish(struct ctx *c, int argc, char **argv)
 	memset(&pub, 0, sizeof(pub));
 	memset(&none, 0, sizeof(none));
 	specs(argc, argv, &want);
-	if ((why = calloc(want.n, sizeof(*why))) == NULL)
+	if ((why = calloc(want.n + 1, sizeof(*why))) == NULL)
 		err(SBX_EX_FAIL, NULL);
 	list(c, &l);
 	for (i = 0; i < want.n; i++) {

@@ -38,16 +38,18 @@ static int
 answer(const struct audit *a, const char *key, char *out, size_t size)
 {
 	char buf[512], *sp;
-	int rc = -1;
+	const char *errstr;
+	int rc;
 
 	out[0] = '\0';
 	if (probe_get(a, key, buf, sizeof(buf)) == NULL)
 		return -1;
-	if (sscanf(buf, "%d", &rc) != 1)
-		return -1;
-	if ((sp = strchr(buf, ' ')) != NULL)
+	if ((sp = strchr(buf, ' ')) != NULL) {
+		*sp = '\0';
 		snprintf(out, size, "%s", sp + 1);
-	return rc;
+	}
+	rc = (int)sbx_strtonum(buf, 0, 255, &errstr);
+	return errstr != NULL ? -1 : rc;
 }
 
 /* A daemon ID: a non-empty single word. */

@@ -178,12 +178,8 @@ record_failure(const struct watch *w, const char *verb, int tries,
 {
 	char file[SBX_NAME_MAX + 16], text[512], why[200];
 	const char *e = c->err.data != NULL ? c->err.data : "";
-	size_t i;
 
-	/* the first line of what sbx said, printable characters only */
-	for (i = 0; i < sizeof(why) - 1 && e[i] != '\0' && e[i] != '\n'; i++)
-		why[i] = e[i] >= ' ' && e[i] <= '~' ? e[i] : '?';
-	why[i] = '\0';
+	sbx_shown(e, why, sizeof(why));	/* the first line sbx said */
 	snprintf(text, sizeof(text), "time=%lld\naction=%s\ntries=%d\n"
 	    "status=%d\nerror=%s\n", (long long)time(NULL), verb, tries,
 	    c->status, why);

@@ -213,13 +213,10 @@ detach(struct watch *w, pid_t owner, unsigned long long ownerstart)
 static const char *
 shown(const char *s)
 {
-	static char buf[84];
-	size_t i;
+	static char buf[81];
 
-	for (i = 0; i < 80 && s[i] != '\0'; i++)
-		buf[i] = s[i] >= ' ' && s[i] <= '~' ? s[i] : '?';
-	buf[i] = '\0';
-	if (s[i] != '\0')
+	sbx_shown(s, buf, sizeof(buf));
+	if (strlen(s) > 80)
 		memcpy(buf + 77, "...", 4);
 	return buf;
 }

@@ -324,6 +324,27 @@ setup() {
 	done
 }
 
+@test "sbx-run: a group that ignores the forwarded SIGTERM gets SIGKILL after a grace" {
+	stub_sandbox "$N"
+	echo ignore-term >"$SBX_STUB_DIR/hang.exec"
+	sbx-run -s "$N" ps &
+	pid=$!
+	for i in $(seq 50); do
+		[ -s "$SBX_STUB_DIR/hung.pids" ] && break
+		sleep 0.1
+	done
+	kill -TERM "$pid"
+	start=$(date +%s)
+	status=0
+	wait "$pid" || status=$?
+	[ $(( $(date +%s) - start )) -le 4 ]
+	[ "$status" -eq 137 ]
+	sleep 0.2
+	for p in $(cat "$SBX_STUB_DIR/hung.pids"); do
+		! alive "$p" || fail "pid $p survived"
+	done
+}
+
 @test "sbx-run: the inner exit status comes back unchanged" {
 	stub_sandbox "$N"
 	for rc in 0 1 2 7 125 126 127 255; do
