@@ -113,8 +113,10 @@ sim_teardown_assert() {
 
 # In teardown_file(): the safety net (tests assert the teardown themselves).
 sim_teardown_file() {
+	local tag
 	if [ -n "${SBX_SIM_ROOT:-}" ] && [ -d "$SBX_SIM_ROOT" ]; then
-		pkill -KILL -f "^sbxsim-hang-$(sim_tag)" 2>/dev/null
+		tag=$(sim_tag)
+		[ -n "$tag" ] && pkill -KILL -f "^sbxsim-hang-$tag" 2>/dev/null
 		sim_teardown_assert
 	fi
 }
