@@ -2,6 +2,7 @@
  * name.c: sandbox names.  One rule for every program, strict enough for
  * every sbx version seen, and no name can be mistaken for an option.
  */
+#include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -84,4 +85,22 @@ sbx_name_new(char *buf, size_t size, long pid)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * The sandbox a program works on: -s if given, else DOCKER_SANDBOX.  None,
+ * or one that breaks the rule, is a usage error (exit 64).
+ */
+const char *
+sbx_name_pick(const char *given)
+{
+	const char *name = given ? given : sbx_conf_str("DOCKER_SANDBOX");
+
+	if (name == NULL)
+		errx(SBX_EX_USAGE, "no sandbox: give -s name or set "
+		    "DOCKER_SANDBOX");
+	if (!sbx_name_valid(name))
+		errx(SBX_EX_USAGE, "invalid sandbox name: want "
+		    "[A-Za-z0-9][A-Za-z0-9.-]{1,62}, not \"default\"");
+	return name;
 }

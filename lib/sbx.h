@@ -102,6 +102,7 @@ int	 sbx_exec_status(int);
 #define SBX_NAME_MAX	63
 int	 sbx_name_valid(const char *);
 int	 sbx_name_new(char *, size_t, long);
+const char *sbx_name_pick(const char *);
 
 /* state.c: the state directory and its marker files */
 int	 sbx_state_path(char *, size_t);
@@ -144,6 +145,8 @@ const char *sbx_shown(const char *, char *, size_t);
 
 /* sbxcli.c: which sbx binary to run */
 int	 sbx_cli_find(char *const *, char *, size_t);
+int	 sbx_path_search(char *const *, const char *, char *, size_t);
+int	 sbx_runnable(const char *);
 
 /* marker.c: NAME.owner and NAME.created (sbx-watch, sbx-gc) */
 int	 sbx_owner_write(int, const char *, pid_t, unsigned long long, pid_t);

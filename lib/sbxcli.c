@@ -17,13 +17,40 @@ static const char *const fallback[] = {
 	"/opt/homebrew/bin/sbx", "/usr/local/bin/sbx"
 };
 
-static int
-runnable(const char *path)
+/* A regular file we may execute. */
+int
+sbx_runnable(const char *path)
 {
 	struct stat st;
 
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
 	    access(path, X_OK) == 0;
+}
+
+/*
+ * The first prog on the PATH of env, absolute entries only (an empty or
+ * relative one would mean the working directory).  0, or -1 with ENOENT.
+ */
+int
+sbx_path_search(char *const *env, const char *prog, char *buf, size_t size)
+{
+	const char *p, *end;
+	size_t len;
+	int n;
+
+	if ((p = sbx_env_get(env, "PATH")) == NULL)
+		return errno = ENOENT, -1;
+	for (; *p != '\0'; p = *end ? end + 1 : end) {
+		if ((end = strchr(p, ':')) == NULL)
+			end = p + strlen(p);
+		len = (size_t)(end - p);
+		if (len == 0 || *p != '/')
+			continue;
+		n = snprintf(buf, size, "%.*s/%s", (int)len, p, prog);
+		if (n > 0 && (size_t)n < size && sbx_runnable(buf))
+			return 0;
+	}
+	return errno = ENOENT, -1;
 }
 
 /*
@@ -34,9 +61,8 @@ runnable(const char *path)
 int
 sbx_cli_find(char *const *env, char *buf, size_t size)
 {
-	const char *v, *p, *end;
-	size_t i, len;
-	int n;
+	const char *v;
+	size_t i;
 
 	if ((v = sbx_env_get(env, "DOCKER_SANDBOX_SBX")) != NULL && *v) {
 		if (*v != '/')
@@ -47,21 +73,10 @@ sbx_cli_find(char *const *env, char *buf, size_t size)
 		memcpy(buf, v, strlen(v) + 1);
 		return 0;	/* exec reports a missing or bad file */
 	}
-	if ((p = sbx_env_get(env, "PATH")) != NULL) {
-		for (; *p != '\0'; p = *end ? end + 1 : end) {
-			if ((end = strchr(p, ':')) == NULL)
-				end = p + strlen(p);
-			len = (size_t)(end - p);
-			/* an empty or relative entry means the cwd: skip */
-			if (len == 0 || *p != '/')
-				continue;
-			n = snprintf(buf, size, "%.*s/sbx", (int)len, p);
-			if (n > 0 && (size_t)n < size && runnable(buf))
-				return 0;
-		}
-	}
+	if (sbx_path_search(env, "sbx", buf, size) == 0)
+		return 0;
 	for (i = 0; i < sizeof(fallback) / sizeof(fallback[0]); i++) {
-		if (runnable(fallback[i]) && strlen(fallback[i]) < size) {
+		if (sbx_runnable(fallback[i]) && strlen(fallback[i]) < size) {
 			memcpy(buf, fallback[i], strlen(fallback[i]) + 1);
 			return 0;
 		}

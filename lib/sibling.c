@@ -13,15 +13,6 @@
 
 #include "sbx.h"
 
-static int
-runnable(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-	    access(path, X_OK) == 0;
-}
-
 /*
  * The path of prog: in the directory of argv0 when argv0 names a path
  * (made absolute from the working directory) and prog is there, else the
@@ -32,7 +23,7 @@ int
 sbx_sibling(const char *argv0, char *const *env, const char *prog, char *buf,
     size_t size)
 {
-	const char *slash, *p, *end;
+	const char *slash;
 	char cwd[4096];
 	size_t len;
 	int n;
@@ -49,20 +40,8 @@ sbx_sibling(const char *argv0, char *const *env, const char *prog, char *buf,
 			return -1;
 		if (n < 0 || (size_t)n >= size)
 			return errno = ENAMETOOLONG, -1;
-		if (runnable(buf))
+		if (sbx_runnable(buf))
 			return 0;
 	}
-	if ((p = sbx_env_get(env, "PATH")) != NULL) {
-		for (; *p != '\0'; p = *end ? end + 1 : end) {
-			if ((end = strchr(p, ':')) == NULL)
-				end = p + strlen(p);
-			len = (size_t)(end - p);
-			if (len == 0 || *p != '/')
-				continue;
-			n = snprintf(buf, size, "%.*s/%s", (int)len, p, prog);
-			if (n > 0 && (size_t)n < size && runnable(buf))
-				return 0;
-		}
-	}
-	return errno = ENOENT, -1;
+	return sbx_path_search(env, prog, buf, size);
 }

@@ -465,14 +465,7 @@ main(int argc, char *argv[])
 		specs(argc, argv, &check);	/* usage errors first */
 		sbx_ports_free(&check);
 	}
-	if (c.pc.name == NULL)
-		c.pc.name = sbx_conf_str("DOCKER_SANDBOX");
-	if (c.pc.name == NULL)
-		errx(SBX_EX_USAGE, "no sandbox: give -s name or set "
-		    "DOCKER_SANDBOX");
-	if (!sbx_name_valid(c.pc.name))
-		errx(SBX_EX_USAGE, "invalid sandbox name: want "
-		    "[A-Za-z0-9][A-Za-z0-9.-]{1,62}, not \"default\"");
+	c.pc.name = sbx_name_pick(c.pc.name);
 
 	c.pc.timeout = (int)sbx_conf_num("DOCKER_SANDBOX_TIMEOUT", 120, 0,
 	    7 * 86400);

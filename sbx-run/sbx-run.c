@@ -173,14 +173,7 @@ main(int argc, char *argv[])
 	}
 	if (argc == 0)
 		usage();
-	if (r.name == NULL)
-		r.name = sbx_conf_str("DOCKER_SANDBOX");
-	if (r.name == NULL)
-		errx(SBX_EX_USAGE, "no sandbox: give -s name or set "
-		    "DOCKER_SANDBOX");
-	if (!sbx_name_valid(r.name))
-		errx(SBX_EX_USAGE, "invalid sandbox name: want "
-		    "[A-Za-z0-9][A-Za-z0-9.-]{1,62}, not \"default\"");
+	r.name = sbx_name_pick(r.name);
 	if (!xflag)
 		check_docker_args(argv);
 

@@ -127,14 +127,7 @@ main(int argc, char *argv[])
 	argv += optind;
 	if (argc != 0)
 		usage();
-	if (a.name == NULL)
-		a.name = sbx_conf_str("DOCKER_SANDBOX");
-	if (a.name == NULL)
-		errx(SBX_EX_USAGE, "no sandbox: give -s name or set "
-		    "DOCKER_SANDBOX");
-	if (!sbx_name_valid(a.name))
-		errx(SBX_EX_USAGE, "invalid sandbox name: want "
-		    "[A-Za-z0-9][A-Za-z0-9.-]{1,62}, not \"default\"");
+	a.name = sbx_name_pick(a.name);
 	if ((td = sbx_conf_str("DOCKER_SANDBOX_TEARDOWN")) != NULL &&
 	    strcmp(td, "remove") != 0 && strcmp(td, "stop") != 0 &&
 	    strcmp(td, "none") != 0)
