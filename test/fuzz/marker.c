@@ -1,7 +1,8 @@
 /*
  * Fuzz target (libFuzzer) for the marker readers sbx-gc trusts least:
  * NAME.owner and NAME.created with any content.  No crash, and a value
- * is only ever returned in range.  The files live in one scratch
+ * is only ever returned in range, read from the first KEY= line, whose
+ * value is nothing but an optional '-' and digits.  The files live in one scratch
  * directory, removed at exit.  Built by "make fuzz".
  */
 #include <sys/types.h>
@@ -10,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "sbx.h"
@@ -38,6 +40,39 @@ put(const char *file, const uint8_t *data, size_t size)
 	close(fd);
 }
 
+/* The first KEY= line of the text (up to a NUL) says v, in digits. */
+static void
+agree(const uint8_t *data, size_t size, const char *key, long long v)
+{
+	const uint8_t *nul, *eol;
+	size_t klen = strlen(key), i, e, j;
+	long long w = 0;
+	int neg;
+
+	if ((nul = memchr(data, '\0', size)) != NULL)
+		size = (size_t)(nul - data);
+	for (i = 0; i < size; i = e + 1) {
+		eol = memchr(data + i, '\n', size - i);
+		e = eol != NULL ? (size_t)(eol - data) : size;
+		if (e - i <= klen || memcmp(data + i, key, klen) != 0 ||
+		    data[i + klen] != '=')
+			continue;
+		j = i + klen + 1;
+		neg = data[j] == '-';
+		if ((j += (size_t)neg) == e)
+			abort();
+		for (; j < e; j++) {
+			if (data[j] < '0' || data[j] > '9')
+				abort();
+			w = w * 10 + (data[j] - '0');
+		}
+		if ((neg ? -w : w) != v)
+			abort();
+		return;
+	}
+	abort();
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -53,10 +88,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	put("pi-sbx-1-fuzz.owner", data, size);
 	put("pi-sbx-1-fuzz.created", data, size);
-	if (sbx_owner_read(dfd, "pi-sbx-1-fuzz", &pid, &start) == 0 &&
-	    pid < 1)
-		abort();
-	if (sbx_created_read(dfd, "pi-sbx-1-fuzz", &when) == 0 && when < 0)
-		abort();
+	if (sbx_owner_read(dfd, "pi-sbx-1-fuzz", &pid, &start) == 0) {
+		if (pid < 1)
+			abort();
+		agree(data, size, "pid", pid);
+		agree(data, size, "start", (long long)start);
+	}
+	if (sbx_created_read(dfd, "pi-sbx-1-fuzz", &when) == 0) {
+		if (when < 0)
+			abort();
+		agree(data, size, "created", when);
+	}
 	return 0;
 }
