@@ -1,0 +1,17 @@
+#!/usr/bin/env bats
+# make demo is the README's promise: the whole deploy flow, narrated,
+# against the simulator, ending with nothing left.
+
+load sim-helper
+
+@test "demo: make demo runs every step and leaves nothing behind" {
+	SIM_MISSING=$(sim_missing)
+	sim_require
+	run make -C "$BATS_TEST_DIRNAME/.." -s demo
+	[ "$status" -eq 0 ] || fail "$output"
+	[[ "$output" == *"all went as shown."* ]] || fail "$output"
+	for step in "sbx-run" "sbx-ports" "sbx-verify" "curl" "Nothing is left"; do
+		[[ "$output" == *"$step"* ]] || fail "no '$step' in: $output"
+	done
+	[[ "$output" != *"skipped"* ]] || fail "a step was skipped: $output"
+}
