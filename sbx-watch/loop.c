@@ -179,7 +179,9 @@ record_failure(const struct watch *w, const char *verb, int tries,
 	char file[SBX_NAME_MAX + 16], text[512], why[200];
 	const char *e = c->err.data != NULL ? c->err.data : "";
 
-	sbx_shown(e, why, sizeof(why));	/* the first line sbx said */
+	/* the first line sbx said */
+	sbx_shown(e, why, strcspn(e, "\n") + 1 < sizeof(why) ?
+	    strcspn(e, "\n") + 1 : sizeof(why));
 	snprintf(text, sizeof(text), "time=%lld\naction=%s\ntries=%d\n"
 	    "status=%d\nerror=%s\n", (long long)time(NULL), verb, tries,
 	    c->status, why);
