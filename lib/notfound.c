@@ -14,7 +14,8 @@ sbx_notfound(const char *err, const char *name)
 {
 	char pat[SBX_NAME_MAX + 32];
 
-	if (err == NULL || name == NULL)
+	/* a longer name is no sandbox's, and would cut the pattern short */
+	if (err == NULL || name == NULL || strlen(name) > SBX_NAME_MAX)
 		return 0;
 	snprintf(pat, sizeof(pat), "sandbox '%s' not found", name);
 	if (strstr(err, pat) != NULL)

@@ -40,7 +40,7 @@ replay() {	# target
 		d=${d%/}
 		[ -f "$FUZZ/${d##*/}.c" ] || fail "corpus ${d##*/} has no target"
 	done
-	[ "$n" -ge 8 ]
+	[ "$n" -ge 10 ]
 }
 
 @test "fuzz: a target that breaks its invariant fails the replay" {
@@ -77,3 +77,5 @@ C
 @test "fuzz: num replays its corpus" { replay num; }
 @test "fuzz: marker replays its corpus" { replay marker; }
 @test "fuzz: rfc3339 replays its corpus" { replay rfc3339; }
+@test "fuzz: notfound replays its corpus" { replay notfound; }
+@test "fuzz: shown replays its corpus" { replay shown; }
