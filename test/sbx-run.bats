@@ -11,6 +11,23 @@ setup() {
 	common_setup
 }
 
+# The stand-in's hung call has started its process tree.
+hung_started() {
+	for i in $(seq 50); do
+		[ -s "$SBX_STUB_DIR/hung.pids" ] && return 0
+		sleep 0.1
+	done
+	fail "the hung call never started"
+}
+
+# Every process of the hung tree is gone.
+none_survived() {
+	local p
+	for p in $(cat "$SBX_STUB_DIR/hung.pids"); do
+		! alive "$p" || fail "pid $p survived"
+	done
+}
+
 @test "sbx-run: a bad option prints only the usage line and exits 64" {
 	run -64 --separate-stderr sbx-run -Z
 	[ -z "$output" ]
@@ -294,15 +311,11 @@ setup() {
 	[ $(( $(date +%s) - start )) -lt 6 ]
 	[ "$stderr" = "sbx-run: sandbox $N: timed out after 1 s" ]
 	sleep 0.2
-	for pid in $(cat "$SBX_STUB_DIR/hung.pids"); do
-		! alive "$pid" || fail "pid $pid survived"
-	done
+	none_survived
 	# DOCKER_SANDBOX_TIMEOUT sets the same
 	: >"$SBX_STUB_DIR/hung.pids"
 	DOCKER_SANDBOX_TIMEOUT=1 run -124 sbx-run -s "$N" ps
-	for pid in $(cat "$SBX_STUB_DIR/hung.pids"); do
-		! alive "$pid" || fail "pid $pid survived"
-	done
+	none_survived
 }
 
 @test "sbx-run: SIGTERM to sbx-run reaches the whole sbx process group" {
@@ -310,18 +323,13 @@ setup() {
 	touch "$SBX_STUB_DIR/hang.exec"
 	sbx-run -s "$N" ps &
 	pid=$!
-	for i in $(seq 50); do
-		[ -s "$SBX_STUB_DIR/hung.pids" ] && break
-		sleep 0.1
-	done
+	hung_started
 	kill -TERM "$pid"
 	status=0
 	wait "$pid" || status=$?
 	[ "$status" -eq 143 ]
 	sleep 0.2
-	for p in $(cat "$SBX_STUB_DIR/hung.pids"); do
-		! alive "$p" || fail "pid $p survived"
-	done
+	none_survived
 }
 
 @test "sbx-run: a group that ignores the forwarded SIGTERM gets SIGKILL after a grace" {
@@ -329,10 +337,7 @@ setup() {
 	echo ignore-term >"$SBX_STUB_DIR/hang.exec"
 	sbx-run -s "$N" ps &
 	pid=$!
-	for i in $(seq 50); do
-		[ -s "$SBX_STUB_DIR/hung.pids" ] && break
-		sleep 0.1
-	done
+	hung_started
 	kill -TERM "$pid"
 	start=$(date +%s)
 	status=0
@@ -340,9 +345,7 @@ setup() {
 	[ $(( $(date +%s) - start )) -le 4 ]
 	[ "$status" -eq 137 ]
 	sleep 0.2
-	for p in $(cat "$SBX_STUB_DIR/hung.pids"); do
-		! alive "$p" || fail "pid $p survived"
-	done
+	none_survived
 }
 
 @test "sbx-run: the inner exit status comes back unchanged" {
