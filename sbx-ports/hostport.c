@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,6 +6,25 @@
 #define WHY_LOW		2	/* sandbox port below 1024 */
 #define WHY_TAKEN	3	/* same host port already in use */
 
+struct ctx {
+	struct sbx_portcli pc;
+	char	 sbx[PATH_MAX];
+	char	 statedir[PATH_MAX];
+	const char *argv0;
+	int	 jflag;
+	int	 timeout;
+};
+
+/* sbx-ports.c */
+void	 ports_failed(const struct ctx *, const char *, const char *) SBX_DEAD;
+void	 ports_list(struct ctx *, struct sbx_ports *);
+void	 ports_show(const struct ctx *, const struct sbx_port *, int);
+void	 ports_change(struct ctx *, const struct sbx_ports *,
+	    const struct sbx_ports *);
+
+/* sync.c */
+int	 cmd_sync(struct ctx *);
+
 /* hostport.c */
 int	 host_free(int, int);
 int	 choose_host(struct sbx_port *, const struct sbx_ports *);

@@ -1,0 +1,180 @@
+/*
+ * sync.c: the sync verb of sbx-ports.  The VM ports the running containers
+ * publish (one `docker ps` through sbx-run) against sbx's listing: what is
+ * missing is published in one call, what sync published for containers
+ * that are gone is removed; a second sync changes nothing.
+ */
+#include <err.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sbx.h"
+#include "sbx-ports.h"
+
+#define PS_FORMAT	"{{json .}}"
+
+extern char **environ;
+
+static void
+container_ports(struct ctx *c, struct sbx_ports *want)
+{
+	char run[PATH_MAX], **env;
+	char *av[] = { run, "-s", (char *)c->pc.name, "ps", "--format",
+	    PS_FORMAT, NULL };
+	struct sbx_ports all;
+	struct sbx_cmd cmd;
+	const char *errstr;
+	size_t i, n, ncont;
+
+	if (sbx_sibling(c->argv0, environ, "sbx-run", run, sizeof(run)) == -1)
+		errx(SBX_EX_NOTFOUND, "sbx-run: not found beside sbx-ports or "
+		    "on PATH");
+	for (n = 0; environ[n] != NULL; n++)
+		;
+	if ((env = calloc(n + 2, sizeof(*env))) == NULL)
+		err(SBX_EX_FAIL, NULL);
+	env[0] = "DOCKER_SANDBOX_AUTOCREATE=0";
+	for (i = 0; i < n; i++)
+		env[i + 1] = environ[i];	/* the first value wins */
+	/* no timeout of its own: sbx-run applies DOCKER_SANDBOX_TIMEOUT */
+	if (sbx_cmd_capture(&cmd, av, env, 0) == -1)
+		err(sbx_exec_status(errno), "%s", run);
+	free(env);
+	if (cmd.status != 0) {
+		if (cmd.err.len > 0)
+			(void)sbx_writeall(STDERR_FILENO, cmd.err.data,
+			    cmd.err.len);
+		errx(SBX_EX_FAIL, "sandbox %s: docker ps failed (exit %d)",
+		    c->pc.name, cmd.status);
+	}
+	memset(&all, 0, sizeof(all));
+	if (sbx_ports_dockerps(cmd.out.data ? cmd.out.data : "", cmd.out.len,
+	    &all, &ncont, &errstr) == -1)
+		errx(SBX_EX_FAIL, "sandbox %s: docker ps: %s", c->pc.name,
+		    errstr);
+	for (i = 0; i < all.n; i++) {
+		if (sbx_ports_findvm(want, all.v[i].vm, all.v[i].proto))
+			continue;
+		all.v[i].ip[0] = '\0';
+		if (sbx_ports_add(want, &all.v[i]) == -1)
+			err(SBX_EX_FAIL, NULL);
+	}
+	sbx_ports_free(&all);
+	sbx_cmd_free(&cmd);
+}
+
+/* Is the mapping host:vm/proto in l? */
+static int
+listed(const struct sbx_ports *l, const struct sbx_port *p)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->v[i].host == p->host && l->v[i].vm == p->vm &&
+		    l->v[i].proto == p->proto)
+			return 1;
+	return 0;
+}
+
+int
+cmd_sync(struct ctx *c)
+{
+	struct sbx_ports l, want, rec, pub, unpub, keep;
+	const struct sbx_port *have;
+	struct sbx_port p;
+	int dfd = c->pc.dfd, *why;
+	size_t i, j;
+
+	memset(&l, 0, sizeof(l));
+	memset(&want, 0, sizeof(want));
+	memset(&rec, 0, sizeof(rec));
+	memset(&pub, 0, sizeof(pub));
+	memset(&unpub, 0, sizeof(unpub));
+	memset(&keep, 0, sizeof(keep));
+	ports_list(c, &l);
+	container_ports(c, &want);
+	if (record_read(dfd, c->pc.name, &rec) == -1)
+		warn("%s/%s.ports", c->statedir, c->pc.name);
+	if ((why = calloc(want.n + 1, sizeof(*why))) == NULL)
+		err(SBX_EX_FAIL, NULL);
+
+	/* stale: published by sync, still listed, no container wants it */
+	for (i = 0; i < rec.n; i++) {
+		for (j = 0; j < l.n; j++)
+			if (l.v[j].host == rec.v[i].host &&
+			    l.v[j].vm == rec.v[i].vm &&
+			    l.v[j].proto == rec.v[i].proto)
+				break;
+		if (j == l.n)
+			continue;	/* gone already: forget it */
+		if (sbx_ports_findvm(&want, rec.v[i].vm, rec.v[i].proto)) {
+			if (sbx_ports_add(&keep, &rec.v[i]) == -1)
+				err(SBX_EX_FAIL, NULL);
+		} else if (sbx_ports_add(&unpub, &l.v[j]) == -1)
+			err(SBX_EX_FAIL, NULL);
+	}
+	/* missing: wanted, and no mapping to that VM port yet */
+	for (i = 0; i < want.n; i++) {
+		if (sbx_ports_findvm(&l, want.v[i].vm, want.v[i].proto))
+			continue;
+		p = want.v[i];
+		p.host = 0;
+		/* a stale mapping's host port is free once it is removed */
+		for (j = 0; j < unpub.n; j++)
+			if (unpub.v[j].proto == p.proto && unpub.v[j].host ==
+			    p.vm)
+				break;
+		if (j < unpub.n && p.vm >= 1024) {
+			p.host = p.vm;
+			why[i] = WHY_SAME;
+		} else if ((why[i] = choose_host(&p, &pub)) == -1)
+			err(SBX_EX_FAIL, "no free host port for %d/%s", p.vm,
+			    sbx_proto_name(p.proto));
+		snprintf(p.ip, sizeof(p.ip), "127.0.0.1");
+		if (sbx_ports_add(&pub, &p) == -1)
+			err(SBX_EX_FAIL, NULL);
+	}
+	for (i = 0; i < pub.n; i++)
+		if (!listed(&keep, &pub.v[i]) &&
+		    sbx_ports_add(&keep, &pub.v[i]) == -1)
+			err(SBX_EX_FAIL, NULL);
+	if (pub.n > 0 || unpub.n > 0) {
+		/*
+		 * Recorded before the call, removals included: if it fails
+		 * half way, the next sync still knows what is its own, and
+		 * forgets what the listing no longer shows.
+		 */
+		for (i = 0; i < unpub.n; i++)
+			if (sbx_ports_add(&keep, &unpub.v[i]) == -1)
+				err(SBX_EX_FAIL, NULL);
+		if (record_write(dfd, c->pc.name, &keep) == -1)
+			warn("%s/%s.ports", c->statedir, c->pc.name);
+		keep.n -= unpub.n;
+	}
+	ports_change(c, &pub, &unpub);
+	if ((keep.n != rec.n || pub.n > 0 || unpub.n > 0) &&
+	    record_write(dfd, c->pc.name, &keep) == -1)
+		warn("%s/%s.ports", c->statedir, c->pc.name);
+
+	for (i = 0; i < want.n; i++) {
+		if ((have = sbx_ports_findvm(&pub, want.v[i].vm,
+		    want.v[i].proto)) != NULL)
+			ports_show(c, have, why[i]);
+		else if ((have = sbx_ports_findvm(&l, want.v[i].vm,
+		    want.v[i].proto)) != NULL)
+			ports_show(c, have, -1);
+	}
+	free(why);
+	sbx_ports_free(&l);
+	sbx_ports_free(&want);
+	sbx_ports_free(&rec);
+	sbx_ports_free(&pub);
+	sbx_ports_free(&unpub);
+	sbx_ports_free(&keep);
+	return SBX_EX_OK;
+}
+
