@@ -69,6 +69,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+# a reader that goes away (make demo | head) must not leave daemons behind
+trap 'exit 129' HUP
+trap 'exit 141' PIPE
 
 # A private HOME and state directory, so the demo touches nothing of yours.
 export HOME="$T/home" SBX_STATE_DIR="$T/state" DOCKER_SANDBOX_SBX="$SIM"
