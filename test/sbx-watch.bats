@@ -48,6 +48,16 @@ provisioned() {
 	echo '80/tcp 8080' >"$SBX_STATE_DIR/$1.ports"
 }
 
+# Watch a fresh session of $N (with these options), kill -9 it, and wait
+# for the watcher to finish its teardown.
+watched_session_killed() {
+	session
+	"$W" "$@" -p "$SESSION" "$N"
+	wp=$(watcher_pid "$N")
+	kill -9 "$SESSION"
+	finished "$wp"
+}
+
 # The stand-in saw at least N calls of a verb.
 calls_at_least() {
 	local c
@@ -160,11 +170,7 @@ finished() {
 
 @test "sbx-watch: kill -9 of the watched process leads to exactly one teardown" {
 	provisioned "$N"
-	session
-	"$W" -p "$SESSION" "$N"
-	wp=$(watcher_pid "$N")
-	kill -9 "$SESSION"
-	finished "$wp"
+	watched_session_killed
 	[ "$(stub_count)" -eq 1 ]
 	[ "$(stub_argv 1 | tr '\n' ' ')" = "rm --force $N " ]
 	[ ! -e "$SBX_STATE_DIR/$N.created" ]
@@ -250,11 +256,7 @@ finished() {
 @test "sbx-watch: the first two rm calls fail, the third succeeds" {
 	provisioned "$N"
 	printf '1\n1\n0\n' >"$SBX_STUB_DIR/rc.rm"
-	session
-	"$W" -p "$SESSION" "$N"
-	wp=$(watcher_pid "$N")
-	kill -9 "$SESSION"
-	finished "$wp"
+	watched_session_killed
 	[ "$(stub_count rm)" -eq 3 ]
 	[ "$(stub_count)" -eq 3 ]
 	[ ! -e "$SBX_STATE_DIR/$N.failed" ]
@@ -266,11 +268,7 @@ finished() {
 	provisioned "$N"
 	echo 1 >"$SBX_STUB_DIR/rc.rm"
 	echo "ERROR: daemon unreachable" >"$SBX_STUB_DIR/err.rm"
-	session
-	"$W" -p "$SESSION" "$N"
-	wp=$(watcher_pid "$N")
-	kill -9 "$SESSION"
-	finished "$wp"
+	watched_session_killed
 	[ "$(stub_count rm)" -eq 5 ]
 	f="$SBX_STATE_DIR/$N.failed"
 	[ -f "$f" ]
@@ -290,11 +288,7 @@ finished() {
 	provisioned "$N"
 	echo 1 >"$SBX_STUB_DIR/rc.rm"
 	echo "Error: sandbox '$N' not found" >"$SBX_STUB_DIR/err.rm"
-	session
-	"$W" -p "$SESSION" "$N"
-	wp=$(watcher_pid "$N")
-	kill -9 "$SESSION"
-	finished "$wp"
+	watched_session_killed
 	[ "$(stub_count)" -eq 1 ]
 	[ ! -e "$SBX_STATE_DIR/$N.failed" ]
 	[ ! -e "$SBX_STATE_DIR/$N.created" ]
@@ -317,11 +311,7 @@ finished() {
 
 @test "sbx-watch: -m stop stops once and keeps the sandbox's marker and scratch dir" {
 	provisioned "$N"
-	session
-	"$W" -m stop -p "$SESSION" "$N"
-	wp=$(watcher_pid "$N")
-	kill -9 "$SESSION"
-	finished "$wp"
+	watched_session_killed -m stop
 	[ "$(stub_count)" -eq 1 ]
 	[ "$(stub_argv 1 | tr '\n' ' ')" = "stop $N " ]
 	[ "$(cat "$SBX_STUB_DIR/sandboxes/$N")" = stopped ]
@@ -333,11 +323,7 @@ finished() {
 
 @test "sbx-watch: -m none makes no sbx call and keeps the sandbox" {
 	provisioned "$N"
-	session
-	"$W" -m none -p "$SESSION" "$N"
-	wp=$(watcher_pid "$N")
-	kill -9 "$SESSION"
-	finished "$wp"
+	watched_session_killed -m none
 	[ ! -e "$SBX_STUB_DIR/calls.log" ]
 	[ -f "$SBX_STATE_DIR/$N.created" ]
 	[ -d "$SBX_STATE_DIR/$N.prime" ]
@@ -508,11 +494,7 @@ finished() {
 	mkdir "$BATS_TEST_TMPDIR/precious"
 	echo keep >"$BATS_TEST_TMPDIR/precious/file"
 	ln -s "$BATS_TEST_TMPDIR/precious" "$SBX_STATE_DIR/$N.prime"
-	session
-	"$W" -p "$SESSION" "$N"
-	wp=$(watcher_pid "$N")
-	kill -9 "$SESSION"
-	finished "$wp"
+	watched_session_killed
 	[ ! -e "$SBX_STATE_DIR/$N.prime" ] && [ ! -L "$SBX_STATE_DIR/$N.prime" ]
 	[ "$(cat "$BATS_TEST_TMPDIR/precious/file")" = keep ]
 }
