@@ -1,9 +1,14 @@
 /*
  * proc.c: process identity.  A pid alone is reused; a pid together with
  * its start time names one process for good.  Linux reads /proc, macOS
- * and the BSDs ask sysctl(3); elsewhere the start time is unknown (0) and
- * only kill(pid, 0) is left.
+ * and FreeBSD ask sysctl(3); elsewhere the start time is unknown (0) and
+ * only kill(pid, 0) is left.  Built with SBX_PORTABLE_ONLY, Linux takes
+ * that last path too, so the suites run it here.
  */
+#if defined(__FreeBSD__) && !defined(SBX_PORTABLE_ONLY)
+#define __BSD_VISIBLE 1		/* kinfo_proc's types; strict POSIX hides them */
+#endif
+
 #include <sys/types.h>
 
 #include <errno.h>
@@ -12,14 +17,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__APPLE__) || defined(__FreeBSD__)
-#include <sys/sysctl.h>
-#include <sys/user.h>
+#if defined(SBX_PORTABLE_ONLY)
+/* kill(2) alone, as on a platform with neither /proc nor sysctl */
+#elif defined(__linux__)
+#define HAVE_PROCFS
+#elif defined(__APPLE__) || defined(__FreeBSD__)
+#include <sys/sysctl.h>		/* macOS: kinfo_proc is here */
+#if defined(__FreeBSD__)
+#include <sys/user.h>		/* FreeBSD: and here */
+#endif
+#define HAVE_SYSCTL
 #endif
 
 #include "sbx.h"
 
-#if defined(__linux__)
+#if defined(HAVE_PROCFS)
 /* Field 22 of /proc/PID/stat, in clock ticks since boot; 'Z' is dead. */
 static int
 start_linux(pid_t pid, unsigned long long *start)
@@ -54,7 +66,7 @@ start_linux(pid_t pid, unsigned long long *start)
 }
 #endif
 
-#if defined(__APPLE__) || defined(__FreeBSD__)
+#if defined(HAVE_SYSCTL)
 static int
 start_sysctl(pid_t pid, unsigned long long *start)
 {
@@ -88,13 +100,13 @@ sbx_proc_start(pid_t pid, unsigned long long *start)
 	*start = 0;
 	if (pid <= 0)
 		return errno = ESRCH, -1;
-#if defined(__linux__)
+#if defined(HAVE_PROCFS)
 	if (start_linux(pid, start) == 0)
 		return 0;
 	if (errno != ENOENT)
 		return -1;
 	/* no /proc mounted: fall through to kill(2) */
-#elif defined(__APPLE__) || defined(__FreeBSD__)
+#elif defined(HAVE_SYSCTL)
 	return start_sysctl(pid, start);
 #endif
 	if (kill(pid, 0) == -1 && errno != EPERM)

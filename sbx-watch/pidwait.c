@@ -5,12 +5,11 @@
  * last fork (a kqueue does not survive fork).  Elsewhere, or when either
  * fails, there is no descriptor and the caller polls kill(pid, 0) with
  * the start time, as sbx_proc_alive does.  Built with SBX_WATCH_POLL_ONLY
- * it always polls, so the fallback is tested on Linux too.
+ * or SBX_PORTABLE_ONLY it always polls, so the fallback is tested on Linux
+ * too.  macOS's kqueue needs _DARWIN_C_SOURCE, which config.mk sets.
  */
 #if defined(__linux__)
 #define _DEFAULT_SOURCE		/* syscall(2) */
-#elif defined(__APPLE__)
-#define _DARWIN_C_SOURCE
 #endif
 
 #include <sys/types.h>
@@ -19,7 +18,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#if defined(SBX_WATCH_POLL_ONLY)
+#if defined(SBX_WATCH_POLL_ONLY) || defined(SBX_PORTABLE_ONLY)
 /* a build for tests and benchmarks of the portable fallback */
 #elif defined(__linux__)
 #include <sys/syscall.h>

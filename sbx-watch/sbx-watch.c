@@ -56,7 +56,7 @@ parsemode(const char *s)
 
 /* -m, else DOCKER_SANDBOX_TEARDOWN, else none when pinned, else remove. */
 static int
-getmode(const char *mflag)
+teardownmode(const char *mflag)
 {
 	const char *v;
 	int m;
@@ -266,7 +266,7 @@ main(int argc, char *argv[])
 	argv += optind;
 	if (argc != 1 || (fd != -1 && w.pid != -1))
 		usage();
-	w.mode = getmode(mflag);
+	w.mode = teardownmode(mflag);
 	if (!sbx_name_valid(argv[0]))
 		errx(SBX_EX_USAGE, "%s: invalid sandbox name", shown(argv[0]));
 	snprintf(w.name, sizeof(w.name), "%s", argv[0]);
