@@ -36,7 +36,7 @@ make -f "$tmp/probe.mk" >>"$tmp/probe.log" 2>&1 ||
 if [ -n "$need" ]; then
 	cat >&2 <<MSG
 $me: cannot build the sbx-tools programs: missing $need.
-Install it, then install $me again:
+Install what is missing, then install $me again:
   macOS:          xcode-select --install
   Debian/Ubuntu:  sudo apt install gcc make
   Fedora/RHEL:    sudo dnf install gcc make

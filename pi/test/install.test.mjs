@@ -70,8 +70,8 @@ function npmEnv(path, extra = {}) {
 }
 
 /** npm as `pi install npm:...` runs it (pi 0.73: `npm install -g <spec>`), into prefix, offline. */
-function npmInstall(into, path, extra) {
-	return spawnSync(process.execPath, [npm, "install", "-g", "--prefix", into, "--offline", "--no-audit", "--no-fund", tarball], { encoding: "utf8", env: npmEnv(path, extra), timeout: 300000 });
+function npmInstall(into, path, extra, args = ["-g", "--prefix", into]) {
+	return spawnSync(process.execPath, [npm, "install", ...args, "--offline", "--no-audit", "--no-fund", tarball], { encoding: "utf8", env: npmEnv(path, extra), timeout: 300000 });
 }
 
 /** Every file under dir whose name is one of the programs, or a scratch build directory. */
@@ -132,6 +132,40 @@ test("npm install of the tarball builds the six programs into the package, offli
 	}
 	assert.deepEqual(readdirSync(pkg).filter((f) => f.startsWith(".build.")), [], "no scratch build left");
 	assert.ok(!existsSync(join(pkg, "node_modules")), "no dependency was installed (the pi peers are optional)");
+});
+
+test("pi 1.x's npm command (a project under ~/.pi/agent/npm, --legacy-peer-deps) builds the programs too", (t) => {
+	if (!need(t, toolsMissing(), "npm, cc and make")) return;
+	const root = join(tmp, "agent-npm");
+	mkdirSync(root);
+	writeFileSync(join(root, "package.json"), '{ "name": "pi-extensions", "private": true }\n');
+	const r = npmInstall(root, cleanPath, {}, ["--prefix", root, "--legacy-peer-deps"]);
+	assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
+	assert.deepEqual(readdirSync(join(root, "node_modules", PKG_NAME, "bin")).sort(), [...PROGRAMS].sort());
+});
+
+test(`[${FLAVOUR}] an npm that skips install scripts: the tools say the programs were not built and give the command that builds them`, async (t) => {
+	if (!need(t, [...toolsMissing(), ...piMissing()], "npm, cc, make and pi")) return;
+	const into = join(tmp, "prefix-noscripts");
+	const r = npmInstall(into, cleanPath, {}, ["-g", "--prefix", into, "--ignore-scripts"]);
+	assert.equal(r.status, 0, r.stderr);
+	const dir = join(into, "lib", "node_modules", PKG_NAME);
+	assert.ok(!existsSync(join(dir, "bin")));
+	const w = world({ programs: false });
+	process.env.PATH = cleanPath;
+	try {
+		const pi = await loadExtension(w.ws, join(dir, "index.ts"));
+		const st = await pi.call("docker_status");
+		assert.ok(st.text.includes(`were not built (npm skipped its install script): run \`sh scripts/install.sh\` in ${dir}`), st.text);
+		await assert.rejects(pi.call("docker_ps"), /were not built/);
+		pi.cleanupAgentDir();
+		// the command it gives builds them
+		const b = spawnSync("sh", ["scripts/install.sh"], { cwd: dir, encoding: "utf8", env: npmEnv(cleanPath) });
+		assert.equal(b.status, 0, b.stderr);
+		assert.deepEqual(readdirSync(join(dir, "bin")).sort(), [...PROGRAMS].sort());
+	} finally {
+		w.cleanup();
+	}
 });
 
 const simNeeds = () => [...toolsMissing(), ...piMissing(), ...simMissing()];
