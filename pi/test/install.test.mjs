@@ -74,12 +74,13 @@ function npmInstall(into, path, extra, args = ["-g", "--prefix", into]) {
 	return spawnSync(process.execPath, [npm, "install", ...args, "--offline", "--no-audit", "--no-fund", tarball], { encoding: "utf8", env: npmEnv(path, extra), timeout: 300000 });
 }
 
-/** Every file under dir whose name is one of the programs, or a scratch build directory. */
+/** Every program or scratch build directory under dir (the carried sources have directories named like the programs). */
 function leftovers(dir) {
 	if (!existsSync(dir)) return [];
-	return readdirSync(dir, { recursive: true }).filter((f) => {
-		const base = String(f).split("/").pop();
-		return PROGRAMS.includes(base) && !String(f).includes("/c/") && !String(f).startsWith("c/") ? true : base.startsWith(".build.");
+	return readdirSync(dir, { recursive: true }).map(String).filter((f) => {
+		const base = f.split("/").pop();
+		const carried = f.startsWith("c/") || f.includes("/c/");
+		return base.startsWith(".build.") || (PROGRAMS.includes(base) && !carried);
 	});
 }
 
