@@ -4,8 +4,9 @@
  * most are read by the programs alone, and only the few that shape what
  * the extension spawns are read here.  They are read live, at each use.
  */
-import { accessSync, constants, statSync } from "node:fs";
-import { delimiter, isAbsolute, join } from "node:path";
+import { accessSync, constants, existsSync, statSync } from "node:fs";
+import { delimiter, dirname, isAbsolute, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 export const PROGRAMS = [
 	"sbx-run",
@@ -102,9 +103,13 @@ function executable(path: string): boolean {
 	}
 }
 
-/** The absolute path of a program: DOCKER_SANDBOX_BIN first, then PATH. */
+/** bin/ of this package: its npm install builds the programs there (scripts/install.sh). */
+const PACKAGE = join(dirname(fileURLToPath(import.meta.url)), "..");
+export const PACKAGE_BIN = join(PACKAGE, "bin");
+
+/** The absolute path of a program: this package's bin/ first, then DOCKER_SANDBOX_BIN, then PATH. */
 export function findProgram(prog: Program): string | undefined {
-	const dirs: string[] = [];
+	const dirs = [PACKAGE_BIN];
 	const bin = process.env.DOCKER_SANDBOX_BIN?.trim();
 	if (bin) dirs.push(bin);
 	for (const d of (process.env.PATH ?? "").split(delimiter)) if (d && isAbsolute(d)) dirs.push(d);
@@ -115,14 +120,23 @@ export function findProgram(prog: Program): string | undefined {
 	return undefined;
 }
 
+// A package that carries the C tree but has no bin/ was installed by an
+// npm that skipped its install script (npm 12 runs only allowed ones).
+const UNBUILT = existsSync(join(PACKAGE, "c", "Makefile")) && !existsSync(PACKAGE_BIN)
+	? `This package's programs were not built (npm skipped its install script): run \`sh scripts/install.sh\` in ${PACKAGE}. `
+	: "";
+
 export const INSTALL_HINT =
-	"Install the sbx-tools programs: in a checkout of sbx-tools run `make && make install` " +
-	"(PREFIX=/usr/local by default; `make PREFIX=$HOME/.local install` for a user install), " +
+	UNBUILT +
+	"Install the sbx-tools programs: `pi install npm:sbx-tools-pi` builds them into the package (it needs cc and make: " +
+	"`xcode-select --install` on macOS, `apt install gcc make` on Debian/Ubuntu); " +
+	"or in a checkout of sbx-tools run `make && make install` " +
+	"(PREFIX=/usr/local by default; `make PREFIX=$HOME/.local install` for a user install); " +
 	"or set DOCKER_SANDBOX_BIN to the directory that holds them.";
 
 export class MissingProgram extends Error {
 	constructor(prog: Program) {
-		super(`docker sandbox: the program ${prog} was not found in DOCKER_SANDBOX_BIN or on PATH. ${INSTALL_HINT}`);
+		super(`docker sandbox: the program ${prog} was not found in ${PACKAGE_BIN}, DOCKER_SANDBOX_BIN or on PATH. ${INSTALL_HINT}`);
 		this.name = "MissingProgram";
 	}
 }

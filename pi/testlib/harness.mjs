@@ -146,15 +146,16 @@ export async function until(f, ms, what) {
 }
 
 /**
- * Load the extension through pi's loader, as pi does.  Returns helpers
+ * Load the extension (this checkout's, or the index.ts of an installed
+ * package) through pi's loader, as pi does.  Returns helpers
  * that call tools the way the agent loop does: prepareArguments, then
  * validateToolArguments, then execute with a real context.
  */
-export async function loadExtension(cwd = process.cwd()) {
+export async function loadExtension(cwd = process.cwd(), extension = EXTENSION) {
 	const { agent, validateToolArguments } = await piModules();
 	// empty: no user extensions; inside the test's world when there is one, so it goes with it
 	const agentDir = mkdtempSync(join(process.env.SBX_PI_TEST_BASE ?? tmpdir(), "pia-"));
-	const r = await agent.discoverAndLoadExtensions([EXTENSION], cwd, agentDir);
+	const r = await agent.discoverAndLoadExtensions([extension], cwd, agentDir);
 	if (r.errors.length) throw new Error(`load errors: ${JSON.stringify(r.errors)}`);
 	let runner;
 	if (agent.ModelRegistry.inMemory) {
