@@ -4,7 +4,7 @@
  * docker_stop, docker_start, docker_rm.  Each is sbx-run with an argv.
  */
 import { statSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
+import { isAbsolute } from "node:path";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
 import { envBool } from "../config.ts";
@@ -280,7 +280,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 			const args = ["build", "-t", tag];
 			if (params.dockerfile !== undefined && params.dockerfile.trim() !== "") {
 				const d = params.dockerfile.trim();
-				const p = d === "/workspace" || d.startsWith("/workspace/") || isAbsolute(d) ? d : join(ctxDir, d);
+				const p = d === "/workspace" || d.startsWith("/workspace/") || isAbsolute(d) ? d : `${ctxDir}/${d}`; // not join: ".." is the walk's, after links
 				const df = mapHostPath(s.root, p, "dockerfile");
 				if (!statSync(df, { throwIfNoEntry: false })?.isFile()) throw new Error(`docker build: dockerfile not found: ${d}`);
 				args.push("-f", df);
