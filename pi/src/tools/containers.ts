@@ -12,9 +12,10 @@ import { commandWords, mapHostPath, safeArg } from "../paths.ts";
 import { describe, list, sync, vmPorts } from "../ports.ts";
 import type { Session } from "../session.ts";
 import { jsonLines, result, str, table } from "../text.ts";
-import { StringEnum } from "./schema.ts";
+import { Int, intArg, StringEnum } from "./schema.ts";
 
 const LABEL = "com.pi.sandbox=true";
+const TAIL_MAX = 1000000;
 const ID_HELP = "container id or name (from docker_ps)";
 
 export const NAME_RE = /^[a-zA-Z0-9][a-zA-Z0-9_.-]+$/;
@@ -221,14 +222,14 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 		description: "Show a container's logs (last 200 lines by default; tail=0 for all, cut to 50 KB / 2000 lines).",
 		parameters: Type.Object({
 			id: Type.String({ description: ID_HELP }),
-			tail: Type.Optional(Type.Number({ description: "lines from the end (default 200; 0 = all)" })),
+			tail: Type.Optional(Int(0, TAIL_MAX, "lines from the end (default 200; 0 = all)")),
 			timestamps: Type.Optional(Type.Boolean({ description: "prefix timestamps" })),
 		}),
 		async execute(_id, params, signal) {
 			const id = checkId(params.id);
-			const tail = params.tail ?? 200;
+			const tail = intArg("docker logs", "tail", params.tail, 0, TAIL_MAX, 200);
 			const args = ["logs"];
-			if (tail > 0) args.push("--tail", String(Math.floor(tail)));
+			if (tail > 0) args.push("--tail", String(tail));
 			if (params.timestamps) args.push("--timestamps");
 			args.push(id);
 			const r = await s.docker(args, { signal, what: `docker logs ${id}` });

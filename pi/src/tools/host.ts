@@ -10,9 +10,12 @@ import { envNumber, findProgram, INSTALL_HINT, modeLines, PROGRAMS, sbxCli } fro
 import { describe, list, type Mapping } from "../ports.ts";
 import type { Session } from "../session.ts";
 import { failure, result, str } from "../text.ts";
+import { Int, intArg } from "./schema.ts";
 
 const METHODS = ["GET", "POST", "PUT", "DELETE", "HEAD", "PATCH", "OPTIONS"];
 const BODY_MAX = 1024 * 1024;
+const TIMEOUT_MAX = 600;
+const HOURS_MAX = 1000000; // sbx-gc -H takes no more
 
 function gib(bytes: unknown): string {
 	const n = Number(bytes);
@@ -158,7 +161,7 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 			"Without a port: the scheme's port if published, else the only published port. HTTPS certificates are not verified (local services).",
 		parameters: Type.Object({
 			url: Type.String({ description: "e.g. http://127.0.0.1:8080/health" }),
-			timeoutSec: Type.Optional(Type.Number({ description: "seconds (default 10)" })),
+			timeoutSec: Type.Optional(Int(1, TIMEOUT_MAX, "seconds (default 10)")),
 			method: Type.Optional(Type.String({ description: "GET (default), POST, PUT, DELETE, HEAD, PATCH or OPTIONS" })),
 			body: Type.Optional(Type.String({ description: "request body (JSON is sent as application/json)" })),
 		}),
@@ -193,7 +196,7 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 					);
 				}
 			}
-			const timeoutMs = params.timeoutSec !== undefined && params.timeoutSec > 0 ? params.timeoutSec * 1000 : 10000;
+			const timeoutMs = intArg("docker_curl", "timeoutSec", params.timeoutSec, 1, TIMEOUT_MAX, 10) * 1000;
 			const host = hostname === "::1" ? "::1" : "127.0.0.1";
 			const headers: Record<string, string> = { accept: "*/*", "user-agent": "sbx-tools-pi/1" };
 			if (body !== undefined) {
@@ -274,15 +277,16 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 		promptSnippet: "Remove stale docker sandboxes of dead sessions",
 		description:
 			"Remove stale sandboxes of dead sessions (sbx-gc): stopped pi-sbx-* sandboxes whose owner is gone and that were idle for at least `hours` (0: any age). Never this session's, a running one or one whose owner lives.",
-		parameters: Type.Object({ hours: Type.Optional(Type.Number({ description: "minimum idle age in hours (default 24; 0 = any age)" })) }),
+		parameters: Type.Object({ hours: Type.Optional(Int(0, HOURS_MAX, "minimum idle age in hours (default 24; 0 = any age)")) }),
 		async execute(_id, params, signal) {
 			const name = s.sandbox();
-			const hours = params.hours ?? envNumber("DOCKER_SANDBOX_GC_HOURS", 24);
-			if (!Number.isFinite(hours) || hours < 0) throw new Error("docker_gc: hours must be 0 or more");
-			const r = await s.program("sbx-gc", ["-v", "-H", String(Math.ceil(hours)), "-x", name], { signal, what: "sbx-gc", allowFail: true });
+			// the setting may hold a fraction: whole hours, rounded up, so it never means "any age"
+			const dflt = Math.min(HOURS_MAX, Math.ceil(envNumber("DOCKER_SANDBOX_GC_HOURS", 24)));
+			const hours = intArg("docker_gc", "hours", params.hours, 0, HOURS_MAX, dflt);
+			const r = await s.program("sbx-gc", ["-v", "-H", String(hours), "-x", name], { signal, what: "sbx-gc", allowFail: true });
 			if (r.code === 75) return result("gc: another sbx-gc is running; try again later.", { sandbox: name });
 			if (r.code !== 0) throw failure("sbx-gc", r);
-			return result(`gc sweep (idle >= ${Math.ceil(hours)} h, pi-sbx-* only, stopped and ownerless only):\n${r.stdout.trim() || "nothing to do"}`, { sandbox: name });
+			return result(`gc sweep (idle >= ${hours} h, pi-sbx-* only, stopped and ownerless only):\n${r.stdout.trim() || "nothing to do"}`, { sandbox: name });
 		},
 	});
 }
