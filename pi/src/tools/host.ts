@@ -67,7 +67,7 @@ export function pickPair(u: URL, listing: Mapping[]): { ip: string; port: number
 	if (u.port) {
 		const port = Number(u.port);
 		const m = cands.find((c) => c.hostPort === port);
-		if (!m) throw new Error(`docker_curl: ${where}:${port} is not an address and port this sandbox publishes. Published: ${known}. Start a container with docker_run(ports=[...]).`);
+		if (!m) throw new Error(`docker_curl: port ${port} is not published by this sandbox at ${where}. Published: ${known}. Start a container with docker_run(ports=[...]).`);
 		return { ip: canonIp(m.hostIp), port, note: "" };
 	}
 	const dflt = u.protocol === "https:" ? 443 : 80;
