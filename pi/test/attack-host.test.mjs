@@ -10,8 +10,8 @@ import http from "node:http";
 import { tmpdir, userInfo } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
-import { FLAVOUR, TOP, loadExtension, need, piMissing, programsMissing, simMissing, world } from "../testlib/harness.mjs";
-import { stubPrograms } from "../testlib/stubs.mjs";
+import { FLAVOUR, TOP, loadExtension, need, piMissing, programsMissing, simMissing } from "../testlib/harness.mjs";
+import { stubbedPi } from "../testlib/stubs.mjs";
 
 const noPi = piMissing();
 let w;
@@ -19,16 +19,15 @@ let pi;
 let stubs;
 let outside; // a directory beside the workspace: nothing may be written there
 
+let done;
+
 before(async () => {
-	w = world();
-	stubs = stubPrograms(join(w.base, "stub"));
+	({ w, pi, stubs, cleanup: done } = await stubbedPi());
 	outside = mkdtempSync(join(tmpdir(), "pio-"));
-	if (!noPi.length) pi = await loadExtension(w.ws);
 });
 after(() => {
-	pi?.cleanupAgentDir();
-	rmSync(outside, { recursive: true, force: true });
-	w?.cleanup();
+	if (outside) rmSync(outside, { recursive: true, force: true });
+	done?.();
 });
 
 /** A fresh directory of the workspace for one case. */

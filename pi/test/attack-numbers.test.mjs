@@ -9,23 +9,16 @@ import { spawnSync } from "node:child_process";
 import http from "node:http";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { FLAVOUR, TOP, loadExtension, need, piMissing, programsMissing, simMissing, world } from "../testlib/harness.mjs";
-import { stubPrograms } from "../testlib/stubs.mjs";
+import { FLAVOUR, TOP, need, piMissing, programsMissing } from "../testlib/harness.mjs";
+import { stubbedPi } from "../testlib/stubs.mjs";
 
 const noPi = piMissing();
 let w;
 let pi;
 let stubs;
-
-before(async () => {
-	w = world();
-	stubs = stubPrograms(join(w.base, "stub"));
-	if (!noPi.length) pi = await loadExtension(w.ws);
-});
-after(() => {
-	pi?.cleanupAgentDir();
-	w?.cleanup();
-});
+let done;
+before(async () => ({ w, pi, stubs, cleanup: done } = await stubbedPi()));
+after(() => done?.());
 
 /** Not whole numbers in any range, or out of every range: what a model or a prompt injection may send. */
 const BAD = [0.5, "0.5", 1.5, -0.5, -1, "-1", 1e15, 1e21, "1e21", 1e308, 2 ** 53 + 2, "NaN", "Infinity", "-Infinity", "abc", "12abc", [], {}];

@@ -7,17 +7,17 @@ import assert from "node:assert/strict";
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { after, before, test } from "node:test";
-import { FLAVOUR, loadExtension, need, piMissing, world } from "../testlib/harness.mjs";
-import { stubPrograms } from "../testlib/stubs.mjs";
+import { FLAVOUR, need, piMissing } from "../testlib/harness.mjs";
+import { stubbedPi } from "../testlib/stubs.mjs";
 
 const noPi = piMissing();
 let w;
 let pi;
 let stubs;
+let done;
 
 before(async () => {
-	w = world();
-	stubs = stubPrograms(join(w.base, "stub"));
+	({ w, pi, stubs, cleanup: done } = await stubbedPi());
 	stubs.setRunOutput("0123456789abcdef0123456789abcdef\n");
 	const ws = w.ws;
 	mkdirSync(join(ws, "app", "sub"), { recursive: true });
@@ -34,12 +34,8 @@ before(async () => {
 	symlinkSync("..", join(ws, "app", "back")); // the root, from below
 	symlinkSync(join(ws, "app"), join(ws, "abs")); // absolute, inside: fine
 	symlinkSync("app/sub", join(ws, "rel")); // relative, inside: fine
-	if (!noPi.length) pi = await loadExtension(w.ws);
 });
-after(() => {
-	pi?.cleanupAgentDir();
-	w?.cleanup();
-});
+after(() => done?.());
 
 /** Paths that leave the workspace or cannot be resolved, and the class each stands for. */
 function bad() {

@@ -5,6 +5,7 @@
 // extension is still loaded and called through pi (harness.mjs).
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { loadExtension, piMissing, world } from "./harness.mjs";
 
 const NAMES = ["sbx-run", "sbx-env", "sbx-watch", "sbx-gc", "sbx-ports", "sbx-verify"];
 
@@ -50,4 +51,15 @@ exit 0
 			),
 		setRunOutput: (text) => writeFileSync(join(dir, "run.out"), text),
 	};
+}
+
+/**
+ * A world (harness.mjs) with the stubs, and the extension loaded in it
+ * when pi is installed.  cleanup() undoes both.
+ */
+export async function stubbedPi() {
+	const w = world();
+	const stubs = stubPrograms(join(w.base, "stub"));
+	const pi = piMissing().length ? undefined : await loadExtension(w.ws);
+	return { w, stubs, pi, cleanup: () => (pi?.cleanupAgentDir(), w.cleanup()) };
 }
