@@ -126,9 +126,7 @@ test(`[${FLAVOUR}] number class (finding 6): docker_curl timeoutSec is a whole n
 	stubs.setPorts([{ ip: "127.0.0.1", port }]);
 	const url = `http://127.0.0.1:${port}/`;
 	try {
-		for (const v of [...BAD, 0, 601]) {
-			await assert.rejects(pi.call("docker_curl", { url, timeoutSec: v }), names("timeoutSec"), JSON.stringify(v));
-		}
+		for (const v of [...BAD, 0, 601]) await refused("docker_curl", { url, timeoutSec: v }, "timeoutSec");
 		assert.equal(hits, 0, "no request was made");
 		for (const v of [1, "2", 600]) assert.match((await pi.call("docker_curl", { url, timeoutSec: v })).text, /^HTTP 200/);
 		assert.equal(hits, 3);

@@ -236,8 +236,8 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 			const body = params.body;
 			if (body !== undefined && Buffer.byteLength(body) > BODY_MAX) throw new Error(`docker_curl: body exceeds ${BODY_MAX} bytes`);
 
-			const { ip: host, port, note } = pickPair(u, await list(s, signal));
 			const timeoutMs = intArg("docker_curl", "timeoutSec", params.timeoutSec, 1, TIMEOUT_MAX, 10) * 1000;
+			const { ip: host, port, note } = pickPair(u, await list(s, signal));
 			const headers: Record<string, string> = { accept: "*/*", "user-agent": "sbx-tools-pi/1" };
 			if (body !== undefined) {
 				let json = false;
