@@ -1,51 +1,19 @@
 /*
  * What comes from the agent: paths under /workspace map to the host
- * workspace and may not leave it (symlinks included); words that reach a
- * command line may not parse as options.
+ * workspace and may not leave it (links included, dangling ones refused);
+ * words that reach a command line may not parse as options.
  */
-import { existsSync, realpathSync } from "node:fs";
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-
-function inside(root: string, p: string): boolean {
-	const r = relative(root, p);
-	return r === "" || (!r.startsWith(".." + sep) && r !== ".." && !isAbsolute(r));
-}
+import { hostPath } from "./hostfs.ts";
 
 /**
  * Map an agent path to the host: `/workspace[/rel]` and relative paths
  * are taken from the workspace root; an absolute host path must lie in
- * it.  Returns the real path (symlinks resolved as far as the path
- * exists), which is also where sbx mounts it inside the sandbox.
+ * it.  Links are followed as the kernel would, and each must stay in the
+ * workspace; a dangling link or a loop is refused (hostfs.ts).  Returns
+ * the real path, which is also where sbx mounts it inside the sandbox.
  */
 export function mapHostPath(root: string, input: string, what = "path"): string {
-	const s = input.trim();
-	if (s === "") throw new Error(`docker: empty ${what}`);
-	if (/[\0\r\n]/.test(s)) throw new Error(`docker: invalid ${what} (must not contain newlines or NUL)`);
-	let p: string;
-	if (s === "/workspace" || s.startsWith("/workspace/")) p = resolve(root, "." + s.slice("/workspace".length));
-	else if (isAbsolute(s)) p = resolve(s);
-	else p = resolve(root, s);
-	if (!inside(root, p)) throw new Error(`docker: ${what} escapes the workspace: ${input}`);
-
-	const realRoot = realpathSync(root);
-	// the deepest existing ancestor, resolved, plus what does not exist yet
-	let head = p;
-	const tail: string[] = [];
-	while (!existsSync(head)) {
-		const up = dirname(head);
-		if (up === head) break;
-		tail.unshift(head.slice(up.length + (up.endsWith(sep) ? 0 : 1)));
-		head = up;
-	}
-	let real: string;
-	try {
-		real = join(realpathSync(head), ...tail);
-	} catch {
-		throw new Error(`docker: ${what} escapes the workspace (symlink): ${input}`);
-	}
-	// a dangling symlink on the way: existsSync says no, so look at it directly
-	if (!inside(realRoot, real)) throw new Error(`docker: ${what} escapes the workspace (symlink): ${input}`);
-	return real;
+	return hostPath(root, input, what);
 }
 
 /** A word for a command line: not empty, not an option, no control characters. */

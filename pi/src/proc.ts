@@ -4,9 +4,10 @@
  * output is kept (bounded) and can be streamed as it comes.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { writePrivate } from "./hostfs.ts";
 
 export interface RunOptions {
 	signal?: AbortSignal;
@@ -189,7 +190,7 @@ function inputFile(text: string): number {
 	const dir = mkdtempSync(join(tmpdir(), "sbx-pi-"));
 	try {
 		const f = join(dir, "stdin");
-		writeFileSync(f, text, { mode: 0o600 });
+		writePrivate(f, text);
 		return openSync(f, "r");
 	} finally {
 		rmSync(dir, { recursive: true, force: true });

@@ -8,13 +8,15 @@ import { isAbsolute, join } from "node:path";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
 import { envBool } from "../config.ts";
+import { present, workspaceRoot } from "../hostfs.ts";
 import { commandWords, mapHostPath, safeArg } from "../paths.ts";
 import { describe, list, sync, vmPorts } from "../ports.ts";
 import type { Session } from "../session.ts";
 import { jsonLines, result, str, table } from "../text.ts";
-import { StringEnum } from "./schema.ts";
+import { Int, intArg, StringEnum } from "./schema.ts";
 
 const LABEL = "com.pi.sandbox=true";
+const TAIL_MAX = 1000000;
 const ID_HELP = "container id or name (from docker_ps)";
 
 export const NAME_RE = /^[a-zA-Z0-9][a-zA-Z0-9_.-]+$/;
@@ -52,8 +54,13 @@ function checkEnv(e: string): string {
 	return s;
 }
 
-/** -v SOURCE:TARGET[:MODE]: a path in the workspace, or a named volume. */
-function checkVolume(root: string, spec: string, ro: boolean): string {
+/**
+ * -v SOURCE:TARGET[:MODE], and what SOURCE became.  SOURCE is a path of
+ * the workspace when it is spelled as one (/..., ./..., a/b) or when a
+ * bare name is an entry of the workspace root (the prior extension's
+ * reading of "data:/d"); otherwise a bare name is a named volume.
+ */
+function checkVolume(root: string, spec: string, ro: boolean): { arg: string; said: string } {
 	const parts = spec.trim().split(":");
 	if (parts.length < 2 || parts.length > 3 || !parts[0] || !parts[1])
 		throw new Error(`docker run: bad volume spec "${spec}" (use SOURCE:/container/path[:ro])`);
@@ -61,12 +68,13 @@ function checkVolume(root: string, spec: string, ro: boolean): string {
 	let mode = parts[2] ?? "";
 	if (!isAbsolute(dst) || /[\0\r\n,]/.test(dst)) throw new Error(`docker run: volume target must be an absolute path: "${dst}"`);
 	if (mode && !VOLUME_MODES.has(mode)) throw new Error(`docker run: bad volume mode "${mode}" (ro, rw, z, Z, nocopy)`);
-	const isPath = src.startsWith("/") || src.startsWith(".") || src.startsWith("~");
-	if (!isPath) {
-		if (!VOLUME_NAME_RE.test(src)) throw new Error(`docker run: bad volume name "${src}"`);
-		return [src, dst, mode].filter(Boolean).join(":");
-	}
 	if (src.startsWith("~")) throw new Error(`docker run: volume source must be in the workspace: "${src}"`);
+	const spelledPath = src.startsWith("/") || src.startsWith(".") || src.includes("/");
+	// a link counts as an entry: it is then checked as a path (and refused if it leaves)
+	if (!spelledPath && !present(join(workspaceRoot(root), src))) {
+		if (!VOLUME_NAME_RE.test(src)) throw new Error(`docker run: bad volume name "${src}"`);
+		return { arg: [src, dst, mode].filter(Boolean).join(":"), said: `${src}: named volume "${src}" at ${dst} (no such path in the workspace)` };
+	}
 	const host = mapHostPath(root, src, "volume source");
 	if (host.includes(":")) throw new Error(`docker run: volume source path holds ':': "${host}"`);
 	if (ro) {
@@ -74,7 +82,7 @@ function checkVolume(root: string, spec: string, ro: boolean): string {
 		const rest = mode.split(",").filter((m) => m && m !== "rw" && m !== "ro");
 		mode = ["ro", ...rest].join(",");
 	}
-	return [host, dst, mode].filter(Boolean).join(":");
+	return { arg: [host, dst, mode].filter(Boolean).join(":"), said: `${src}: workspace path ${host} bound at ${dst}${mode ? ` (${mode})` : ""}` };
 }
 
 export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
@@ -139,7 +147,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 			"Run a container in the session's sandbox (labelled com.pi.sandbox=true). Detached by default (restart=unless-stopped); " +
 			"detach=false runs it in the foreground and returns its output. ports: CONTAINER or HOST:CONTAINER[/udp]; each is published " +
 			"on the host's loopback, at HOST when it is free and 1024 or above, else at a free port: the result gives the URLs, for docker_curl. " +
-			"volumes: SOURCE:/path[:ro], SOURCE a path in the workspace (/workspace/...) or a named volume. env values reach docker through stdin, not the command line.",
+			"volumes: SOURCE:/path[:ro], SOURCE a path in the workspace (/workspace/..., ./data, or a bare name that exists in the workspace) or else a named volume; the result says which. env values reach docker through stdin, not the command line.",
 		parameters: Type.Object(
 			{
 				image: Type.String({ description: "image reference" }),
@@ -174,7 +182,9 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 			const input = env.length ? `${env.join("\n")}\n` : undefined;
 			if (input) args.push("--env-file", "/dev/stdin");
 			const ro = envBool("DOCKER_SANDBOX_WORKSPACE_RO", false);
-			for (const v of params.volumes ?? []) args.push("-v", checkVolume(s.root, v, ro));
+			const vols = (params.volumes ?? []).map((v) => checkVolume(s.root, v, ro));
+			for (const v of vols) args.push("-v", v.arg);
+			const volLines = vols.length ? ["volumes:", ...vols.map((v) => `  ${v.said}`)] : [];
 			if (params.network && params.network !== "bridge") args.push("--network", params.network);
 			const restart = params.restart ?? (detach ? "unless-stopped" : "no");
 			if (restart !== "no") args.push("--restart", restart);
@@ -193,11 +203,12 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 
 			if (!detach) {
 				const r = await s.docker(args, { signal, input, what: `docker run ${image}`, timeout: 600, stream: { onUpdate, head: `run ${image}` } });
-				return result(`container exited (${image})${params.rm ? ", removed" : ""}:\n${r.output.trim() || "(no output)"}`, { sandbox: s.name, image });
+				return result([`container exited (${image})${params.rm ? ", removed" : ""}:`, r.output.trim() || "(no output)", ...volLines].join("\n"), { sandbox: s.name, image });
 			}
 			const r = await s.docker(args, { signal, input, what: `docker run ${image}` });
 			const cid = r.stdout.trim().split("\n").pop()?.trim() ?? "";
 			const lines = [`started ${image} as ${cid.slice(0, 12)}${params.name ? ` (${params.name.trim()})` : ""} in sandbox "${s.name}" (restart=${restart})`];
+			lines.push(...volLines);
 			const details: Record<string, unknown> = { sandbox: s.name, id: cid, image };
 			if (params.ports?.length) {
 				const pr = await s.docker(["port", cid], { signal, what: "docker port", allowFail: true });
@@ -221,14 +232,14 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 		description: "Show a container's logs (last 200 lines by default; tail=0 for all, cut to 50 KB / 2000 lines).",
 		parameters: Type.Object({
 			id: Type.String({ description: ID_HELP }),
-			tail: Type.Optional(Type.Number({ description: "lines from the end (default 200; 0 = all)" })),
+			tail: Type.Optional(Int(0, TAIL_MAX, "lines from the end (default 200; 0 = all)")),
 			timestamps: Type.Optional(Type.Boolean({ description: "prefix timestamps" })),
 		}),
 		async execute(_id, params, signal) {
 			const id = checkId(params.id);
-			const tail = params.tail ?? 200;
+			const tail = intArg("docker logs", "tail", params.tail, 0, TAIL_MAX, 200);
 			const args = ["logs"];
-			if (tail > 0) args.push("--tail", String(Math.floor(tail)));
+			if (tail > 0) args.push("--tail", String(tail));
 			if (params.timestamps) args.push("--timestamps");
 			args.push(id);
 			const r = await s.docker(args, { signal, what: `docker logs ${id}` });
@@ -280,7 +291,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 			const args = ["build", "-t", tag];
 			if (params.dockerfile !== undefined && params.dockerfile.trim() !== "") {
 				const d = params.dockerfile.trim();
-				const p = d === "/workspace" || d.startsWith("/workspace/") || isAbsolute(d) ? d : join(ctxDir, d);
+				const p = d === "/workspace" || d.startsWith("/workspace/") || isAbsolute(d) ? d : `${ctxDir}/${d}`; // not join: ".." is the walk's, after links
 				const df = mapHostPath(s.root, p, "dockerfile");
 				if (!statSync(df, { throwIfNoEntry: false })?.isFile()) throw new Error(`docker build: dockerfile not found: ${d}`);
 				args.push("-f", df);

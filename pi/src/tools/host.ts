@@ -4,15 +4,19 @@
  */
 import http from "node:http";
 import https from "node:https";
+import { isIP } from "node:net";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
 import { envNumber, findProgram, INSTALL_HINT, modeLines, PROGRAMS, sbxCli } from "../config.ts";
 import { describe, list, type Mapping } from "../ports.ts";
 import type { Session } from "../session.ts";
 import { failure, result, str } from "../text.ts";
+import { Int, intArg } from "./schema.ts";
 
 const METHODS = ["GET", "POST", "PUT", "DELETE", "HEAD", "PATCH", "OPTIONS"];
 const BODY_MAX = 1024 * 1024;
+const TIMEOUT_MAX = 600;
+const HOURS_MAX = 1000000; // sbx-gc -H takes no more
 
 function gib(bytes: unknown): string {
 	const n = Number(bytes);
@@ -22,6 +26,61 @@ function gib(bytes: unknown): string {
 function watcherLine(s: Session): string {
 	if (s.lifeline && !s.lifeline.destroyed) return "teardown watcher: armed (sbx-watch, lifeline held by this pi)";
 	return `teardown watcher: not armed${s.watchError ? ` (${s.watchError})` : ""}`;
+}
+
+/** An IP literal as the URL parser writes it (IPv6 compressed, lower case), without brackets. */
+function canonIp(ip: string): string {
+	if (isIP(ip) !== 6) return ip;
+	try {
+		return new URL(`http://[${ip}]/`).hostname.slice(1, -1);
+	} catch {
+		return ip;
+	}
+}
+
+const loopback = (ip: string) => /^127\.\d+\.\d+\.\d+$/.test(ip) || ip === "::1";
+
+/** The URL's host, when it can name a published pair at all: localhost or a loopback literal, no user:password@. */
+function urlHost(u: URL): string {
+	if (u.username || u.password) throw new Error("docker_curl: a URL with user information (user:password@) is refused; give the host and port alone");
+	const h = u.hostname.replace(/^\[(.*)\]$/, "$1");
+	if (h === "localhost" || (isIP(h) && loopback(canonIp(h)))) return h;
+	throw new Error("docker_curl: only 127.0.0.1, localhost or [::1] (the sandbox's published ports); to reach a container from inside, use docker_exec");
+}
+
+/**
+ * The one address and port a docker_curl URL may reach: a TCP pair this
+ * sandbox's listing shows (sbx-ports ls), nothing else on the host.  The
+ * URL parser has already read 0x7f.1, 2130706433, 127.1 and port 018081
+ * as 127.0.0.1 and 18081, and lowered LOCALHOST; the request goes to the
+ * pair found here, never to a name resolved later.
+ */
+export function pickPair(u: URL, listing: Mapping[]): { ip: string; port: number; note: string } {
+	const h = urlHost(u);
+	const pairs = listing.filter((m) => m.proto === "tcp" && loopback(canonIp(m.hostIp)));
+	const cands =
+		h === "localhost"
+			? [...pairs].sort((a, b) => Number(a.hostIp.includes(":")) - Number(b.hostIp.includes(":")))
+			: pairs.filter((m) => canonIp(m.hostIp) === canonIp(h));
+	const known = pairs.length ? describe(pairs).join("; ") : "none";
+	const where = h === "localhost" ? "localhost" : u.host.replace(/:\d*$/, "");
+	if (u.port) {
+		const port = Number(u.port);
+		const m = cands.find((c) => c.hostPort === port);
+		if (!m) throw new Error(`docker_curl: port ${port} is not published by this sandbox at ${where}. Published: ${known}. Start a container with docker_run(ports=[...]).`);
+		return { ip: canonIp(m.hostIp), port, note: "" };
+	}
+	const dflt = u.protocol === "https:" ? 443 : 80;
+	const m = cands.find((c) => c.hostPort === dflt);
+	if (m) return { ip: canonIp(m.hostIp), port: dflt, note: "" };
+	const ports = [...new Set(cands.map((c) => c.hostPort))];
+	if (ports.length === 1) {
+		const only = cands[0];
+		return { ip: canonIp(only.hostIp), port: only.hostPort, note: `(no port in the URL: used the sandbox's only published port, ${only.hostPort})\n` };
+	}
+	throw new Error(
+		`docker_curl: port ${dflt} (the ${u.protocol.slice(0, -1)} default; the URL gives none) is not published by this sandbox at ${where}. Published: ${known}. Start a container with docker_run(ports=[...]).`,
+	);
 }
 
 export function registerHostTools(pi: ExtensionAPI, s: Session): void {
@@ -155,10 +214,11 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 		promptGuidelines: ["To reach a service a container publishes, use the URL that docker_run or docker_compose returned with docker_curl; containers are not on localhost otherwise."],
 		description:
 			"HTTP(S) request from the host to a port the sandbox publishes (http://127.0.0.1:PORT/..., as docker_run and docker_compose report). " +
-			"Without a port: the scheme's port if published, else the only published port. HTTPS certificates are not verified (local services).",
+			"The address and port must be a pair the sandbox publishes (localhost: the published pair with that port). " +
+			"Without a port: the scheme's port if published, else the only published port. Redirects are not followed. HTTPS certificates are not verified (local services).",
 		parameters: Type.Object({
 			url: Type.String({ description: "e.g. http://127.0.0.1:8080/health" }),
-			timeoutSec: Type.Optional(Type.Number({ description: "seconds (default 10)" })),
+			timeoutSec: Type.Optional(Int(1, TIMEOUT_MAX, "seconds (default 10)")),
 			method: Type.Optional(Type.String({ description: "GET (default), POST, PUT, DELETE, HEAD, PATCH or OPTIONS" })),
 			body: Type.Optional(Type.String({ description: "request body (JSON is sent as application/json)" })),
 		}),
@@ -170,31 +230,14 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 				throw new Error(`docker_curl: invalid URL "${params.url}" (use e.g. http://127.0.0.1:8080/health)`);
 			}
 			if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error(`docker_curl: only http and https URLs, not ${u.protocol}`);
-			const hostname = u.hostname.replace(/^\[|\]$/g, "");
-			if (!["127.0.0.1", "localhost", "::1"].includes(hostname))
-				throw new Error(`docker_curl: only 127.0.0.1, localhost or [::1] (the sandbox's published ports); to reach a container from inside, use docker_exec`);
+			urlHost(u); // before anything runs
 			const method = (params.method ?? "GET").trim().toUpperCase();
 			if (!METHODS.includes(method)) throw new Error(`docker_curl: unsupported method "${params.method}" (${METHODS.join(", ")})`);
 			const body = params.body;
 			if (body !== undefined && Buffer.byteLength(body) > BODY_MAX) throw new Error(`docker_curl: body exceeds ${BODY_MAX} bytes`);
 
-			const published: Mapping[] = (await list(s, signal)).filter((m) => m.proto === "tcp");
-			const ports = [...new Set(published.map((m) => m.hostPort))];
-			let port = u.port ? Number(u.port) : u.protocol === "https:" ? 443 : 80;
-			let note = "";
-			if (!ports.includes(port)) {
-				if (!u.port && ports.length === 1) {
-					port = ports[0];
-					note = `(no port in the URL: used the sandbox's only published port, ${port})\n`;
-				} else {
-					const known = published.length ? describe(published).join("; ") : "none";
-					throw new Error(
-						`docker_curl: port ${u.port || `${port} (the ${u.protocol.slice(0, -1)} default; the URL gives none)`} is not published by this sandbox. Published: ${known}. Start a container with docker_run(ports=[...]).`,
-					);
-				}
-			}
-			const timeoutMs = params.timeoutSec !== undefined && params.timeoutSec > 0 ? params.timeoutSec * 1000 : 10000;
-			const host = hostname === "::1" ? "::1" : "127.0.0.1";
+			const timeoutMs = intArg("docker_curl", "timeoutSec", params.timeoutSec, 1, TIMEOUT_MAX, 10) * 1000;
+			const { ip: host, port, note } = pickPair(u, await list(s, signal));
 			const headers: Record<string, string> = { accept: "*/*", "user-agent": "sbx-tools-pi/1" };
 			if (body !== undefined) {
 				let json = false;
@@ -208,18 +251,18 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 				headers["content-length"] = String(Buffer.byteLength(body));
 			}
 			const lib = u.protocol === "https:" ? https : http;
-			const res = await new Promise<{ status: number; text: string; ct: string; statusText: string }>((resolve, reject) => {
+			const res = await new Promise<{ status: number; text: string; ct: string; statusText: string; location: string }>((resolve, reject) => {
 				const req = lib.request(
 					{
 						host,
 						port,
-						family: host === "::1" ? 6 : 4,
+						family: isIP(host),
 						method,
 						path: `${u.pathname}${u.search}`,
 						headers: { ...headers, host: `${u.hostname}:${port}` },
 						signal,
 						timeout: timeoutMs,
-						...(u.protocol === "https:" ? { rejectUnauthorized: false, servername: hostname === "localhost" ? "localhost" : undefined } : {}),
+						...(u.protocol === "https:" ? { rejectUnauthorized: false, servername: u.hostname === "localhost" ? "localhost" : undefined } : {}),
 					},
 					(resp) => {
 						const chunks: Buffer[] = [];
@@ -233,6 +276,7 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 								status: resp.statusCode ?? 0,
 								statusText: resp.statusMessage ?? "",
 								ct: str(resp.headers["content-type"]),
+								location: str(resp.headers.location),
 								text: Buffer.concat(chunks).toString("utf8"),
 							}),
 						);
@@ -244,7 +288,8 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 				if (body !== undefined) req.end(body);
 				else req.end();
 			});
-			const head = `${note}HTTP ${res.status} ${res.statusText}${res.ct ? `\ncontent-type: ${res.ct}` : ""}`;
+			const moved = res.location ? `\nlocation: ${res.location} (not followed: docker_curl makes one request)` : "";
+			const head = `${note}HTTP ${res.status} ${res.statusText}${res.ct ? `\ncontent-type: ${res.ct}` : ""}${moved}`;
 			return result(`${head}\n\n${res.text || "(empty response body)"}`, { sandbox: s.name, status: res.status }, "head");
 		},
 	});
@@ -274,15 +319,16 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 		promptSnippet: "Remove stale docker sandboxes of dead sessions",
 		description:
 			"Remove stale sandboxes of dead sessions (sbx-gc): stopped pi-sbx-* sandboxes whose owner is gone and that were idle for at least `hours` (0: any age). Never this session's, a running one or one whose owner lives.",
-		parameters: Type.Object({ hours: Type.Optional(Type.Number({ description: "minimum idle age in hours (default 24; 0 = any age)" })) }),
+		parameters: Type.Object({ hours: Type.Optional(Int(0, HOURS_MAX, "minimum idle age in hours (default 24; 0 = any age)")) }),
 		async execute(_id, params, signal) {
 			const name = s.sandbox();
-			const hours = params.hours ?? envNumber("DOCKER_SANDBOX_GC_HOURS", 24);
-			if (!Number.isFinite(hours) || hours < 0) throw new Error("docker_gc: hours must be 0 or more");
-			const r = await s.program("sbx-gc", ["-v", "-H", String(Math.ceil(hours)), "-x", name], { signal, what: "sbx-gc", allowFail: true });
+			// the setting may hold a fraction: whole hours, rounded up, so it never means "any age"
+			const dflt = Math.min(HOURS_MAX, Math.ceil(envNumber("DOCKER_SANDBOX_GC_HOURS", 24)));
+			const hours = intArg("docker_gc", "hours", params.hours, 0, HOURS_MAX, dflt);
+			const r = await s.program("sbx-gc", ["-v", "-H", String(hours), "-x", name], { signal, what: "sbx-gc", allowFail: true });
 			if (r.code === 75) return result("gc: another sbx-gc is running; try again later.", { sandbox: name });
 			if (r.code !== 0) throw failure("sbx-gc", r);
-			return result(`gc sweep (idle >= ${Math.ceil(hours)} h, pi-sbx-* only, stopped and ownerless only):\n${r.stdout.trim() || "nothing to do"}`, { sandbox: name });
+			return result(`gc sweep (idle >= ${hours} h, pi-sbx-* only, stopped and ownerless only):\n${r.stdout.trim() || "nothing to do"}`, { sandbox: name });
 		},
 	});
 }

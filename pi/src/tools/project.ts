@@ -3,10 +3,11 @@
  * docker_compose runs an allow-listed compose verb on a compose file of
  * the workspace, labels what it creates, and syncs the host ports.
  */
-import { existsSync, statSync, writeFileSync } from "node:fs";
+import { statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
+import { present, workspaceRoot, writeInWorkspace } from "../hostfs.ts";
 import { mapHostPath, safeArg } from "../paths.ts";
 import { describe, sync } from "../ports.ts";
 import type { Session } from "../session.ts";
@@ -70,13 +71,14 @@ export function checkExtraArgs(action: string, extra: string[]): { opts: string[
 
 /** The compose file: given (in the workspace) or the first of the usual names in the workspace root. */
 function composePath(root: string, file: string | undefined): string {
+	const real = workspaceRoot(root);
 	if (file !== undefined && file.trim() !== "") {
 		const p = mapHostPath(root, file, "compose file");
 		if (!statSync(p, { throwIfNoEntry: false })?.isFile()) throw new Error(`docker compose: file not found: ${file}`);
 		return p;
 	}
 	for (const f of COMPOSE_FILES) {
-		const p = join(root, f);
+		const p = join(real, f);
 		if (statSync(p, { throwIfNoEntry: false })?.isFile()) return mapHostPath(root, p, "compose file");
 	}
 	throw new Error(`docker compose: no compose file found in the workspace (${COMPOSE_FILES.join(", ")}); pass file=...`);
@@ -117,20 +119,20 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 				if (!(LANGS as readonly string[]).includes(l)) throw new Error(`docker_init: unknown lang "${params.lang}" (use ${LANGS.join("|")})`);
 				lang = l as Lang;
 			} else lang = detect(dir);
-			const df = join(dir, "Dockerfile");
-			const existed = existsSync(df);
-			if (existed && !params.force) return result(`docker_init: ${df} already exists (pass force=true to overwrite).`, { sandbox: s.name });
+			// a link (dangling or not) counts as there: it is never written through
+			const existed = present(join(dir, "Dockerfile"));
+			if (existed && !params.force) return result(`docker_init: ${join(dir, "Dockerfile")} already exists (pass force=true to overwrite).`, { sandbox: s.name });
 			const written: string[] = [];
 			const text = dockerfile(lang, dir);
-			writeFileSync(df, text);
+			writeInWorkspace(s.root, dir, "Dockerfile", text, true);
 			written.push("Dockerfile");
-			const ign = join(dir, ".dockerignore");
-			if (!existsSync(ign)) {
-				writeFileSync(ign, DOCKERIGNORE);
+			// the optional files are written only where nothing is, not even a link
+			if (!present(join(dir, ".dockerignore"))) {
+				writeInWorkspace(s.root, dir, ".dockerignore", DOCKERIGNORE);
 				written.push(".dockerignore");
 			}
-			if (params.compose && !COMPOSE_FILES.some((f) => existsSync(join(dir, f)))) {
-				writeFileSync(join(dir, "compose.yaml"), composeFile(lang));
+			if (params.compose && !COMPOSE_FILES.some((f) => present(join(dir, f)))) {
+				writeInWorkspace(s.root, dir, "compose.yaml", composeFile(lang));
 				written.push("compose.yaml");
 			}
 			const lines = [

@@ -1,0 +1,253 @@
+/*
+ * The host filesystem as the tools may touch it: only inside the
+ * workspace, only a workspace sbx-run would mount, and never through a
+ * symbolic link.  Every path a tool takes and every file a tool writes
+ * goes through here; the agent (or a container, through a workspace
+ * bind, or a cloned repository) may have planted links anywhere in it.
+ */
+import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { homedir, userInfo } from "node:os";
+import { dirname, isAbsolute, join, relative, sep } from "node:path";
+
+const LINKS_MAX = 40; // as the kernel's ELOOP limit
+
+function inside(root: string, p: string): boolean {
+	const r = relative(root, p);
+	return r === "" || (!r.startsWith(`..${sep}`) && r !== ".." && !isAbsolute(r));
+}
+
+function same(a: { dev: number; ino: number }, b: { dev: number; ino: number }): boolean {
+	return a.dev === b.dev && a.ino === b.ino;
+}
+
+/** The directories a workspace may not be: /, $HOME, the account's home, and every ancestor of both. */
+function forbidden(): { dev: number; ino: number }[] {
+	const out: { dev: number; ino: number }[] = [];
+	const push = (p: string) => {
+		const st = statSync(p, { throwIfNoEntry: false });
+		if (st) out.push(st);
+	};
+	push("/");
+	let account = "";
+	try {
+		account = userInfo().homedir;
+	} catch {
+		/* no passwd entry: $HOME alone */
+	}
+	for (const h of [process.env.HOME ?? "", account, homedir()]) {
+		if (!isAbsolute(h)) continue;
+		let p: string;
+		try {
+			p = realpathSync(h);
+		} catch {
+			continue;
+		}
+		for (;;) {
+			push(p);
+			const up = dirname(p);
+			if (up === p) break;
+			p = up;
+		}
+	}
+	return out;
+}
+
+/** The state directory as the programs pick it (lib/state.c). */
+function stateDir(): string | undefined {
+	const v = (n: string) => process.env[n]?.trim() || undefined;
+	const sd = v("SBX_STATE_DIR");
+	if (sd) return sd;
+	const xdg = v("XDG_STATE_HOME");
+	if (xdg?.startsWith("/")) return join(xdg, "sbx-tools");
+	const home = v("HOME");
+	return home?.startsWith("/") ? join(home, ".local", "state", "sbx-tools") : undefined;
+}
+
+/** p with its deepest existing ancestor resolved (p need not exist). */
+function realish(p: string): string {
+	const tail: string[] = [];
+	for (let head = p; ; ) {
+		try {
+			return join(realpathSync(head), ...tail);
+		} catch {
+			const up = dirname(head);
+			if (up === head) return p;
+			tail.unshift(head.slice(up.length).replace(/^\//, ""));
+			head = up;
+		}
+	}
+}
+
+/**
+ * The workspace rule of sbx-run (DESIGN section 1, guarantee 5), for the
+ * tools that touch the host: the real workspace root, or an error with
+ * sbx-run's words.  By identity (device and inode), not by spelling.
+ */
+export function workspaceRoot(root: string): string {
+	let real: string;
+	try {
+		real = realpathSync(root);
+	} catch (e) {
+		throw new Error(`docker: workspace ${root}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+	}
+	const st = statSync(real);
+	if (!st.isDirectory()) throw new Error(`docker: workspace ${real}: not a directory`);
+	if (forbidden().some((f) => same(f, st)))
+		throw new Error(`docker: workspace ${real} is / or your home directory or above it; refusing to mount it (use -w)`);
+	const sd = stateDir();
+	if (sd && inside(real, realish(sd)))
+		throw new Error(`docker: workspace ${real} holds the state directory ${sd}; refusing to mount it (use -w)`);
+	return real;
+}
+
+/**
+ * Resolve rel (components under the real root) the way the kernel would:
+ * each link as it is met, `..` from where the walk really is.  Every step
+ * must stay in the root; a dangling link, a loop, or `..` past a missing
+ * component is refused.  A missing tail (no link, no `..`) is allowed and
+ * returned as spelled.
+ */
+function walk(realRoot: string, rel: string, what: string, input: string): string {
+	const queue = rel.split("/").filter((c) => c !== "" && c !== ".");
+	let cur = realRoot;
+	let links = 0;
+	const esc = (why: string) => new Error(`docker: ${what} escapes the workspace (${why}): ${input}`);
+	while (queue.length) {
+		const c = queue.shift() as string;
+		if (c === "..") {
+			if (cur === realRoot) throw esc("..");
+			cur = dirname(cur);
+			continue;
+		}
+		const next = join(cur, c);
+		let st;
+		try {
+			st = lstatSync(next);
+		} catch (e) {
+			const code = (e as NodeJS.ErrnoException).code;
+			if (code === "ENOENT") {
+				if (queue.includes("..")) throw new Error(`docker: ${what} cannot be resolved (".." after a missing component): ${input}`);
+				return join(next, ...queue);
+			}
+			throw new Error(`docker: ${what} cannot be resolved (${code ?? (e as Error).message}): ${input}`);
+		}
+		if (st.isSymbolicLink()) {
+			if (++links > LINKS_MAX) throw new Error(`docker: ${what} cannot be resolved (too many symbolic links): ${input}`);
+			let target: string;
+			try {
+				target = realpathSync(next);
+			} catch (e) {
+				const code = (e as NodeJS.ErrnoException).code;
+				const why = code === "ELOOP" ? "a symbolic link loop" : `a dangling symbolic link: ${c} -> ${readlinkSync(next)}`;
+				throw new Error(`docker: ${what} cannot be resolved (${why}): ${input}`);
+			}
+			if (!inside(realRoot, target)) throw esc("symlink");
+			cur = target;
+			continue;
+		}
+		if (queue.length && !st.isDirectory()) throw new Error(`docker: ${what} cannot be resolved (${c} is not a directory): ${input}`);
+		cur = next;
+	}
+	return cur;
+}
+
+/**
+ * Map an agent path to the host: `/workspace[/rel]` and relative paths are
+ * taken from the workspace root; an absolute host path must spell the root
+ * (as given, or resolved) before the rest.  Returns the real path, which is
+ * also where sbx mounts it inside the sandbox.
+ */
+export function hostPath(root: string, input: string, what = "path"): string {
+	const s = input.trim();
+	if (s === "") throw new Error(`docker: empty ${what}`);
+	if (/[\0\r\n]/.test(s)) throw new Error(`docker: invalid ${what} (must not contain newlines or NUL)`);
+	const realRoot = workspaceRoot(root);
+	let rel: string | undefined;
+	if (s === "/workspace" || s.startsWith("/workspace/")) rel = s.slice("/workspace".length);
+	else if (!isAbsolute(s)) rel = s;
+	else
+		for (const r of new Set([root.replace(/\/+$/, ""), realRoot]))
+			if (s === r || s.startsWith(`${r}/`)) {
+				rel = s.slice(r.length);
+				break;
+			}
+	if (rel === undefined) throw new Error(`docker: ${what} escapes the workspace: ${input}`);
+	return walk(realRoot, rel, what, input);
+}
+
+/** Is there a directory entry at p (a dangling link counts)? */
+export function present(p: string): boolean {
+	return lstatSync(p, { throwIfNoEntry: false }) !== undefined;
+}
+
+/** Every component from the real root down to dir is a directory, not a link. */
+function plainDirs(realRoot: string, dir: string): void {
+	if (!inside(realRoot, dir)) throw new Error(`docker: ${dir} is not in the workspace`);
+	let p = realRoot;
+	for (const c of ["", ...relative(realRoot, dir).split(sep).filter(Boolean)]) {
+		p = c ? join(p, c) : p;
+		const st = lstatSync(p);
+		if (st.isSymbolicLink() || !st.isDirectory()) throw new Error(`docker: ${p} is not a plain directory (a symbolic link?); not writing under it`);
+	}
+}
+
+const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW; // libuv adds O_CLOEXEC
+
+/** Create path (which must not exist: not even as a dangling link) holding data. */
+function createNew(path: string, data: string, mode: number): void {
+	const fd = openSync(path, CREATE, mode);
+	try {
+		const buf = Buffer.from(data);
+		for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off);
+		// what was opened is what is at the path: a regular file of ours
+		const a = fstatSync(fd);
+		const b = lstatSync(path);
+		if (!a.isFile() || !same(a, b)) throw new Error(`docker: ${path} changed while it was written`);
+	} finally {
+		closeSync(fd);
+	}
+}
+
+export type Written = "created" | "replaced" | "kept";
+
+/**
+ * Write name in dir, a directory of the workspace (from hostPath): created
+ * with O_CREAT|O_EXCL|O_NOFOLLOW, after every component from the root down
+ * has been seen to be a plain directory.  An existing entry is kept unless
+ * replace is set, and then only a regular file is replaced, by renaming a
+ * new file over it (a rename replaces the entry; it never writes through).
+ */
+export function writeInWorkspace(root: string, dir: string, name: string, data: string, replace = false): Written {
+	if (name === "" || name === "." || name === ".." || name.includes("/")) throw new Error(`docker: bad file name "${name}"`);
+	const realRoot = workspaceRoot(root);
+	plainDirs(realRoot, dir);
+	const path = join(dir, name);
+	const st = lstatSync(path, { throwIfNoEntry: false });
+	if (!st) {
+		createNew(path, data, 0o644);
+		return "created";
+	}
+	if (st.isSymbolicLink()) throw new Error(`docker: ${path} is a symbolic link; not writing through it (remove it first)`);
+	if (!st.isFile()) throw new Error(`docker: ${path} is not a regular file; not replacing it`);
+	if (!replace) return "kept";
+	const tmp = join(dir, `.${name}.${process.pid}.${Math.random().toString(36).slice(2, 10)}`);
+	createNew(tmp, data, st.mode & 0o777);
+	try {
+		const again = lstatSync(path, { throwIfNoEntry: false });
+		if (again && !again.isFile()) throw new Error(`docker: ${path} is no longer a regular file; not replacing it`);
+		renameSync(tmp, path);
+	} catch (e) {
+		try {
+			unlinkSync(tmp);
+		} catch {
+			/* already gone */
+		}
+		throw e;
+	}
+	return "replaced";
+}
+
+/** A private file for the tools' own use (outside the workspace): created, never opened through a link. */
+export function writePrivate(path: string, data: string): void {
+	createNew(path, data, 0o600);
+}

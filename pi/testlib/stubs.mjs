@@ -1,0 +1,65 @@
+// Stand-ins for the programs, for tests about what a tool refuses or
+// sends before any sandbox would be involved: DOCKER_SANDBOX_BIN names a
+// directory of small scripts that log their argv (one call a line, the
+// words NUL-free and tab-separated) and print canned output.  The
+// extension is still loaded and called through pi (harness.mjs).
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { loadExtension, piMissing, world } from "./harness.mjs";
+
+const NAMES = ["sbx-run", "sbx-env", "sbx-watch", "sbx-gc", "sbx-ports", "sbx-verify"];
+
+/**
+ * Make the stubs under dir and point the extension at them.  sbx-ports
+ * prints the file `ports` (sbx-ports -j lines) for ls and sync; sbx-run
+ * prints `run.out` when it exists.  Returns the helpers.
+ */
+export function stubPrograms(dir) {
+	mkdirSync(dir, { recursive: true });
+	const log = join(dir, "calls.log");
+	const script = (name) => `#!/bin/sh
+# stub ${name}: log the call, answer from files
+{ printf '%s' '${name}'; for a in "$@"; do printf '\\t%s' "$a"; done; printf '\\n'; } >>'${log}'
+case '${name}' in
+sbx-ports) cat '${join(dir, "ports")}' 2>/dev/null ;;
+sbx-run) [ -f '${join(dir, "run.out")}' ] && cat '${join(dir, "run.out")}' ;;
+esac
+exit 0
+`;
+	for (const n of NAMES) {
+		writeFileSync(join(dir, n), script(n));
+		chmodSync(join(dir, n), 0o755);
+	}
+	process.env.DOCKER_SANDBOX_BIN = dir;
+	// a pinned name: no sbx-run -n at load, and no teardown to arm
+	process.env.DOCKER_SANDBOX = "pi-sbx-stub-abcdefgh";
+	return {
+		dir,
+		/** the calls so far, as [program, ...args] */
+		calls: () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean).map((l) => l.split("\t")) : []),
+		reset: () => writeFileSync(log, ""),
+		/** the listing sbx-ports prints: [{ ip, port, sandbox, proto }] */
+		setPorts: (ms) =>
+			writeFileSync(
+				join(dir, "ports"),
+				ms
+					.map(({ ip, port, sandbox = 8080, proto = "tcp" }) => {
+						const host = ip.includes(":") ? `[${ip}]` : ip;
+						return `${JSON.stringify({ url: `http://${host}:${port}/`, host_ip: ip, host_port: port, sandbox_port: sandbox, protocol: proto })}\n`;
+					})
+					.join(""),
+			),
+		setRunOutput: (text) => writeFileSync(join(dir, "run.out"), text),
+	};
+}
+
+/**
+ * A world (harness.mjs) with the stubs, and the extension loaded in it
+ * when pi is installed.  cleanup() undoes both.
+ */
+export async function stubbedPi() {
+	const w = world();
+	const stubs = stubPrograms(join(w.base, "stub"));
+	const pi = piMissing().length ? undefined : await loadExtension(w.ws);
+	return { w, stubs, pi, cleanup: () => (pi?.cleanupAgentDir(), w.cleanup()) };
+}
