@@ -295,7 +295,9 @@ run(struct sbx_cmd *c, int sp[2], const sigset_t *oldmask)
 					continue;
 				if (pgid != 0)
 					forward(c, pgid, pid, sig, &killat);
-				else if (sig != SIGCONT && sig != SIGTSTP)
+				else if (sig == SIGTSTP)
+					(void)kill(getpid(), SIGSTOP);
+				else if (sig != SIGCONT)
 					c->signo = sig;
 			}
 		}
