@@ -98,6 +98,17 @@ void	 sbx_cmd_free(struct sbx_cmd *);
 int	 sbx_waitstatus(int);
 int	 sbx_exec_status(int);
 
+/*
+ * guard.c: a guardian leads a new process group and kills it with SIGKILL
+ * when the program that started it dies, however it dies.
+ */
+struct sbx_guard {
+	pid_t	 pid;		/* the guardian, which leads the group */
+	int	 line;		/* the lifeline's write end, ours alone */
+};
+int	 sbx_guard_start(struct sbx_guard *);
+void	 sbx_guard_stop(struct sbx_guard *);
+
 /* name.c: sandbox names */
 #define SBX_NAME_MAX	63
 int	 sbx_name_valid(const char *);

@@ -4,6 +4,9 @@
  * known before we return; then a single poll(2) loop that watches a
  * self-pipe for signals, the child's output and a deadline.  A timed-out
  * child is killed with its whole process group: TERM, then KILL.
+ * Signals that would end us are passed on to the group first; a stop and
+ * a continue are passed on too, so the group keeps our state.  The group
+ * is led by a guardian (guard.c), so it dies with us even on SIGKILL.
  */
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -25,7 +28,11 @@
 #define HOLD_MAX	(64 * 1024)	/* stderr held back at most */
 #define CAPTURE_MAX	(64 * 1024 * 1024)
 
-static const int trapped[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+/* what timeout(1) passes on, and the job-control pair */
+static const int trapped[] = {
+	SIGCHLD, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGALRM, SIGUSR1, SIGUSR2,
+	SIGTSTP, SIGCONT
+};
 #define NTRAPPED	(sizeof(trapped) / sizeof(trapped[0]))
 
 static volatile sig_atomic_t selfpipe_w = -1;
@@ -50,11 +57,27 @@ sbx_waitstatus(int ws)
 	return SBX_EX_FAIL;
 }
 
+/*
+ * 127: no such command; 125: we ran out of something (an argv and
+ * environment too large for exec among them), so the command never had
+ * its chance; 126: it is there but cannot be executed.
+ */
 int
 sbx_exec_status(int error)
 {
-	return error == ENOENT || error == ENOTDIR ? SBX_EX_NOTFOUND :
-	    SBX_EX_NOEXEC;
+	switch (error) {
+	case ENOENT:
+	case ENOTDIR:
+		return SBX_EX_NOTFOUND;
+	case E2BIG:
+	case ENOMEM:
+	case EAGAIN:
+	case EMFILE:
+	case ENFILE:
+		return SBX_EX_CANTRUN;
+	default:
+		return SBX_EX_NOEXEC;
+	}
 }
 
 static int
@@ -92,7 +115,7 @@ now_ms(void)
 /* After fork: only async-signal-safe calls, and _exit. */
 static void SBX_DEAD
 child(const struct sbx_cmd *c, int errfd, int outfd, int errout,
-    const sigset_t *oldmask, pid_t parent)
+    const sigset_t *oldmask, pid_t parent, pid_t pgid)
 {
 	struct sigaction sa;
 	size_t i;
@@ -104,18 +127,19 @@ child(const struct sbx_cmd *c, int errfd, int outfd, int errout,
 	for (i = 0; i < NTRAPPED; i++)
 		sigaction(trapped[i], &sa, NULL);
 	sigaction(SIGPIPE, &sa, NULL);
-	if (c->newpgrp)
-		setpgid(0, 0);
-	if (c->newpgrp && c->fgtty) {
+	/* join the guardian's group; if it is gone, so is our parent */
+	if (pgid != 0 && setpgid(0, pgid) == -1)
+		goto fail;
+	if (pgid != 0 && c->fgtty) {
 		sa.sa_handler = SIG_IGN;
 		sigaction(SIGTTOU, &sa, NULL);
-		tcsetpgrp(STDIN_FILENO, getpid());
+		tcsetpgrp(STDIN_FILENO, pgid);
 		sa.sa_handler = SIG_DFL;
 		sigaction(SIGTTOU, &sa, NULL);
 	}
-#ifdef __linux__
-	/* a child must not outlive a SIGKILLed parent by much */
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
+#if defined(__linux__) && !defined(SBX_PORTABLE_ONLY)
+	/* belt and braces on Linux: the command dies with its parent */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(SBX_EX_FAIL);
 #else
@@ -173,24 +197,49 @@ drain(struct sbx_cmd *c, int fd, int isout)
 }
 
 static void
-killgroup(const struct sbx_cmd *c, pid_t pid, int signo)
+killgroup(pid_t pgid, pid_t pid, int signo)
 {
-	if (c->newpgrp && kill(-pid, signo) == 0)
+	if (pgid != 0 && kill(-pgid, signo) == 0)
 		return;
 	(void)kill(pid, signo);
+}
+
+/* Pass sig on to the group; a signal meant to end us starts the grace. */
+static void
+forward(struct sbx_cmd *c, pid_t pgid, pid_t pid, int sig, long long *killat)
+{
+	killgroup(pgid, pid, sig);
+	if (sig == SIGCONT)
+		return;
+	if (sig == SIGTSTP) {
+		/* the group is stopped: stop with it, as the default would */
+		(void)kill(getpid(), SIGSTOP);
+		return;
+	}
+	c->signo = sig;
+	/* a group that ignores it gets KILL after a grace */
+	if (*killat == -1)
+		*killat = now_ms() + GRACE_MS;
 }
 
 static int
 run(struct sbx_cmd *c, int sp[2], const sigset_t *oldmask)
 {
+	struct sbx_guard g = { -1, -1 };
 	struct pollfd pfd[3];
 	int ep[2] = { -1, -1 }, op[2] = { -1, -1 }, rp[2] = { -1, -1 };
 	int e, ws, done = 0, ret = -1;
 	long long deadline = -1, killat = -1, t;
 	unsigned char sig;
-	pid_t pid;
+	pid_t pid, pgid = 0, self = getpid();
 	ssize_t r;
 
+	/* first, so the guardian holds none of the pipes below */
+	if (c->newpgrp) {
+		if (sbx_guard_start(&g) == -1)
+			goto out;
+		pgid = g.pid;
+	}
 	if (cloexec_pipe(ep) == -1 ||
 	    (c->capture_out && cloexec_pipe(op) == -1) ||
 	    ((c->capture_err || c->hold_err) && cloexec_pipe(rp) == -1))
@@ -199,9 +248,9 @@ run(struct sbx_cmd *c, int sp[2], const sigset_t *oldmask)
 	if ((pid = fork()) == -1)
 		goto out;
 	if (pid == 0)
-		child(c, ep[1], op[1], rp[1], oldmask, getppid());
-	if (c->newpgrp)
-		(void)setpgid(pid, pid);	/* the child does it too */
+		child(c, ep[1], op[1], rp[1], oldmask, self, pgid);
+	if (pgid != 0)
+		(void)setpgid(pid, pgid);	/* the child does it too */
 	closep(&ep[1]);
 	closep(&op[1]);
 	closep(&rp[1]);
@@ -244,31 +293,30 @@ run(struct sbx_cmd *c, int sp[2], const sigset_t *oldmask)
 			while (read(sp[0], &sig, 1) == 1) {
 				if (sig == SIGCHLD || done)
 					continue;
-				c->signo = sig;
-				if (!c->newpgrp)
-					continue;
-				killgroup(c, pid, sig);
-				/* a group that ignores it gets KILL after a grace */
-				if (killat == -1)
-					killat = now_ms() + GRACE_MS;
+				if (pgid != 0)
+					forward(c, pgid, pid, sig, &killat);
+				else if (sig == SIGTSTP)
+					(void)kill(getpid(), SIGSTOP);
+				else if (sig != SIGCONT)
+					c->signo = sig;
 			}
 		}
 		if (!done && waitpid(pid, &ws, WNOHANG) == pid) {
 			done = 1;
 			c->status = sbx_waitstatus(ws);
 			if (c->timedout || c->signo)
-				killgroup(c, pid, SIGKILL);
+				killgroup(pgid, pid, SIGKILL);
 			continue;
 		}
 		t = now_ms();
 		if (!done && killat != -1 && t >= killat) {
-			killgroup(c, pid, SIGKILL);
+			killgroup(pgid, pid, SIGKILL);
 			killat = -1;
 			deadline = -1;
 		} else if (!done && deadline != -1 && t >= deadline &&
 		    !c->timedout) {
 			c->timedout = 1;
-			killgroup(c, pid, SIGTERM);
+			killgroup(pgid, pid, SIGTERM);
 			killat = t + GRACE_MS;
 		}
 	}
@@ -277,6 +325,7 @@ run(struct sbx_cmd *c, int sp[2], const sigset_t *oldmask)
 	ret = 0;
 out:
 	e = errno;
+	sbx_guard_stop(&g);
 	closep(&ep[0]);
 	closep(&ep[1]);
 	closep(&op[0]);
@@ -290,8 +339,8 @@ out:
 /*
  * Run c to completion.  Returns -1 with errno set if the child could not
  * be started or exec failed (see sbx_exec_status); otherwise 0 with
- * c->status set.  SIGINT, SIGTERM, SIGHUP and SIGQUIT received meanwhile
- * are passed on to the child's group.
+ * c->status set.  The signals in trapped[] received meanwhile are passed
+ * on to the child's group.
  */
 int
 sbx_cmd_run(struct sbx_cmd *c)

@@ -1,73 +1,231 @@
 /*
- * dockerargs.c: the docker arguments sbx-run refuses.  Every inner call is
- * pinned to the sandbox's own daemon with -H; a global option that picks
- * another daemon, context, config or TLS peer would undo that, so it is a
- * usage error.  Compose takes the same options before its own command.
+ * dockerargs.c: what may stand before the docker subcommand.  Every inner
+ * call is pinned to the sandbox's own daemon with -H, so the words before
+ * the subcommand are read with docker's own grammar (pflag: clusters of
+ * short options, a value attached, after '=', or in the next word, and
+ * "--" to end them) and only an allow-list passes: -D/--debug and
+ * -l/--log-level with a real level.  Reading them any other way than
+ * docker does would let a value hide an option, or an option a value.
+ * Compose reads its own options before its command; there the options
+ * that pick a daemon are refused.
  */
 #include <err.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "sbx.h"
 #include "sbx-run.h"
 
-/* Global options that take a separate value (their own words skipped). */
-static const char *const docker_valued[] = { "-l", "--log-level", NULL };
-static const char *const compose_valued[] = {
-	"-f", "--file", "-p", "--project-name", "--profile",
-	"--project-directory", "--env-file", "--log-level", "--ansi",
-	"--parallel", "--progress", NULL
+#define PASS	0	/* allowed */
+#define AWAY	1	/* picks another daemon, context, config or TLS peer */
+#define DENY	2	/* harmless, but not on the allow-list */
+
+struct opt {
+	char		 s;	/* short letter, or 0 */
+	const char	*l;	/* long name without the dashes */
+	int		 valued;
+	int		 rule;
 };
 
-static int
-inlist(const char *const *list, const char *s, size_t len)
+/* docker 28's global options, all of them. */
+static const struct opt docker_opts[] = {
+	{ 'D', "debug", 0, PASS },
+	{ 'l', "log-level", 1, PASS },
+	{ 'H', "host", 1, AWAY },
+	{ 'c', "context", 1, AWAY },
+	{ 0, "config", 1, AWAY },
+	{ 0, "tls", 0, AWAY },
+	{ 0, "tlsverify", 0, AWAY },
+	{ 0, "tlscacert", 1, AWAY },
+	{ 0, "tlscert", 1, AWAY },
+	{ 0, "tlskey", 1, AWAY },
+	{ 'v', "version", 0, DENY },
+	{ 'h', "help", 0, DENY },
+	{ 0, NULL, 0, 0 }
+};
+
+/*
+ * Compose's own options, and docker's redirecting ones, which a plugin
+ * also reads.  An option not listed here is taken to stand alone: should
+ * it take a value, that value is read as an option, which can only refuse
+ * more, never let one through.
+ */
+static const struct opt compose_opts[] = {
+	{ 'f', "file", 1, PASS },
+	{ 'p', "project-name", 1, PASS },
+	{ 0, "profile", 1, PASS },
+	{ 0, "project-directory", 1, PASS },
+	{ 0, "workdir", 1, PASS },
+	{ 0, "env-file", 1, PASS },
+	{ 0, "log-level", 1, PASS },
+	{ 0, "ansi", 1, PASS },
+	{ 0, "parallel", 1, PASS },
+	{ 0, "progress", 1, PASS },
+	{ 'H', "host", 1, AWAY },
+	{ 'c', "context", 1, AWAY },
+	{ 0, "config", 1, AWAY },
+	{ 0, "tls", 0, AWAY },
+	{ 0, "tlsverify", 0, AWAY },
+	{ 0, "tlscacert", 1, AWAY },
+	{ 0, "tlscert", 1, AWAY },
+	{ 0, "tlskey", 1, AWAY },
+	{ 0, NULL, 0, 0 }
+};
+
+static const char *const levels[] = {
+	"debug", "info", "warn", "error", "fatal", NULL
+};
+
+struct grammar {
+	const char		*where;	/* "docker" or "compose" */
+	const struct opt	*opts;
+	int			 strict; /* unknown options refused */
+};
+
+static const struct grammar docker_g = { "docker", docker_opts, 1 };
+static const struct grammar compose_g = { "compose", compose_opts, 0 };
+
+static const struct opt *
+byshort(const struct opt *o, char c)
 {
-	for (; *list != NULL; list++)
-		if (strlen(*list) == len && strncmp(*list, s, len) == 0)
-			return 1;
-	return 0;
+	for (; o->l != NULL; o++)
+		if (o->s == c)
+			return o;
+	return NULL;
 }
 
-static void SBX_DEAD
-refuse(const char *where, const char *opt, size_t len)
+static const struct opt *
+bylong(const struct opt *o, const char *s, size_t len)
 {
-	errx(SBX_EX_USAGE, "%s option %.*s would leave the sandbox's daemon; "
-	    "refused", where, (int)(len > 40 ? 40 : len), opt);
+	for (; o->l != NULL; o++)
+		if (strlen(o->l) == len && strncmp(o->l, s, len) == 0)
+			return o;
+	return NULL;
+}
+
+/* The option as the user spelled it: -x, or --name without its value. */
+static void SBX_DEAD
+refuse(const struct grammar *g, const char *word, const struct opt *o,
+    char letter, size_t len, const char *why)
+{
+	char name[48];
+
+	if (letter != 0)
+		(void)snprintf(name, sizeof(name), "-%c", letter);
+	else
+		(void)snprintf(name, sizeof(name), "%.*s",
+		    (int)(len > 40 ? 40 : len), word);
+	if (o != NULL && o->rule == AWAY)
+		why = "would leave the sandbox's daemon; refused";
+	if (letter != 0 && word[2] != '\0')
+		errx(SBX_EX_USAGE, "%s option %s (in %.40s) %s", g->where,
+		    name, word, why);
+	errx(SBX_EX_USAGE, "%s option %s %s", g->where, name, why);
+}
+
+#define NOTALLOWED	"is not allowed before the subcommand " \
+			"(only -D, --debug, -l LEVEL, --log-level LEVEL)"
+
+/* o has passed; check its value (NULL: none was there). */
+static void
+value(const struct grammar *g, const char *word, const struct opt *o,
+    char letter, size_t len, const char *v)
+{
+	const char *const *l;
+
+	if (v == NULL)
+		refuse(g, word, o, letter, len, "needs a value");
+	if (g->strict && o->s == 'l') {
+		for (l = levels; *l != NULL; l++)
+			if (strcmp(*l, v) == 0)
+				return;
+		refuse(g, word, o, letter, len, "takes debug, info, warn, "
+		    "error or fatal");
+	}
+}
+
+/* Check one option o met in word; rule applies here. */
+static void
+judge(const struct grammar *g, const char *word, const struct opt *o,
+    char letter, size_t len)
+{
+	if (o == NULL) {
+		if (g->strict)
+			refuse(g, word, NULL, letter, len, "is unknown; refused");
+		return;
+	}
+	if (o->rule == AWAY || (g->strict && o->rule == DENY))
+		refuse(g, word, o, letter, len, NOTALLOWED);
 }
 
 /*
- * Walk the global options of docker (or compose) at av; refuse the
- * redirecting ones.  Returns the index of the first operand.
+ * Walk the options at av by grammar g; refuse any the rules forbid.
+ * Returns the index of the first operand (the subcommand).
  */
 static int
-scan(char *const *av, const char *where, const char *const *valued)
+scan(char *const *av, const struct grammar *g)
 {
-	const char *a, *c;
+	const struct opt *o;
+	const char *a, *c, *eq, *v;
 	size_t len;
 	int i;
 
 	for (i = 0; (a = av[i]) != NULL && a[0] == '-' && a[1] != '\0'; i++) {
-		if (strcmp(a, "--") == 0)
-			return i + 1;
-		len = strcspn(a, "=");
-		if (a[1] == '-') {
-			if ((len == 6 && strncmp(a, "--host", 6) == 0) ||
-			    (len == 9 && strncmp(a, "--context", 9) == 0) ||
-			    (len == 8 && strncmp(a, "--config", 8) == 0) ||
-			    strncmp(a, "--tls", 5) == 0)
-				refuse(where, a, len);
-		} else {
-			/* a cluster such as -DH: any H or c in it counts */
-			for (c = a + 1; *c != '\0'; c++) {
-				if (*c == 'H' || *c == 'c')
-					refuse(where, a, strlen(a));
-				if (*c == 'l' || *c == 'f' || *c == 'p')
-					break;	/* the rest is a value */
-			}
-		}
-		if (a[len] == '\0' && inlist(valued, a, len) && av[i + 1])
+		if (strcmp(a, "--") == 0) {
 			i++;
+			/* an option-looking operand is no subcommand */
+			if (av[i] != NULL && av[i][0] == '-')
+				refuse(g, av[i], NULL, 0, strlen(av[i]),
+				    "after -- is no subcommand; refused");
+			return i;
+		}
+		if (a[1] == '-') {
+			eq = strchr(a + 2, '=');
+			len = eq != NULL ? (size_t)(eq - a) : strlen(a);
+			o = bylong(g->opts, a + 2, len - 2);
+			judge(g, a, o, 0, len);
+			if (o == NULL)
+				continue;
+			if (!o->valued) {
+				if (eq != NULL)
+					refuse(g, a, o, 0, len,
+					    "takes no value; refused");
+				continue;
+			}
+			v = eq != NULL ? eq + 1 : av[i + 1];
+			value(g, a, o, 0, len, v);
+			if (eq == NULL)
+				i++;
+			continue;
+		}
+		/* a cluster: letters until one takes the rest as its value */
+		for (c = a + 1; *c != '\0'; c++) {
+			o = byshort(g->opts, *c);
+			judge(g, a, o, *c, 0);
+			if (o == NULL)
+				continue;
+			if (!o->valued) {
+				if (c[1] == '=')
+					refuse(g, a, o, *c, 0,
+					    "takes no value; refused");
+				continue;
+			}
+			if (c[1] != '\0')
+				v = c[1] == '=' ? c + 2 : c + 1;
+			else
+				v = av[++i];
+			value(g, a, o, *c, 0, v);
+			break;
+		}
 	}
 	return i;
+}
+
+/* Both uses read the words one way: this is the docker subcommand. */
+static int
+subcommand(char *const *av)
+{
+	return scan(av, &docker_g);
 }
 
 void
@@ -75,9 +233,9 @@ check_docker_args(char *const *av)
 {
 	int sub;
 
-	sub = scan(av, "docker", docker_valued);
+	sub = subcommand(av);
 	if (av[sub] != NULL && strcmp(av[sub], "compose") == 0)
-		(void)scan(av + sub + 1, "compose", compose_valued);
+		(void)scan(av + sub + 1, &compose_g);
 }
 
 /* pull, build and compose get the long timeout. */
@@ -85,8 +243,12 @@ int
 long_running(char *const *av)
 {
 	static const char *const slow[] = { "pull", "build", "compose", NULL };
+	const char *const *s;
 	int sub;
 
-	sub = scan(av, "docker", docker_valued);
-	return av[sub] != NULL && inlist(slow, av[sub], strlen(av[sub]));
+	sub = subcommand(av);
+	for (s = slow; av[sub] != NULL && *s != NULL; s++)
+		if (strcmp(av[sub], *s) == 0)
+			return 1;
+	return 0;
 }
