@@ -86,6 +86,12 @@ bench: all
 demo: all
 	sh test/demo.sh
 
+# the long soak: SOAKTIME seconds of chaos over SOAKSESSIONS sessions
+SOAKTIME = 60
+SOAKSESSIONS = 8
+soak: all
+	bash test/soak.sh $(SOAKTIME) $(SOAKSESSIONS)
+
 install: all
 	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANPREFIX)/man1 \
 		$(DESTDIR)$(MANPREFIX)/man7 $(DESTDIR)$(MANPREFIX)/man8
@@ -117,4 +123,4 @@ clean:
 		$(GCOBJ) $(VERIFYOBJ) $(TESTTOOLS)
 	rm -rf test/fuzz/bin test/fuzz/work
 
-.PHONY: all check lint fuzz bench demo install uninstall clean
+.PHONY: all check lint fuzz bench demo soak install uninstall clean
