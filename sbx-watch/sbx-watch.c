@@ -313,11 +313,7 @@ main(int argc, char *argv[])
 	}
 
 	if (w.mode != MODE_NONE || w.keepalive > 0) {
-		if (sbx_cli_find(environ, w.sbx, sizeof(w.sbx)) == -1)
-			errx(SBX_EX_FAIL, "sbx: not found (set "
-			    "DOCKER_SANDBOX_SBX)");
-		if (access(w.sbx, X_OK) == -1)
-			err(SBX_EX_FAIL, "%s", w.sbx);
+		sbx_cli_xfind(environ, w.sbx, sizeof(w.sbx));
 	}
 	memset(&pol, 0, sizeof(pol));	/* strict: the host set only */
 	if ((w.envp = sbx_env_build(environ, &pol)) == NULL)
