@@ -134,9 +134,9 @@ man_statuses() {
 		grep -qx "$s" <<<"$readme" || fail "README lacks $s"
 	done
 	[ "$readme" = "$man7" ] ||
-	    fail "README: $(echo $readme) sbx-tools(7): $(echo $man7)"
+	    fail "README: ${readme//$'\n'/ } sbx-tools(7): ${man7//$'\n'/ }"
 	[ "$readme" = "$header" ] ||
-	    fail "README: $(echo $readme) lib/sbx.h: $(echo $header)"
+	    fail "README: ${readme//$'\n'/ } lib/sbx.h: ${header//$'\n'/ }"
 	# sbx-verify's 2 (no audit) and sbx-gc's 75 (busy) among them
 	for s in $(man_statuses); do
 		grep -qx "$s" <<<"$readme" ||
