@@ -146,11 +146,11 @@ const char *sbx_json_find(const char *, size_t, size_t *);
 const char *sbx_shown(const char *, char *, size_t);
 
 /*
- * sbxcli.c: which sbx binary to run.  sbx_cli_xfind exits when there is
- * none that can run: 127 not found, 126 not executable, 64 a relative
- * DOCKER_SANDBOX_SBX.
+ * sbxcli.c: which sbx binary to run.  sbx_xcli_find may end the process
+ * (the x says so): 127 when there is none, 126 when it cannot run, 64 for
+ * a relative DOCKER_SANDBOX_SBX.
  */
-void	 sbx_cli_xfind(char *const *, char *, size_t);
+void	 sbx_xcli_find(char *const *, char *, size_t);
 int	 sbx_path_search(char *const *, const char *, char *, size_t);
 int	 sbx_runnable(const char *);
 

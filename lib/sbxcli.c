@@ -89,12 +89,13 @@ cli_find(char *const *env, char *buf, size_t size)
 
 /*
  * The sbx to run, in buf, or exit with the one message and status every
- * program gives: 127 when there is none, 126 when DOCKER_SANDBOX_SBX names
- * a file that cannot run, 64 when it is not an absolute path.  Checked
- * here, before any work, so that no program finds out half-way through.
+ * program gives: 127 when there is none (DOCKER_SANDBOX_SBX naming nothing
+ * included), 126 when it names what cannot run, 64 when it is not an
+ * absolute path.  Checked before any work, so no program finds out
+ * half-way through.
  */
 void
-sbx_cli_xfind(char *const *env, char *buf, size_t size)
+sbx_xcli_find(char *const *env, char *buf, size_t size)
 {
 	struct stat st;
 

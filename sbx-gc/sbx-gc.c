@@ -330,7 +330,7 @@ main(int argc, char *argv[])
 		}
 		err(SBX_EX_FAIL, "%s/%s", gc_statedir, GC_LOCK);
 	}
-	sbx_cli_xfind(environ, sbxpath, sizeof(sbxpath));
+	sbx_xcli_find(environ, sbxpath, sizeof(sbxpath));
 	memset(&pol, 0, sizeof(pol));	/* strict: the host set only */
 	if ((sbxenv = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_FAIL, "environment");

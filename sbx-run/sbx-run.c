@@ -189,7 +189,7 @@ main(int argc, char *argv[])
 	if (sbx_env_policy(&pol, NULL, 0) == -1 ||
 	    (r.env = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_CANTRUN, NULL);
-	sbx_cli_xfind(environ, r.sbx, sizeof(r.sbx));
+	sbx_xcli_find(environ, r.sbx, sizeof(r.sbx));
 	if (!iflag && (in = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1)
 		err(SBX_EX_CANTRUN, "/dev/null");
 

@@ -76,7 +76,7 @@ no_fallbacks() {
 	done < <(progs)
 }
 
-@test "sbx not found class: a DOCKER_SANDBOX_SBX naming nothing is 127, one that cannot run 126, in every program" {
+@test "sbx not found class: a DOCKER_SANDBOX_SBX naming nothing is 127, a file or directory that cannot run 126, a relative one 64, in every program" {
 	local p prog
 	: >"$BATS_TEST_TMPDIR/sbx"
 	chmod 644 "$BATS_TEST_TMPDIR/sbx"
@@ -92,6 +92,16 @@ no_fallbacks() {
 		DOCKER_SANDBOX_SBX="$BATS_TEST_TMPDIR/sbx" run -126 \
 		    --separate-stderr "$TOP"/$p
 		[ "$stderr" = "$prog: $BATS_TEST_TMPDIR/sbx: Permission denied" ] ||
+		    fail "$prog: got '$stderr'"
+		# shellcheck disable=SC2086
+		DOCKER_SANDBOX_SBX="$BATS_TEST_TMPDIR" run -126 \
+		    --separate-stderr "$TOP"/$p
+		[ "$stderr" = "$prog: $BATS_TEST_TMPDIR: Permission denied" ] ||
+		    fail "$prog: got '$stderr'"
+		# shellcheck disable=SC2086
+		DOCKER_SANDBOX_SBX=test/bin/sbx run -64 --separate-stderr \
+		    "$TOP"/$p
+		[ "$stderr" = "$prog: DOCKER_SANDBOX_SBX: not an absolute path" ] ||
 		    fail "$prog: got '$stderr'"
 	done < <(progs)
 	[ "$(stub_count)" -eq 0 ]
