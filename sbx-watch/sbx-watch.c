@@ -312,9 +312,8 @@ main(int argc, char *argv[])
 			ownerstart = 0;
 	}
 
-	if (w.mode != MODE_NONE || w.keepalive > 0) {
+	if (w.mode != MODE_NONE || w.keepalive > 0)
 		sbx_xcli_find(environ, w.sbx, sizeof(w.sbx));
-	}
 	memset(&pol, 0, sizeof(pol));	/* strict: the host set only */
 	if ((w.envp = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_FAIL, "environment");
