@@ -12,7 +12,9 @@
 /* Exit statuses shared by every program (see sbx-tools(7)). */
 #define SBX_EX_OK	0
 #define SBX_EX_FAIL	1
+#define SBX_EX_NOAUDIT	2	/* sbx-verify: the audit could not run */
 #define SBX_EX_USAGE	64
+#define SBX_EX_BUSY	75	/* sbx-gc: another sweep holds the lock */
 #define SBX_EX_TIMEOUT	124
 #define SBX_EX_CANTRUN	125
 #define SBX_EX_NOEXEC	126
@@ -154,8 +156,12 @@ const char *sbx_json_find(const char *, size_t, size_t *);
 /* shown.c: outside text fit for a message */
 const char *sbx_shown(const char *, char *, size_t);
 
-/* sbxcli.c: which sbx binary to run */
-int	 sbx_cli_find(char *const *, char *, size_t);
+/*
+ * sbxcli.c: which sbx binary to run.  sbx_xcli_find may end the process
+ * (the x says so): 127 when there is none, 126 when it cannot run, 64 for
+ * a relative DOCKER_SANDBOX_SBX.
+ */
+void	 sbx_xcli_find(char *const *, char *, size_t);
 int	 sbx_path_search(char *const *, const char *, char *, size_t);
 int	 sbx_runnable(const char *);
 

@@ -13,9 +13,12 @@
 
 #include "sbx.h"
 
+/* Where sbx is looked for after PATH; NOTFOUND names the same places. */
 static const char *const fallback[] = {
 	"/opt/homebrew/bin/sbx", "/usr/local/bin/sbx"
 };
+#define NOTFOUND	"sbx: not found on PATH, in /opt/homebrew/bin or " \
+	"/usr/local/bin (set DOCKER_SANDBOX_SBX)"
 
 /* A regular file we may execute. */
 int
@@ -55,23 +58,22 @@ sbx_path_search(char *const *env, const char *prog, char *buf, size_t size)
 
 /*
  * Fill buf with the sbx to run.  Returns 0, or -1 with errno ENOENT when
- * there is none.  A DOCKER_SANDBOX_SBX that is not absolute is a usage
- * error (exit 64): a relative one would depend on the working directory.
+ * there is none, EINVAL when DOCKER_SANDBOX_SBX is not absolute (a
+ * relative one would depend on the working directory).
  */
-int
-sbx_cli_find(char *const *env, char *buf, size_t size)
+static int
+cli_find(char *const *env, char *buf, size_t size)
 {
 	const char *v;
 	size_t i;
 
 	if ((v = sbx_env_get(env, "DOCKER_SANDBOX_SBX")) != NULL && *v) {
 		if (*v != '/')
-			errx(SBX_EX_USAGE, "DOCKER_SANDBOX_SBX: not an absolute "
-			    "path");
+			return errno = EINVAL, -1;
 		if (strlen(v) >= size)
 			return errno = ENAMETOOLONG, -1;
 		memcpy(buf, v, strlen(v) + 1);
-		return 0;	/* exec reports a missing or bad file */
+		return 0;	/* taken as given: the caller checks it */
 	}
 	if (sbx_path_search(env, "sbx", buf, size) == 0)
 		return 0;
@@ -83,4 +85,32 @@ sbx_cli_find(char *const *env, char *buf, size_t size)
 	}
 	errno = ENOENT;
 	return -1;
+}
+
+/*
+ * The sbx to run, in buf, or exit with the one message and status every
+ * program gives: 127 when there is none (DOCKER_SANDBOX_SBX naming nothing
+ * included), 126 when it names what cannot run, 64 when it is not an
+ * absolute path.  Checked before any work, so no program finds out
+ * half-way through.
+ */
+void
+sbx_xcli_find(char *const *env, char *buf, size_t size)
+{
+	struct stat st;
+
+	if (cli_find(env, buf, size) == -1) {
+		if (errno == EINVAL)
+			errx(SBX_EX_USAGE, "DOCKER_SANDBOX_SBX: not an absolute "
+			    "path");
+		if (errno == ENAMETOOLONG)
+			err(SBX_EX_NOTFOUND, "DOCKER_SANDBOX_SBX");
+		errx(SBX_EX_NOTFOUND, NOTFOUND);
+	}
+	if (stat(buf, &st) == -1 || access(buf, X_OK) == -1)
+		err(sbx_exec_status(errno), "%s", buf);
+	if (!S_ISREG(st.st_mode)) {
+		errno = EACCES;	/* what execve(2) says of the rest */
+		err(SBX_EX_NOEXEC, "%s", buf);
+	}
 }

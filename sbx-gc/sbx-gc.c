@@ -17,7 +17,6 @@
 #include "sbx.h"
 #include "sbx-gc.h"
 
-#define GC_EX_BUSY	75		/* another sbx-gc holds the lock */
 #define GC_LOCK		".gc.lock"	/* no sandbox name starts with '.' */
 #define LS_MAX		(2 * 1024 * 1024)	/* bytes of listing we parse */
 #define HOURS_MAX	1000000
@@ -327,12 +326,11 @@ main(int argc, char *argv[])
 		if (errno == EAGAIN) {
 			if (gc_vflag)
 				warnx("another sbx-gc is running");
-			exit(GC_EX_BUSY);
+			exit(SBX_EX_BUSY);
 		}
 		err(SBX_EX_FAIL, "%s/%s", gc_statedir, GC_LOCK);
 	}
-	if (sbx_cli_find(environ, sbxpath, sizeof(sbxpath)) == -1)
-		errx(SBX_EX_FAIL, "sbx: not found (set DOCKER_SANDBOX_SBX)");
+	sbx_xcli_find(environ, sbxpath, sizeof(sbxpath));
 	memset(&pol, 0, sizeof(pol));	/* strict: the host set only */
 	if ((sbxenv = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_FAIL, "environment");

@@ -113,11 +113,13 @@ ports_change(struct ctx *c, const struct sbx_ports *pub,
 }
 
 static int
-cmd_ls(struct ctx *c)
+cmd_ls(struct ctx *c, int argc, char **argv)
 {
 	struct sbx_ports l;
 	size_t i;
 
+	(void)argc;	/* none: the verb table says so */
+	(void)argv;
 	memset(&l, 0, sizeof(l));
 	ports_list(c, &l);
 	for (i = 0; i < l.n; i++)
@@ -249,16 +251,25 @@ cmd_unpublish(struct ctx *c, int argc, char **argv)
 	return SBX_EX_OK;
 }
 
-/*
- * `docker ps` through sbx-run, never creating the sandbox: the VM ports
- * of the running containers go to want (each once).
- */
+/* The verbs, and whether their operands are port specs (else none). */
+static const struct verb {
+	const char	*name;
+	int		 specs;
+	int		(*run)(struct ctx *, int, char **);
+} verbs[] = {
+	{ "ls", 0, cmd_ls },
+	{ "publish", 1, cmd_publish },
+	{ "unpublish", 1, cmd_unpublish },
+	{ "sync", 0, cmd_sync },
+	{ NULL, 0, NULL }
+};
+
 int
 main(int argc, char *argv[])
 {
 	struct sbx_envpolicy pol;
 	struct ctx c;
-	const char *verb;
+	const struct verb *v;
 	int ch, dfd, rv;
 
 	memset(&c, 0, sizeof(c));
@@ -280,15 +291,13 @@ main(int argc, char *argv[])
 	argv += optind;
 	if (argc == 0)
 		usage();
-	verb = argv[0];
+	for (v = verbs; v->name != NULL && strcmp(argv[0], v->name) != 0; v++)
+		;
+	if (v->name == NULL || (!v->specs && argc > 1))
+		usage();
 	argc--;
 	argv++;
-	if (strcmp(verb, "ls") != 0 && strcmp(verb, "sync") != 0 &&
-	    strcmp(verb, "publish") != 0 && strcmp(verb, "unpublish") != 0)
-		usage();
-	if ((strcmp(verb, "ls") == 0 || strcmp(verb, "sync") == 0) && argc)
-		usage();
-	if (strcmp(verb, "publish") == 0 || strcmp(verb, "unpublish") == 0) {
+	if (v->specs) {
 		struct sbx_ports check;
 
 		memset(&check, 0, sizeof(check));
@@ -302,22 +311,13 @@ main(int argc, char *argv[])
 	if (sbx_env_policy(&pol, NULL, 0) == -1 ||
 	    (c.pc.env = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_FAIL, NULL);
-	if (sbx_cli_find(environ, c.sbx, sizeof(c.sbx)) == -1)
-		errx(SBX_EX_NOTFOUND, "sbx: not found on PATH, in "
-		    "/opt/homebrew/bin or /usr/local/bin (set DOCKER_SANDBOX_SBX)");
+	sbx_xcli_find(environ, c.sbx, sizeof(c.sbx));
 	c.pc.sbx = c.sbx;
 	if ((dfd = sbx_state_open(c.statedir, sizeof(c.statedir))) == -1)
 		exit(SBX_EX_FAIL);
 	c.pc.dfd = dfd;
 
-	if (strcmp(verb, "ls") == 0)
-		rv = cmd_ls(&c);
-	else if (strcmp(verb, "publish") == 0)
-		rv = cmd_publish(&c, argc, argv);
-	else if (strcmp(verb, "unpublish") == 0)
-		rv = cmd_unpublish(&c, argc, argv);
-	else
-		rv = cmd_sync(&c);
+	rv = v->run(&c, argc, argv);
 	sbx_portcli_free(&c.pc);
 	free(c.pc.env);
 	sbx_env_policy_free(&pol);

@@ -12,7 +12,6 @@ struct ctx {
 	char	 statedir[PATH_MAX];
 	const char *argv0;
 	int	 jflag;
-	int	 timeout;
 };
 
 /* sbx-ports.c */
@@ -23,7 +22,7 @@ void	 ports_change(struct ctx *, const struct sbx_ports *,
 	    const struct sbx_ports *);
 
 /* sync.c */
-int	 cmd_sync(struct ctx *);
+int	 cmd_sync(struct ctx *, int, char **);
 
 /* hostport.c */
 int	 host_free(int, int);

@@ -19,6 +19,10 @@
 
 extern char **environ;
 
+/*
+ * `docker ps` through sbx-run, never creating the sandbox: the VM ports
+ * of the running containers go to want (each once).
+ */
 static void
 container_ports(struct ctx *c, struct sbx_ports *want)
 {
@@ -81,7 +85,7 @@ listed(const struct sbx_ports *l, const struct sbx_port *p)
 }
 
 int
-cmd_sync(struct ctx *c)
+cmd_sync(struct ctx *c, int argc, char **argv)
 {
 	struct sbx_ports l, want, rec, pub, unpub, keep;
 	const struct sbx_port *have;
@@ -89,6 +93,8 @@ cmd_sync(struct ctx *c)
 	int dfd = c->pc.dfd, *why;
 	size_t i, j;
 
+	(void)argc;	/* none: the verb table says so */
+	(void)argv;
 	memset(&l, 0, sizeof(l));
 	memset(&want, 0, sizeof(want));
 	memset(&rec, 0, sizeof(rec));

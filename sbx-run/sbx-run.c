@@ -189,9 +189,7 @@ main(int argc, char *argv[])
 	if (sbx_env_policy(&pol, NULL, 0) == -1 ||
 	    (r.env = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_CANTRUN, NULL);
-	if (sbx_cli_find(environ, r.sbx, sizeof(r.sbx)) == -1)
-		errx(SBX_EX_NOTFOUND, "sbx: not found on PATH, in "
-		    "/opt/homebrew/bin or /usr/local/bin (set DOCKER_SANDBOX_SBX)");
+	sbx_xcli_find(environ, r.sbx, sizeof(r.sbx));
 	if (!iflag && (in = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1)
 		err(SBX_EX_CANTRUN, "/dev/null");
 

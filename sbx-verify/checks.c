@@ -60,12 +60,12 @@ isid(const char *s)
 }
 
 static void
-transport(const struct audit *a, struct result *r, int ran)
+transport(const struct audit *a, struct result *r)
 {
 	char id[256];
 	int rc = answer(a, "pin.clean", id, sizeof(id));
 
-	if (ran)
+	if (access(a->ran, F_OK) == 0)	/* the canary docker made it */
 		say(r, FAIL, "the canary docker first on the host PATH ran: "
 		    "the probes reached a host docker binary");
 	else if (rc != 0 || !isid(id))
@@ -289,24 +289,33 @@ teardown_armed(const struct audit *a, struct result *r)
 		    "sandbox down when the session ends", a->statedir, file);
 }
 
+/* The checks, in the order they are reported. */
+static const struct check {
+	const char	*name;
+	void		(*run)(const struct audit *, struct result *);
+} checks[] = {
+	{ "transport", transport },
+	{ "env-scrub", env_scrub },
+	{ "env-forward", env_forward },
+	{ "daemon-pinning", daemon_pinning },
+	{ "mounts", mounts },
+	{ "contexts", contexts },
+	{ "host-socket", host_socket },
+	{ "port-binds", port_binds },
+	{ "workspace-ro", workspace_ro },
+	{ "teardown-armed", teardown_armed },
+};
+/* r[] is sized by NCHECKS: the table must fill it exactly */
+typedef char checks_fill_r[sizeof(checks) / sizeof(checks[0]) == NCHECKS ?
+    1 : -1];
+
 void
 run_checks(struct audit *a, struct result *r)
 {
-	static const char *const names[NCHECKS] = { "transport", "env-scrub",
-	    "env-forward", "daemon-pinning", "mounts", "contexts",
-	    "host-socket", "port-binds", "workspace-ro", "teardown-armed" };
-	int i;
+	size_t i;
 
-	for (i = 0; i < NCHECKS; i++)
-		r[i].name = names[i];
-	transport(a, &r[0], access(a->ran, F_OK) == 0);
-	env_scrub(a, &r[1]);
-	env_forward(a, &r[2]);
-	daemon_pinning(a, &r[3]);
-	mounts(a, &r[4]);
-	contexts(a, &r[5]);
-	host_socket(a, &r[6]);
-	port_binds(a, &r[7]);
-	workspace_ro(a, &r[8]);
-	teardown_armed(a, &r[9]);
+	for (i = 0; i < NCHECKS; i++) {
+		r[i].name = checks[i].name;
+		checks[i].run(a, &r[i]);
+	}
 }

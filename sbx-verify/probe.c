@@ -21,8 +21,6 @@
 #include "sbx.h"
 #include "sbx-verify.h"
 
-#define PROBE_PREFIX	"sbxv "
-
 extern char **environ;
 
 static void
@@ -36,32 +34,44 @@ randhex(char *buf, size_t nbytes)
 		nbytes = sizeof(r);
 	if ((fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)) == -1 ||
 	    read(fd, r, nbytes) != (ssize_t)nbytes)
-		err(2, "/dev/urandom");
+		err(SBX_EX_NOAUDIT, "/dev/urandom");
 	close(fd);
 	for (i = 0; i < nbytes; i++)
 		snprintf(buf + 2 * i, 3, "%02x", r[i]);
 }
 
+static char *vfmt(const char *, va_list) PRINTFLIKE(1, 0);
 static void add(struct sbx_buf *, const char *, ...) PRINTFLIKE(2, 3);
 static int asprintf_like(char **, const char *, ...) PRINTFLIKE(2, 3);
+
+/* A formatted, allocated string; NULL on failure. */
+static char *
+vfmt(const char *fmt, va_list ap)
+{
+	va_list cp;
+	char *s;
+	int n;
+
+	va_copy(cp, ap);
+	n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n < 0 || (s = malloc((size_t)n + 1)) == NULL)
+		return NULL;
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	return s;
+}
 
 static void
 add(struct sbx_buf *b, const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	s = vfmt(fmt, ap);
 	va_end(ap);
-	if (n < 0 || (s = malloc((size_t)n + 1)) == NULL)
-		err(2, NULL);
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	if (sbx_buf_add(b, s, (size_t)n) == -1)
-		err(2, NULL);
+	if (s == NULL || sbx_buf_add(b, s, strlen(s)) == -1)
+		err(SBX_EX_NOAUDIT, NULL);
 	free(s);
 }
 
@@ -74,7 +84,7 @@ addq(struct sbx_buf *b, const char *s)
 		if (*s == '\'')
 			add(b, "'\\''");
 		else if (sbx_buf_add(b, s, 1) == -1)
-			err(2, NULL);
+			err(SBX_EX_NOAUDIT, NULL);
 	}
 	add(b, "'");
 }
@@ -133,12 +143,12 @@ probe_prepare(struct audit *a)
 	if (sbx_state_write(a->dfd, a->canaryfile, "sbx-verify mounts "
 	    "canary: if a sandbox can read this, the host's home is "
 	    "mounted\n") == -1)
-		err(2, "%s", a->canary);
+		err(SBX_EX_NOAUDIT, "%s", a->canary);
 
 	snprintf(a->tmpdir, sizeof(a->tmpdir), "%s/sbx-verify.XXXXXX",
 	    tmp != NULL && *tmp == '/' ? tmp : "/tmp");
 	if (mkdtemp(a->tmpdir) == NULL)
-		err(2, "mkdtemp %s", a->tmpdir);
+		err(SBX_EX_NOAUDIT, "mkdtemp %s", a->tmpdir);
 	snprintf(a->ran, sizeof(a->ran), "%s/ran", a->tmpdir);
 	memset(&b, 0, sizeof(b));
 	add(&b, "#!/bin/sh\n# sbx-verify canary: no sbx-tools program may run "
@@ -150,7 +160,7 @@ probe_prepare(struct audit *a)
 	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 	    O_CLOEXEC, 0700)) == -1 || sbx_writeall(fd, b.data, b.len) == -1 ||
 	    close(fd) == -1)
-		err(2, "%s", path);
+		err(SBX_EX_NOAUDIT, "%s", path);
 	sbx_buf_free(&b);
 }
 
@@ -275,17 +285,11 @@ static int
 asprintf_like(char **out, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	*out = vfmt(fmt, ap);
 	va_end(ap);
-	if (n < 0 || (*out = malloc((size_t)n + 1)) == NULL)
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(*out, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	return 0;
+	return *out == NULL ? -1 : 0;
 }
 
 /* The transport's environment: the caller's, poisoned, first value wins. */
@@ -299,7 +303,7 @@ poisoned(const struct audit *a, char **hold)
 	for (n = 0; environ[n] != NULL; n++)
 		;
 	if ((env = calloc(n + 16, sizeof(*env))) == NULL)
-		err(2, NULL);
+		err(SBX_EX_NOAUDIT, NULL);
 	list = sbx_conf_str("DOCKER_SANDBOX_ENV_ALLOWLIST");
 	if (asprintf_like(&hold[0], "DOCKER_SANDBOX_ENV_ALLOWLIST=%s%s%s",
 	    list ? list : "", list ? "," : "", a->allowed) == -1 ||
@@ -311,7 +315,7 @@ poisoned(const struct audit *a, char **hold)
 	    asprintf_like(&hold[5], "%s=1", a->sbxsentinel) == -1 ||
 	    asprintf_like(&hold[6], "%s=1", a->denied) == -1 ||
 	    asprintf_like(&hold[7], "%s=%s", a->allowed, a->value) == -1)
-		err(2, NULL);
+		err(SBX_EX_NOAUDIT, NULL);
 	env[k++] = "DOCKER_SANDBOX_AUTOCREATE=0";	/* never create */
 	for (i = 0; i < 8; i++)
 		env[k++] = hold[i];
@@ -341,7 +345,7 @@ probe_run(struct audit *a)
 	env = poisoned(a, hold);
 	/* no timeout of its own: sbx-run applies DOCKER_SANDBOX_TIMEOUT */
 	if (sbx_cmd_capture(&c, av, env, 0) == -1)
-		err(2, "%s", a->run);
+		err(SBX_EX_NOAUDIT, "%s", a->run);
 	a->calls++;
 	a->status = c.status;
 	a->out = c.out;
@@ -351,91 +355,4 @@ probe_run(struct audit *a)
 	free(env);
 	sbx_buf_free(&sc);
 	return probe_has(a, "end", a->nonce) ? 0 : -1;
-}
-
-/*
- * The value of the first line "sbxv KEY VALUE" (VALUE may be empty),
- * copied to buf; NULL if there is no such line.
- */
-const char *
-probe_get(const struct audit *a, const char *key, char *buf, size_t size)
-{
-	const char *p, *end, *v;
-	size_t klen = strlen(key), plen = strlen(PROBE_PREFIX), len;
-
-	if (a->out.data == NULL)
-		return NULL;
-	for (p = a->out.data; *p != '\0'; p = *end ? end + 1 : end) {
-		if ((end = strchr(p, '\n')) == NULL)
-			end = p + strlen(p);
-		if ((size_t)(end - p) < plen + klen ||
-		    strncmp(p, PROBE_PREFIX, plen) != 0 ||
-		    strncmp(p + plen, key, klen) != 0 ||
-		    (p[plen + klen] != ' ' && p + plen + klen != end))
-			continue;
-		v = p + plen + klen;
-		if (v < end)
-			v++;
-		len = (size_t)(end - v);
-		if (len >= size)
-			len = size - 1;
-		memcpy(buf, v, len);
-		buf[len] = '\0';
-		return buf;
-	}
-	return NULL;
-}
-
-/* Is there a line "sbxv KEY VALUE" with exactly this value? */
-int
-probe_has(const struct audit *a, const char *key, const char *value)
-{
-	const char *p, *end;
-	size_t klen = strlen(key), vlen = strlen(value);
-	size_t plen = strlen(PROBE_PREFIX);
-
-	if (a->out.data == NULL)
-		return 0;
-	for (p = a->out.data; *p != '\0'; p = *end ? end + 1 : end) {
-		if ((end = strchr(p, '\n')) == NULL)
-			end = p + strlen(p);
-		if ((size_t)(end - p) == plen + klen + 1 + vlen &&
-		    strncmp(p, PROBE_PREFIX, plen) == 0 &&
-		    strncmp(p + plen, key, klen) == 0 && p[plen + klen] == ' ' &&
-		    strncmp(p + plen + klen + 1, value, vlen) == 0)
-			return 1;
-	}
-	return 0;
-}
-
-/* Every value of the lines "sbxv KEY VALUE", joined by ", "; the count. */
-int
-probe_all(const struct audit *a, const char *key, char *buf, size_t size)
-{
-	const char *p, *end, *v;
-	char val[PATH_MAX];
-	size_t klen = strlen(key), plen = strlen(PROBE_PREFIX), o = 0;
-	int n = 0;
-
-	buf[0] = '\0';
-	if (a->out.data == NULL)
-		return 0;
-	for (p = a->out.data; *p != '\0'; p = *end ? end + 1 : end) {
-		if ((end = strchr(p, '\n')) == NULL)
-			end = p + strlen(p);
-		if ((size_t)(end - p) <= plen + klen + 1 ||
-		    strncmp(p, PROBE_PREFIX, plen) != 0 ||
-		    strncmp(p + plen, key, klen) != 0 || p[plen + klen] != ' ')
-			continue;
-		v = p + plen + klen + 1;
-		snprintf(val, sizeof(val), "%.*s", (int)(end - v), v);
-		/* /var/run is /run on most systems: say each path once */
-		if (strncmp(val, "/var/run/", 9) == 0 && strstr(buf, val + 4))
-			continue;
-		if (o + strlen(val) + 3 < size)
-			o += (size_t)snprintf(buf + o, size - o, "%s%s",
-			    n ? ", " : "", val);
-		n++;
-	}
-	return n;
 }

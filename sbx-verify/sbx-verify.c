@@ -16,8 +16,6 @@
 #include "sbx.h"
 #include "sbx-verify.h"
 
-#define EX_NORUN	2	/* the audit itself could not run */
-
 extern char **environ;
 
 static void SBX_DEAD
@@ -85,12 +83,12 @@ norun(struct audit *a, char **env)
 	e = exists(a, env);
 	probe_cleanup(a);
 	if (e == 0)
-		errx(EX_NORUN, "sandbox %s does not exist (the audit never "
-		    "creates one)", a->name);
+		errx(SBX_EX_NOAUDIT, "sandbox %s does not exist (the audit "
+		    "never creates one)", a->name);
 	if (a->err.len > 0)
 		(void)sbx_writeall(STDERR_FILENO, a->err.data, a->err.len);
-	errx(EX_NORUN, "sandbox %s: the probes did not complete (status %d)",
-	    a->name, a->status);
+	errx(SBX_EX_NOAUDIT, "sandbox %s: the probes did not complete "
+	    "(status %d)", a->name, a->status);
 }
 
 int
@@ -137,16 +135,14 @@ main(int argc, char *argv[])
 
 	if (sbx_env_policy(&pol, NULL, 0) == -1 ||
 	    (env = sbx_env_build(environ, &pol)) == NULL)
-		err(EX_NORUN, NULL);
-	if (sbx_cli_find(environ, a.sbx, sizeof(a.sbx)) == -1)
-		errx(EX_NORUN, "sbx: not found on PATH, in /opt/homebrew/bin or "
-		    "/usr/local/bin (set DOCKER_SANDBOX_SBX)");
+		err(SBX_EX_NOAUDIT, NULL);
+	sbx_xcli_find(environ, a.sbx, sizeof(a.sbx));
 	if (sbx_sibling(a.argv0, environ, "sbx-run", a.run, sizeof(a.run))
 	    == -1)
-		errx(EX_NORUN, "sbx-run: not found beside sbx-verify or on "
-		    "PATH");
+		errx(SBX_EX_NOAUDIT, "sbx-run: not found beside sbx-verify or "
+		    "on PATH");
 	if ((a.dfd = sbx_state_open(a.statedir, sizeof(a.statedir))) == -1)
-		exit(EX_NORUN);
+		exit(SBX_EX_NOAUDIT);
 
 	probe_prepare(&a);
 	if (probe_run(&a) == -1)
@@ -180,6 +176,6 @@ main(int argc, char *argv[])
 	sbx_env_policy_free(&pol);
 	free(env);
 	if (sbx_fshut() == -1)
-		err(EX_NORUN, "stdout");
+		err(SBX_EX_NOAUDIT, "stdout");
 	return rv;
 }

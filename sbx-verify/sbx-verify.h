@@ -57,6 +57,9 @@ struct audit {
 void	 probe_prepare(struct audit *);
 int	 probe_run(struct audit *);
 void	 probe_cleanup(struct audit *);
+
+/* answers.c: the script's lines "sbxv KEY [VALUE]" */
+#define PROBE_PREFIX	"sbxv "
 const char *probe_get(const struct audit *, const char *, char *, size_t);
 int	 probe_has(const struct audit *, const char *, const char *);
 int	 probe_all(const struct audit *, const char *, char *, size_t);

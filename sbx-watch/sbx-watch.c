@@ -312,13 +312,8 @@ main(int argc, char *argv[])
 			ownerstart = 0;
 	}
 
-	if (w.mode != MODE_NONE || w.keepalive > 0) {
-		if (sbx_cli_find(environ, w.sbx, sizeof(w.sbx)) == -1)
-			errx(SBX_EX_FAIL, "sbx: not found (set "
-			    "DOCKER_SANDBOX_SBX)");
-		if (access(w.sbx, X_OK) == -1)
-			err(SBX_EX_FAIL, "%s", w.sbx);
-	}
+	if (w.mode != MODE_NONE || w.keepalive > 0)
+		sbx_xcli_find(environ, w.sbx, sizeof(w.sbx));
 	memset(&pol, 0, sizeof(pol));	/* strict: the host set only */
 	if ((w.envp = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_FAIL, "environment");

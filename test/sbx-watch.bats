@@ -459,7 +459,7 @@ finished() {
 
 @test "sbx-watch: a missing sbx is refused before detaching" {
 	session
-	DOCKER_SANDBOX_SBX=/nonexistent/sbx run -1 --separate-stderr \
+	DOCKER_SANDBOX_SBX=/nonexistent/sbx run -127 --separate-stderr \
 	    "$W" -p "$SESSION" "$N"
 	[ "$stderr" = "sbx-watch: /nonexistent/sbx: No such file or directory" ]
 	[ ! -e "$SBX_STATE_DIR/$N.lock" ]

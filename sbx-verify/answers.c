@@ -1,0 +1,102 @@
+/*
+ * answers.c: reading what the probe script said.  It answers in lines
+ * "sbxv KEY [VALUE]" on stdout; every reader below goes through scan(),
+ * so a line means the same to each check.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sbx.h"
+#include "sbx-verify.h"
+
+/*
+ * The next line "sbxv KEY[ VALUE]" of the probe output from *pos (NULL:
+ * the start): 1 with the value in *v and *vlen, *v NULL when KEY ends the
+ * line; 0 when there is none.  The one reader of the script's answers.
+ */
+static int
+scan(const struct audit *a, const char *key, const char **pos,
+    const char **v, size_t *vlen)
+{
+	const char *p, *end;
+	size_t klen = strlen(key), plen = strlen(PROBE_PREFIX);
+
+	if (a->out.data == NULL)
+		return 0;
+	for (p = *pos ? *pos : a->out.data; *p != '\0';
+	    p = *end ? end + 1 : end) {
+		if ((end = strchr(p, '\n')) == NULL)
+			end = p + strlen(p);
+		if ((size_t)(end - p) < plen + klen ||
+		    strncmp(p, PROBE_PREFIX, plen) != 0 ||
+		    strncmp(p + plen, key, klen) != 0 ||
+		    (p + plen + klen != end && p[plen + klen] != ' '))
+			continue;
+		*v = p + plen + klen == end ? NULL : p + plen + klen + 1;
+		*vlen = *v == NULL ? 0 : (size_t)(end - *v);
+		*pos = *end ? end + 1 : end;
+		return 1;
+	}
+	*pos = p;
+	return 0;
+}
+
+/*
+ * The value of the first line "sbxv KEY VALUE" (VALUE may be empty),
+ * copied to buf; NULL if there is no such line.
+ */
+const char *
+probe_get(const struct audit *a, const char *key, char *buf, size_t size)
+{
+	const char *pos = NULL, *v;
+	size_t len;
+
+	if (!scan(a, key, &pos, &v, &len))
+		return NULL;
+	if (len >= size)
+		len = size - 1;
+	if (len > 0)
+		memcpy(buf, v, len);
+	buf[len] = '\0';
+	return buf;
+}
+
+/* Is there a line "sbxv KEY VALUE" with exactly this value? */
+int
+probe_has(const struct audit *a, const char *key, const char *value)
+{
+	const char *pos = NULL, *v;
+	size_t len;
+
+	while (scan(a, key, &pos, &v, &len))
+		if (v != NULL && len == strlen(value) &&
+		    strncmp(v, value, len) == 0)
+			return 1;
+	return 0;
+}
+
+/* Every value of the lines "sbxv KEY VALUE", joined by ", "; the count. */
+int
+probe_all(const struct audit *a, const char *key, char *buf, size_t size)
+{
+	const char *pos = NULL, *v;
+	char val[PATH_MAX];
+	size_t len, o = 0;
+	int n = 0;
+
+	buf[0] = '\0';
+	while (scan(a, key, &pos, &v, &len)) {
+		if (v == NULL || len == 0)
+			continue;
+		snprintf(val, sizeof(val), "%.*s", (int)len, v);
+		/* /var/run is /run on most systems: say each path once */
+		if (strncmp(val, "/var/run/", 9) == 0 && strstr(buf, val + 4))
+			continue;
+		if (o + strlen(val) + 3 < size)
+			o += (size_t)snprintf(buf + o, size - o, "%s%s",
+			    n ? ", " : "", val);
+		n++;
+	}
+	return n;
+}
