@@ -117,8 +117,10 @@ openlocked(int dfd, const char *file, short type)
 	int fd, try;
 
 	for (try = 0; try < 8; try++) {
-		fd = openat(dfd, file, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW |
-		    O_NONBLOCK | O_CLOEXEC, 0600);
+		/* only an appender creates it: a trimmer finding none is done */
+		fd = openat(dfd, file, O_RDWR | O_APPEND | O_NOFOLLOW |
+		    O_NONBLOCK | O_CLOEXEC | (type == F_RDLCK ? O_CREAT : 0),
+		    0600);
 		if (fd == -1)
 			return -1;
 		if (fstat(fd, &fst) == -1 || !S_ISREG(fst.st_mode) ||
@@ -221,7 +223,7 @@ append(int dfd, const char *file, const char *rec, size_t len)
 		close(fd);
 		/* the one that gets it alone trims; a trimmed file is let be */
 		if ((fd = openlocked(dfd, file, F_WRLCK)) == -1)
-			return -1;
+			return errno == ENOENT ? 0 : -1;
 		if (fstat(fd, &st) == 0 && st.st_size > JOURNAL_MAX)
 			ret = trim(dfd, file, fd, st.st_size);
 	}
