@@ -3,6 +3,7 @@
  * and the sbase-style check that stdout really reached its file.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,12 +15,20 @@ int
 sbx_writeall(int fd, const void *p, size_t n)
 {
 	const char *s = p;
+	struct pollfd pfd;
 	ssize_t w;
 
 	while (n > 0) {
 		if ((w = write(fd, s, n)) == -1) {
 			if (errno == EINTR)
 				continue;
+			if (errno == EAGAIN) {
+				/* a non-blocking descriptor we were given: wait */
+				pfd.fd = fd;
+				pfd.events = POLLOUT;
+				(void)poll(&pfd, 1, -1);
+				continue;
+			}
 			return -1;
 		}
 		s += w;

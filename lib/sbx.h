@@ -81,6 +81,7 @@ struct sbx_cmd {
 	int	 in;		/* stdin for the child; -1: inherit */
 	int	 capture_out;	/* collect stdout into out */
 	int	 capture_err;	/* collect stderr into err */
+	int	 relay;		/* both streams pass through us, counted */
 	/*
 	 * hold_err: stderr passes through, but while this returns non-zero
 	 * for the text held so far (called at each newline) it is kept in
@@ -94,6 +95,7 @@ struct sbx_cmd {
 	int	 status;	/* out: exit status, 128+sig, or 124 */
 	int	 timedout;	/* out */
 	int	 signo;		/* out: a signal we forwarded, or 0 */
+	unsigned long long relayed;	/* out: bytes read from both streams */
 };
 int	 sbx_cmd_run(struct sbx_cmd *);
 void	 sbx_cmd_free(struct sbx_cmd *);
@@ -242,7 +244,8 @@ int	 sbx_cmd_capture(struct sbx_cmd *, char *const *, char *const *, int);
 /* sbxls.c: is a sandbox in the output of `sbx ls --json`? */
 int	 sbx_ls_listed(const char *, size_t, const char *, const char **);
 
-/* jsonout.c: a JSON string on a stream (needs <stdio.h>) */
+/* jsonout.c: a JSON string into a buffer, or on a stream (needs <stdio.h>) */
+size_t	 sbx_json_esc(char *, size_t, const char *, size_t *);
 #ifdef EOF
 void	 sbx_json_puts(FILE *, const char *);
 #endif

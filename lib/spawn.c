@@ -183,6 +183,8 @@ drain(struct sbx_cmd *c, int fd, int isout)
 		return errno == EINTR || errno == EAGAIN ? 1 : -1;
 	if (r == 0)
 		return 0;
+	if (c->relay)
+		c->relayed += (unsigned long long)r;
 	if (isout ? c->capture_out : (c->capture_err || c->holding)) {
 		if (b->len + (size_t)r > CAPTURE_MAX)
 			return 1;	/* drop beyond the cap, keep reading */
@@ -190,9 +192,9 @@ drain(struct sbx_cmd *c, int fd, int isout)
 			return -1;
 		if (!isout && c->holding)
 			hold_check(c);
-	} else
-		(void)sbx_writeall(isout ? STDOUT_FILENO : STDERR_FILENO,
-		    chunk, (size_t)r);
+	} else if (sbx_writeall(isout ? STDOUT_FILENO : STDERR_FILENO, chunk,
+	    (size_t)r) == -1 && c->relay)
+		return 0;	/* reader gone: the child meets EPIPE, as if direct */
 	return 1;
 }
 
@@ -234,6 +236,7 @@ run(struct sbx_cmd *c, int sp[2], const sigset_t *oldmask)
 	pid_t pid, pgid = 0, self = getpid();
 	ssize_t r;
 
+	c->relayed = 0;
 	/* first, so the guardian holds none of the pipes below */
 	if (c->newpgrp) {
 		if (sbx_guard_start(&g) == -1)
@@ -241,8 +244,9 @@ run(struct sbx_cmd *c, int sp[2], const sigset_t *oldmask)
 		pgid = g.pid;
 	}
 	if (cloexec_pipe(ep) == -1 ||
-	    (c->capture_out && cloexec_pipe(op) == -1) ||
-	    ((c->capture_err || c->hold_err) && cloexec_pipe(rp) == -1))
+	    ((c->capture_out || c->relay) && cloexec_pipe(op) == -1) ||
+	    ((c->capture_err || c->hold_err || c->relay) &&
+	    cloexec_pipe(rp) == -1))
 		goto out;
 	c->holding = c->hold_err != NULL && !c->capture_err;
 	if ((pid = fork()) == -1)

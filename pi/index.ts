@@ -10,6 +10,7 @@ import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-age
 import { findProgram, INSTALL_HINT, modeLines, PROGRAMS } from "./src/config.ts";
 import { Session } from "./src/session.ts";
 import { registerContainerTools } from "./src/tools/containers.ts";
+import { readJournal, registerHistoryTool } from "./src/tools/history.ts";
 import { registerHostTools } from "./src/tools/host.ts";
 import { registerProjectTools } from "./src/tools/project.ts";
 
@@ -33,6 +34,7 @@ export const TOOLS = [
 	"docker_curl",
 	"docker_sandbox_rm",
 	"docker_gc",
+	"docker_history",
 ] as const;
 
 function missingPrograms(): string[] {
@@ -45,9 +47,10 @@ export default function sbxTools(pi: ExtensionAPI): void {
 	registerHostTools(pi, s);
 	registerContainerTools(pi, s);
 	registerProjectTools(pi, s);
+	registerHistoryTool(pi, s);
 
 	pi.registerCommand("docker", {
-		description: "Show the docker sandbox of this session: name, workspace, modes and tools",
+		description: "Show the docker sandbox of this session: name, docker calls made, workspace, modes and tools",
 		handler: async (_args: string, ctx: ExtensionContext) => {
 			const missing = missingPrograms();
 			let name: string;
@@ -56,8 +59,18 @@ export default function sbxTools(pi: ExtensionAPI): void {
 			} catch (e) {
 				name = `none (${(e as Error).message})`;
 			}
+			let calls = "none";
+			if (s.name) {
+				try {
+					const n = (await readJournal(s, 0)).calls;
+					calls = `${n} made through sbx-run${n ? " (docker_history shows them)" : ""}`;
+				} catch (e) {
+					calls = `unknown (${(e as Error).message.split("\n")[0]})`;
+				}
+			}
 			const lines = [
 				`docker sandbox: ${name}`,
+				`docker calls: ${calls}`,
 				`workspace: ${s.root} (seen as /workspace by the tools)`,
 				...modeLines(),
 				s.lifeline && !s.lifeline.destroyed ? "teardown watcher: armed" : `teardown watcher: not armed${s.watchError ? ` (${s.watchError})` : ""}`,

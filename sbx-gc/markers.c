@@ -22,7 +22,7 @@
 #define PROVISION_LOCK	SBX_PROVISION_LOCK	/* held by sbx-run */
 
 static const char *const suffixes[] = {
-	"created", "owner", "failed", "prime", "lock", "ports"
+	"created", "owner", "failed", "journal", "prime", "lock", "ports"
 };
 #define NSUFFIX	(sizeof(suffixes) / sizeof(suffixes[0]))
 
@@ -168,7 +168,7 @@ markerstat(const char *name, time_t since, int *fresh)
 		if (st.st_mtime >= since)
 			*fresh = 1;
 		/* a lock file or scratch dir alone is no sandbox's marker */
-		if (i < 3)
+		if (i < 4)
 			any = 1;
 	}
 	return any;

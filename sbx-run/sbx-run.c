@@ -10,6 +10,7 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +27,8 @@ extern char **environ;
 static void SBX_DEAD
 usage(void)
 {
-	fprintf(stderr, "usage: sbx-run [-inx] [-s name] [-t seconds] "
-	    "[-w workspace] [argument ...]\n");
+	fprintf(stderr, "usage: sbx-run [-inx] [-J count] [-s name] "
+	    "[-t seconds] [-w workspace] [argument ...]\n");
 	exit(SBX_EX_USAGE);
 }
 
@@ -99,6 +100,7 @@ run_exec(const struct run *r, char **av, int in, int *absent)
 	c.fgtty = in == -1 && isatty(STDIN_FILENO) &&
 	    tcgetpgrp(STDIN_FILENO) == getpgrp();
 	c.in = in;
+	c.relay = 1;	/* counted for the journal */
 	if (absent != NULL) {
 		c.hold_err = missing;
 		c.hold_arg = (void *)r->name;
@@ -112,6 +114,7 @@ run_exec(const struct run *r, char **av, int in, int *absent)
 	if (c.timedout)
 		warnx("sandbox %s: timed out after %d s", r->name, r->timeout);
 	status = c.status;
+	journal_bytes = c.relayed;
 	sbx_cmd_free(&c);
 	return status;
 }
@@ -124,13 +127,19 @@ main(int argc, char *argv[])
 	const char *errstr;
 	char name[SBX_NAME_MAX + 1], **av, **fwd;
 	size_t i;
+	long long jflag = -1;
 	int ch, iflag = 0, nflag = 0, xflag = 0, tflag = -1, in = -1;
 	int status, absent;
 
 	memset(&r, 0, sizeof(r));
 	opterr = 0;	/* usage() says it all, on one line */
-	while ((ch = getopt(argc, argv, "+ins:t:w:x")) != -1) {
+	while ((ch = getopt(argc, argv, "+iJ:ns:t:w:x")) != -1) {
 		switch (ch) {
+		case 'J':
+			jflag = sbx_strtonum(optarg, 0, INT_MAX, &errstr);
+			if (errstr != NULL)
+				errx(SBX_EX_USAGE, "-J: count is %s", errstr);
+			break;
 		case 'i':
 			iflag = 1;
 			break;
@@ -162,7 +171,7 @@ main(int argc, char *argv[])
 	if (nflag) {
 		/* a fresh name for the caller, so naming lives in one place */
 		if (argc != 0 || iflag || xflag || r.name || r.workspace ||
-		    tflag != -1)
+		    tflag != -1 || jflag != -1)
 			usage();
 		if (sbx_name_new(name, sizeof(name), (long)getppid()) == -1)
 			err(SBX_EX_FAIL, "/dev/urandom");
@@ -171,6 +180,11 @@ main(int argc, char *argv[])
 			err(SBX_EX_FAIL, "stdout");
 		return SBX_EX_OK;
 	}
+	if (jflag != -1 && (argc != 0 || iflag || xflag || r.workspace ||
+	    tflag != -1))
+		usage();
+	if (jflag != -1)
+		return journal_print(sbx_name_pick(r.name), jflag);
 	if (argc == 0)
 		usage();
 	r.name = sbx_name_pick(r.name);
@@ -196,11 +210,13 @@ main(int argc, char *argv[])
 	if ((fwd = sbx_env_forwarded(r.env)) == NULL)
 		err(SBX_EX_CANTRUN, NULL);
 	av = exec_argv(&r, fwd, argv, iflag, xflag);
+	journal_begin();
 	status = run_exec(&r, av, in, &absent);
 	if (absent) {
 		provision(&r);
 		status = run_exec(&r, av, in, NULL);
 	}
+	journal_add(r.name, argv, xflag, status);
 	for (i = 0; fwd[i] != NULL; i++)
 		free(fwd[i]);
 	free(fwd);

@@ -14,3 +14,9 @@ int	 long_running(char *const *);
 
 /* provision.c */
 int	 provision(const struct run *);
+
+/* journal.c */
+extern unsigned long long journal_bytes;	/* output of the last exec */
+void	 journal_begin(void);
+void	 journal_add(const char *, char *const *, int, int);
+int	 journal_print(const char *, long long);

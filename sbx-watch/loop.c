@@ -201,6 +201,7 @@ teardown(const struct watch *w)
 	if (!present(w, "created")) {
 		/* never provisioned by us: no sbx call at all */
 		drop(w, "prime");
+		drop(w, "journal");
 		drop(w, "owner");
 		drop(w, "lock");
 		return;
@@ -235,6 +236,7 @@ teardown(const struct watch *w)
 		drop(w, "created");
 		drop(w, "prime");
 		drop(w, "ports");	/* sbx-ports' record of its mappings */
+		drop(w, "journal");	/* sbx-run's record of its calls */
 	}
 	/* a stopped or failed sandbox keeps its marker and scratch dir */
 	drop(w, "owner");

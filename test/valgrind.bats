@@ -77,6 +77,20 @@ vg_clean() {
 	vg_clean 4
 }
 
+@test "valgrind: sbx-run journals a long argv, trims a full journal, prints it (-J)" {
+	stub_sandbox "$N"
+	J="$SBX_STATE_DIR/$N.journal"
+	run -0 vg sbx-run -s "$N" ps "$(head -c 6000 /dev/zero | tr '\0' x)"
+	grep -q '"truncated":true' "$J"
+	for i in $(seq 300); do cat "$J"; done >"$J.full"
+	mv "$J.full" "$J"
+	run -0 vg sbx-run -s "$N" ps
+	head -n 1 "$J" | grep -q '^{"trimmed":'
+	run -0 vg sbx-run -s "$N" -J 3
+	[ "${#lines[@]}" -eq 4 ]
+	vg_clean 3
+}
+
 @test "valgrind: sbx-run usage errors, a refused docker option, a missing sbx" {
 	run -64 vg sbx-run -Z
 	run -64 vg sbx-run -s -rf ps

@@ -29,6 +29,8 @@ const PRIOR = {
 	docker_sandbox_rm: [],
 	docker_gc: ["hours"],
 };
+// Added here: the session's docker history (sbx-run's journal).
+const ADDED = { docker_history: ["last"] };
 const REQUIRED = {
 	docker_pull: ["image"],
 	docker_run: ["image"],
@@ -53,11 +55,12 @@ after(() => {
 	w?.cleanup();
 });
 
-test(`[${FLAVOUR}] the 19 tools and their parameter names equal the prior extension's`, (t) => {
+test(`[${FLAVOUR}] 20 tools: the prior extension's 19 with their parameter names, and docker_history`, (t) => {
 	if (!need(t, noPi, "pi")) return;
 	const got = Object.fromEntries(pi.tools.map((d) => [d.name, Object.keys(d.parameters.properties ?? {}).sort()]));
-	const want = Object.fromEntries(Object.entries(PRIOR).map(([k, v]) => [k, [...v].sort()]));
+	const want = Object.fromEntries(Object.entries({ ...PRIOR, ...ADDED }).map(([k, v]) => [k, [...v].sort()]));
 	assert.deepEqual(got, want);
+	assert.equal(pi.tools.length, 20);
 	for (const d of pi.tools) {
 		assert.equal(d.parameters.type, "object", d.name);
 		assert.deepEqual([...(d.parameters.required ?? [])].sort(), [...(REQUIRED[d.name] ?? [])].sort(), `${d.name} required`);
@@ -149,7 +152,9 @@ test(`[${FLAVOUR}] /docker shows the sandbox, workspace, modes and tools`, async
 	assert.match(msg, new RegExp(`workspace: ${w.ws}`));
 	assert.match(msg, /teardown at session end: remove/);
 	assert.match(msg, /workspace mount: read-write/);
-	for (const name of Object.keys(PRIOR)) assert.ok(msg.includes(name), `lists ${name}`);
+	assert.match(msg, /docker calls: 0 made through sbx-run\n/);
+	assert.match(msg, /tools \(20\): /);
+	for (const name of Object.keys({ ...PRIOR, ...ADDED })) assert.ok(msg.includes(name), `lists ${name}`);
 });
 
 test(`[${FLAVOUR}] without the programs every tool says how to install them`, async (t) => {

@@ -1,4 +1,4 @@
-// The 19 tools against the sbx simulator (a real private dockerd per
+// The tools against the sbx simulator (a real private dockerd per
 // sandbox), through pi's loader, one session and one sandbox for the file.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";

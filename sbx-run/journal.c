@@ -1,0 +1,303 @@
+/*
+ * journal.c: NAME.journal, one JSON line per call of sbx-run: when, the
+ * arguments (never a value of a forwarded variable: those go as bare
+ * -e NAME, which is not recorded either), the status, how long and how
+ * many bytes of output.
+ *
+ * Concurrent writers: each record is one write(2) to a descriptor opened
+ * O_APPEND, under a shared fcntl(2) lock.  Bound: a record is at most
+ * RECORD_MAX bytes (arguments cut at a character boundary and marked),
+ * and a writer that leaves the file above JOURNAL_MAX takes the lock
+ * exclusively and replaces the file with its newest half, headed by
+ * {"trimmed":N}, the number of records dropped so far.  Writers recheck
+ * under their lock that the file they hold is still the one named, so no
+ * record goes to a replaced file.  A journal that cannot be written costs
+ * one warning and never changes the command's status or output.
+ */
+#include <sys/stat.h>
+
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sbx.h"
+#include "sbx-run.h"
+
+#define JOURNAL_MAX	(1024 * 1024)
+#define RECORD_MAX	4096
+#define READ_MAX	(8 * JOURNAL_MAX)	/* what -J reads at most */
+#define TAIL		"],\"truncated\":true}\n"
+#define TRIMMED		"{\"trimmed\":"
+
+unsigned long long journal_bytes;
+static struct timespec began, mbegan;
+
+static int
+journalpath(char *buf, size_t size, const char *name)
+{
+	int n = snprintf(buf, size, "%s.journal", name);
+
+	return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+void
+journal_begin(void)
+{
+	clock_gettime(CLOCK_REALTIME, &began);
+	clock_gettime(CLOCK_MONOTONIC, &mbegan);
+}
+
+/* The record of one call, newline included; returns its length. */
+static size_t
+record(char *rec, char *const *argv, int raw, int status)
+{
+	struct timespec now;
+	struct tm tm;
+	char when[32];
+	size_t len, room = RECORD_MAX - sizeof(TAIL), used, n, i;
+	long long ms;
+	int cut = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (long long)(now.tv_sec - mbegan.tv_sec) * 1000 +
+	    (now.tv_nsec - mbegan.tv_nsec) / 1000000;
+	if (gmtime_r(&began.tv_sec, &tm) == NULL ||
+	    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+		strcpy(when, "1970-01-01T00:00:00");
+	len = (size_t)snprintf(rec, RECORD_MAX, "{\"time\":\"%s.%03ldZ\","
+	    "\"status\":%d,\"ms\":%lld,\"bytes\":%llu,\"raw\":%s,\"argv\":[",
+	    when, began.tv_nsec / 1000000, status, ms, journal_bytes,
+	    raw ? "true" : "false");
+	for (i = 0; argv[i] != NULL && !cut; i++) {
+		if (len + 3 > room) {	/* a comma and two quotes */
+			cut = 1;
+			break;
+		}
+		if (i > 0)
+			rec[len++] = ',';
+		rec[len++] = '"';
+		used = sbx_json_esc(rec + len, room - len - 1, argv[i], &n);
+		len += n;
+		rec[len++] = '"';
+		cut = argv[i][used] != '\0';
+	}
+	memcpy(rec + len, cut ? TAIL : "]}\n", cut ? sizeof(TAIL) : 4);
+	return len + (cut ? sizeof(TAIL) : 4) - 1;
+}
+
+static int
+setlock(int fd, short type)
+{
+	struct flock fl;
+	int r;
+
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = type;
+	fl.l_whence = SEEK_SET;
+	while ((r = fcntl(fd, F_SETLKW, &fl)) == -1 && errno == EINTR)
+		;
+	return r;
+}
+
+/*
+ * Open the journal (a regular file of ours, never through a link) and
+ * lock it; retried while a trim replaces it between the open and the
+ * lock.  Read-write, since a shared fcntl lock needs a readable file.
+ */
+static int
+openlocked(int dfd, const char *file, short type)
+{
+	struct stat fst, pst;
+	int fd, try;
+
+	for (try = 0; try < 8; try++) {
+		/* only an appender creates it: a trimmer finding none is done */
+		fd = openat(dfd, file, O_RDWR | O_APPEND | O_NOFOLLOW |
+		    O_NONBLOCK | O_CLOEXEC | (type == F_RDLCK ? O_CREAT : 0),
+		    0600);
+		if (fd == -1)
+			return -1;
+		if (fstat(fd, &fst) == -1 || !S_ISREG(fst.st_mode) ||
+		    fst.st_uid != geteuid()) {
+			close(fd);
+			return errno = EINVAL, -1;
+		}
+		if (setlock(fd, type) == -1) {
+			close(fd);
+			return -1;
+		}
+		if (fstatat(dfd, file, &pst, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    pst.st_dev == fst.st_dev && pst.st_ino == fst.st_ino)
+			return fd;
+		close(fd);
+	}
+	return errno = EAGAIN, -1;
+}
+
+/* The N of a {"trimmed":N} first line in text, else -1. */
+static long long
+trimmed(const char *text, size_t len)
+{
+	const char *nl = memchr(text, '\n', len), *errstr = "absent";
+	const struct sbx_json *v;
+	struct sbx_json *j;
+	long long n = -1;
+
+	if (nl == NULL || len < sizeof(TRIMMED) - 1 ||
+	    memcmp(text, TRIMMED, sizeof(TRIMMED) - 1) != 0 ||
+	    (j = sbx_json_parse(text, (size_t)(nl - text), NULL)) == NULL)
+		return -1;
+	if ((v = sbx_json_get(j, "trimmed")) != NULL && v->type == SBX_JNUM)
+		n = sbx_strtonum(v->str, 0, LLONG_MAX, &errstr);
+	sbx_json_free(j);
+	return errstr == NULL ? n : -1;
+}
+
+/*
+ * Replace the journal, held exclusively through fd, with its newest
+ * half: whole lines from the middle on, after the count of the dropped.
+ */
+static int
+trim(int dfd, const char *file, int fd, off_t size)
+{
+	char chunk[65536], *text;
+	off_t keep = size - JOURNAL_MAX / 2, off, cut = size;
+	long long old = -1, lines = 0;
+	ssize_t r = 0, i;
+	int n, ret;
+
+	for (off = 0; off < size && cut == size; off += r) {
+		if ((r = pread(fd, chunk, sizeof(chunk), off)) <= 0)
+			return -1;
+		if (off == 0)
+			old = trimmed(chunk, (size_t)r);
+		for (i = 0; i < r && cut == size; i++) {
+			if (chunk[i] != '\n')
+				continue;
+			lines++;
+			if (off + i + 1 >= keep)
+				cut = off + i + 1;
+		}
+	}
+	/* the lines dropped, less a {"trimmed":N} line, plus its N */
+	if (old >= 0)
+		lines += old - 1;
+	if ((text = malloc((size_t)(size - cut) + 64)) == NULL)
+		return -1;
+	n = snprintf(text, 64, TRIMMED "%lld}\n", lines);
+	for (off = cut; off < size; off += r)
+		if ((r = pread(fd, text + n + (off - cut), (size_t)(size - off),
+		    off)) <= 0) {
+			free(text);
+			return -1;
+		}
+	text[n + (size - cut)] = '\0';
+	ret = sbx_state_write(dfd, file, text);
+	free(text);
+	return ret;
+}
+
+static int
+append(int dfd, const char *file, const char *rec, size_t len)
+{
+	struct stat st;
+	ssize_t w;
+	int fd, ret = 0, e;
+
+	if ((fd = openlocked(dfd, file, F_RDLCK)) == -1)
+		return -1;
+	while ((w = write(fd, rec, len)) == -1 && errno == EINTR)
+		;
+	if (w != (ssize_t)len) {
+		e = w == -1 ? errno : ENOSPC;
+		close(fd);
+		return errno = e, -1;
+	}
+	if (fstat(fd, &st) == 0 && st.st_size > JOURNAL_MAX) {
+		close(fd);
+		/* the one that gets it alone trims; a trimmed file is let be */
+		if ((fd = openlocked(dfd, file, F_WRLCK)) == -1)
+			return errno == ENOENT ? 0 : -1;
+		if (fstat(fd, &st) == 0 && st.st_size > JOURNAL_MAX)
+			ret = trim(dfd, file, fd, st.st_size);
+	}
+	e = errno;
+	close(fd);
+	errno = e;
+	return ret;
+}
+
+void
+journal_add(const char *name, char *const *argv, int raw, int status)
+{
+	char rec[RECORD_MAX], dir[4096], file[SBX_NAME_MAX + 16];
+	size_t len = record(rec, argv, raw, status);
+	int dfd;
+
+	if (journalpath(file, sizeof(file), name) == -1 ||
+	    (dfd = sbx_state_open(dir, sizeof(dir))) == -1)
+		return;	/* it said why */
+	if (append(dfd, file, rec, len) == -1)
+		warn("journal %s/%s", dir, file);
+	close(dfd);
+}
+
+/*
+ * -J: {"calls":N}, N the records ever journaled (those kept and those
+ * trimmed), then the last count records, oldest first.
+ */
+int
+journal_print(const char *name, long long count)
+{
+	struct sbx_buf b = { NULL, 0, 0 };
+	struct sbx_json *j;
+	char dir[4096], file[SBX_NAME_MAX + 16], *p, *nl;
+	long long calls = 0, valid = 0, seen = 0, first;
+	int dfd, fd, pass;
+
+	if (journalpath(file, sizeof(file), name) == -1 ||
+	    (dfd = sbx_state_open(dir, sizeof(dir))) == -1)
+		return SBX_EX_FAIL;
+	fd = openat(dfd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd == -1 && errno != ENOENT)
+		err(SBX_EX_FAIL, "%s/%s", dir, file);
+	if (fd != -1 && (setlock(fd, F_RDLCK) == -1 ||
+	    sbx_buf_readfd(&b, fd, READ_MAX) == -1))
+		err(SBX_EX_FAIL, "%s/%s", dir, file);
+	if (b.len > 0 && (calls = trimmed(b.data, b.len)) < 0)
+		calls = 0;
+	/* twice: count the whole records, then print the last of them */
+	for (pass = 0; pass < 2 && b.len > 0; pass++) {
+		first = valid > count ? valid - count : 0;
+		for (p = b.data; (nl = memchr(p, '\n', b.len -
+		    (size_t)(p - b.data))) != NULL; p = nl + 1) {
+			if ((j = sbx_json_parse(p, (size_t)(nl - p), NULL)) ==
+			    NULL)
+				continue;
+			if (sbx_json_get(j, "argv") != NULL) {
+				if (pass == 0)
+					valid++;
+				else if (seen++ >= first)
+					fwrite(p, 1, (size_t)(nl - p) + 1, stdout);
+			}
+			sbx_json_free(j);
+		}
+		if (pass == 0)
+			printf("{\"calls\":%lld}\n", calls + valid);
+	}
+	if (b.len == 0)
+		printf("{\"calls\":0}\n");
+	sbx_buf_free(&b);
+	if (fd != -1)
+		close(fd);
+	close(dfd);
+	if (sbx_fshut() == -1)
+		err(SBX_EX_FAIL, "stdout");
+	return SBX_EX_OK;
+}
