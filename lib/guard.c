@@ -32,7 +32,7 @@ guardian(int line, int spare)
 		;
 	if (r != 1)
 		(void)kill(0, SIGKILL);	/* the program is gone: so is all it ran */
-	_exit(0);
+	_exit(SBX_EX_OK);
 }
 
 int
