@@ -192,10 +192,10 @@ restore(const struct run *r, int dfd, const char *prev)
 
 /*
  * Record the intent, then run sbx create.  Its success is the proof that
- * the sandbox was missing (PROV_RETRY).  On failure the listing decides:
- * absent, the intent goes and the run fails; listed because it already
- * existed, nothing was ours to do (PROV_KEEP); listed otherwise, the
- * intent stays so that the half-made sandbox is still torn down.
+ * the sandbox was missing (PROV_RETRY).  If it says the sandbox already
+ * exists, nothing was ours to do (PROV_KEEP).  On other failures the
+ * listing decides: absent, the intent goes and the run fails; listed,
+ * the intent stays so that the half-made sandbox is still torn down.
  */
 static int
 create(const struct run *r, const struct create *c, int dfd,
@@ -204,7 +204,7 @@ create(const struct run *r, const struct create *c, int dfd,
 	char file[SBX_NAME_MAX + 16];
 	const char *mode = c->readonly ? "ro" : "rw";
 	struct sbx_cmd cmd;
-	int made = 0, already, status, there;
+	int made = 0, already, status;
 
 	snprintf(file, sizeof(file), "%s.prime", r->name);
 	if (c->readonly)
@@ -240,19 +240,15 @@ create(const struct run *r, const struct create *c, int dfd,
 		return PROV_RETRY;
 	}
 	status = cmd.status;
-	there = listed(r);
-	if (!there || already) {
+	sbx_cmd_free(&cmd);
+	/* "already exists" is sbx's own word that the sandbox is there */
+	if (already || !listed(r)) {
 		restore(r, dfd, prev);
 		if (made)
 			(void)sbx_state_rmtree(dfd, file);
+		if (already)
+			return PROV_KEEP;
 	}
-	if (there && already) {
-		sbx_cmd_free(&cmd);
-		return PROV_KEEP;
-	}
-	if (already)
-		(void)sbx_writeall(STDERR_FILENO, cmd.err.data, cmd.err.len);
-	sbx_cmd_free(&cmd);
 	errx(SBX_EX_FAIL, "sandbox %s: sbx create failed (exit %d)", r->name,
 	    status);
 }
