@@ -289,11 +289,9 @@ provision(const struct run *r)
 
 	if ((lfd = sbx_lock(dfd, SBX_PROVISION_LOCK, 1)) == -1)
 		err(SBX_EX_FAIL, "%s/%s", statedir, SBX_PROVISION_LOCK);
-	if (sbx_created_text(dfd, r->name, now, sizeof(now)) == -1) {
-		if (errno != ENOENT)
-			err(SBX_EX_FAIL, "%s/%s.created", statedir, r->name);
+	/* a link or garbage in its place is no marker: it is written over */
+	if (sbx_created_text(dfd, r->name, now, sizeof(now)) == -1)
 		now[0] = '\0';
-	}
 	ret = PROV_RETRY;
 	if (now[0] != '\0' && strcmp(now, r->before) != 0 &&
 	    sbx_state_field(now, "state", state, sizeof(state)) != NULL &&
