@@ -4,11 +4,15 @@
  * as "start=" (0 when the platform cannot tell) and the watcher as
  * "watcher="; NAME.created holds "created=" in Unix seconds.  Anything
  * else in them is ignored; a missing or malformed field is EINVAL.
+ * sbx-run writes NAME.created twice: with state=creating before `sbx
+ * create` runs (the intent, so an interrupted create is still torn down
+ * and swept), then with state=ready once it succeeded.
  */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sbx.h"
@@ -100,4 +104,30 @@ sbx_created_read(int dfd, const char *name, long long *when)
 	if (readmarker(dfd, name, "created", text, sizeof(text)) == -1)
 		return -1;
 	return field(text, "created", 0, LLONG_MAX, when);
+}
+
+/*
+ * Write NAME.created in state (SBX_CREATING or SBX_READY) for the
+ * workspace mounted in mode ("rw" or "ro").  by= names the writer, so two
+ * provisionings in the same second still differ.
+ */
+int
+sbx_created_write(int dfd, const char *name, const char *state,
+    const char *workspace, const char *mode)
+{
+	char file[SBX_NAME_MAX + 16], text[PATH_MAX + 192];
+
+	if (markerpath(file, sizeof(file), name, "created") == -1)
+		return -1;
+	snprintf(text, sizeof(text), "created=%lld\nstate=%s\nby=%ld\n"
+	    "workspace=%s\nmode=%s\n", (long long)time(NULL), state,
+	    (long)getpid(), workspace, mode);
+	return sbx_state_write(dfd, file, text);
+}
+
+/* The whole text of NAME.created; -1 with ENOENT or EINVAL as above. */
+int
+sbx_created_text(int dfd, const char *name, char *text, size_t size)
+{
+	return readmarker(dfd, name, "created", text, size);
 }

@@ -84,8 +84,8 @@ struct sbx_cmd {
 	int	 relay;		/* both streams pass through us, counted */
 	/*
 	 * hold_err: stderr passes through, but while this returns non-zero
-	 * for the text held so far (called at each newline) it is kept in
-	 * err instead; at exit the caller decides what to do with it.
+	 * for the text held so far (called as each piece arrives) it is kept
+	 * in err instead; at exit the caller decides what to do with it.
 	 */
 	int	(*hold_err)(const char *, size_t, void *);
 	void	*hold_arg;
@@ -171,12 +171,21 @@ int	 sbx_runnable(const char *);
 int	 sbx_owner_write(int, const char *, pid_t, unsigned long long, pid_t);
 int	 sbx_owner_read(int, const char *, pid_t *, unsigned long long *);
 int	 sbx_created_read(int, const char *, long long *);
+#define SBX_CREATING	"creating"	/* state= before sbx create runs */
+#define SBX_READY	"ready"		/* state= once it succeeded */
+int	 sbx_created_write(int, const char *, const char *, const char *,
+	    const char *);
+int	 sbx_created_text(int, const char *, char *, size_t);
 
 /* rfc3339.c: an RFC 3339 timestamp to Unix seconds */
 int	 sbx_rfc3339(const char *, long long *);
 
 /* notfound.c: sbx's error output says the sandbox does not exist */
+#define SBX_NF_NO	0	/* not sbx's line, and cannot become it */
+#define SBX_NF_PREFIX	1	/* could still become it */
+#define SBX_NF_LINE	2	/* the first line is sbx's, complete */
 int	 sbx_notfound(const char *, const char *);
+int	 sbx_notfound_line(const char *, size_t, const char *);
 
 /*
  * Ports (sbx-ports, sbx-verify).  portspec.c: specs, sbx's JSON listing,

@@ -163,8 +163,9 @@ hold_check(struct sbx_cmd *c)
 {
 	if (!c->holding || c->err.len == 0)
 		return;
-	if (c->err.len < HOLD_MAX && (memchr(c->err.data, '\n', c->err.len)
-	    == NULL || c->hold_err(c->err.data, c->err.len, c->hold_arg)))
+	/* asked at every piece, so a prompt without a newline goes out */
+	if (c->err.len < HOLD_MAX &&
+	    c->hold_err(c->err.data, c->err.len, c->hold_arg))
 		return;
 	(void)sbx_writeall(STDERR_FILENO, c->err.data, c->err.len);
 	c->err.len = 0;

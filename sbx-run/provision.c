@@ -1,7 +1,8 @@
 /*
  * provision.c: create the sandbox on first use.  Under a lock in the state
- * directory, so two calls that both find it missing create it once; the
- * listing is read again under the lock for the same reason.
+ * directory, so two calls that both find it missing create it once, and
+ * only once sbx's "no such sandbox" is confirmed, so that a command that
+ * merely printed those words is never run twice.
  */
 #include <sys/stat.h>
 
@@ -12,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sbx.h"
@@ -98,42 +98,6 @@ bad:
 	errx(SBX_EX_USAGE, "DOCKER_SANDBOX_TEMPLATE: not an image reference");
 }
 
-/* path is home or one of its parents: mounting it would expose ~/.ssh. */
-static int
-covers_home(const char *path)
-{
-	char home[PATH_MAX];
-	const char *h = getenv("HOME");
-	size_t len = strlen(path);
-
-	if (strcmp(path, "/") == 0)
-		return 1;
-	if (h == NULL || *h != '/' || realpath(h, home) == NULL)
-		return 0;
-	return strncmp(home, path, len) == 0 &&
-	    (home[len] == '\0' || home[len] == '/');
-}
-
-static void
-workspace(const struct run *r, char *buf)
-{
-	const char *w = r->workspace ? r->workspace : ".", *p;
-	struct stat st;
-
-	if (realpath(w, buf) == NULL)
-		err(SBX_EX_FAIL, "workspace %s", w);
-	/* sbx reads "PATH:ro"; a ':' or a control byte would be misread */
-	for (p = buf; *p != '\0'; p++)
-		if (*p == ':' || (unsigned char)*p < ' ' || *p == 0x7f)
-			errx(SBX_EX_FAIL, "workspace path holds ':' or a "
-			    "control character; refusing it");
-	if (stat(buf, &st) == -1 || !S_ISDIR(st.st_mode))
-		errx(SBX_EX_FAIL, "workspace %s: not a directory", buf);
-	if (covers_home(buf))
-		errx(SBX_EX_FAIL, "workspace %s is / or your home directory or "
-		    "above it; refusing to mount it (use -w)", buf);
-}
-
 static char **
 create_argv(const struct run *r, const struct create *c, int quiet)
 {
@@ -164,6 +128,17 @@ create_argv(const struct run *r, const struct create *c, int quiet)
 	return av;
 }
 
+/* A call cut short by the timeout or a signal ends the run: 124, 128+n. */
+static void
+cut_short(const struct run *r, const struct sbx_cmd *c, const char *verb)
+{
+	if (c->timedout)
+		errx(SBX_EX_TIMEOUT, "sandbox %s: sbx %s timed out after %d s",
+		    r->name, verb, c->timeout);
+	if (c->signo != 0)
+		exit(128 + c->signo);
+}
+
 /* Does `sbx ls --json` list the sandbox?  1 yes, 0 no; exits on failure. */
 static int
 listed(const struct run *r)
@@ -176,12 +151,13 @@ listed(const struct run *r)
 	memset(&c, 0, sizeof(c));
 	c.argv = av;
 	c.envp = r->env;
-	c.timeout = (int)sbx_conf_num("DOCKER_SANDBOX_TIMEOUT", 120, 0, 86400);
+	c.timeout = r->calltimeout;
 	c.newpgrp = 1;
 	c.in = -1;
 	c.capture_out = 1;
 	if (sbx_cmd_run(&c) == -1)
 		err(sbx_exec_status(errno), "%s", r->sbx);
+	cut_short(r, &c, "ls");
 	if (c.status != 0)
 		errx(SBX_EX_FAIL, "sbx ls --json failed (exit %d)", c.status);
 	found = sbx_ls_listed(c.out.data ? c.out.data : "", c.out.len, r->name,
@@ -201,17 +177,102 @@ print_argv(char **av)
 	fprintf(stderr, "\n");
 }
 
+/* NAME.created back as it was before this run wrote its intent. */
+static void
+restore(const struct run *r, int dfd, const char *prev)
+{
+	char file[SBX_NAME_MAX + 16];
+
+	snprintf(file, sizeof(file), "%s.created", r->name);
+	if (*prev != '\0')
+		(void)sbx_state_write(dfd, file, prev);
+	else
+		(void)sbx_state_remove(dfd, file);
+}
+
 /*
- * Make sure the sandbox exists, creating it if allowed.  Returns 0, or
- * exits: 1 when it cannot or may not be created.
+ * Record the intent, then run sbx create.  Its success is the proof that
+ * the sandbox was missing (PROV_RETRY).  If it says the sandbox already
+ * exists, nothing was ours to do (PROV_KEEP).  On other failures the
+ * listing decides: absent, the intent goes and the run fails; listed,
+ * the intent stays so that the half-made sandbox is still torn down.
+ */
+static int
+create(const struct run *r, const struct create *c, int dfd,
+    const char *prev)
+{
+	char file[SBX_NAME_MAX + 16];
+	const char *mode = c->readonly ? "ro" : "rw";
+	struct sbx_cmd cmd;
+	int made = 0, already, status;
+
+	snprintf(file, sizeof(file), "%s.prime", r->name);
+	if (c->readonly)
+		prime_dir(dfd, file, c->prime, &made);
+	if (sbx_created_write(dfd, r->name, SBX_CREATING, c->workspace,
+	    mode) == -1) {
+		if (made)
+			(void)sbx_state_rmtree(dfd, file);
+		err(SBX_EX_FAIL, "%s.created: cannot record the sandbox before "
+		    "creating it", r->name);
+	}
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.argv = create_argv(r, c, 1);
+	cmd.envp = r->env;
+	/* the longer floor only when the user set no bound at all */
+	cmd.timeout = r->given ? r->calltimeout : CREATE_TIMEOUT;
+	cmd.newpgrp = 1;
+	cmd.in = -1;
+	cmd.capture_err = 1;
+	if (sbx_cmd_run(&cmd) == -1)
+		err(sbx_exec_status(errno), "%s", r->sbx);
+	already = cmd.status != 0 && !cmd.timedout && cmd.signo == 0 &&
+	    cmd.err.data != NULL && strstr(cmd.err.data, "already exists");
+	/* sbx's own words, unless they only say that ours was no news */
+	if (!already && cmd.err.len > 0)
+		(void)sbx_writeall(STDERR_FILENO, cmd.err.data, cmd.err.len);
+	cut_short(r, &cmd, "create");
+	if (cmd.status == 0) {
+		if (sbx_created_write(dfd, r->name, SBX_READY, c->workspace,
+		    mode) == -1)
+			warn("%s.created", r->name);	/* the intent stays */
+		sbx_cmd_free(&cmd);
+		return PROV_RETRY;
+	}
+	status = cmd.status;
+	sbx_cmd_free(&cmd);
+	/* "already exists" is sbx's own word that the sandbox is there */
+	if (already || !listed(r)) {
+		restore(r, dfd, prev);
+		if (made)
+			(void)sbx_state_rmtree(dfd, file);
+		if (already)
+			return PROV_KEEP;
+	}
+	errx(SBX_EX_FAIL, "sandbox %s: sbx create failed (exit %d)", r->name,
+	    status);
+}
+
+/*
+ * sbx's exec said the sandbox does not exist.  Confirm it, create it if
+ * allowed, and say whether to run the command again (PROV_RETRY) or to
+ * give back what the first run said (PROV_KEEP); or exit: 1 when it
+ * cannot or may not be created, 124 on a timeout, 128+n on a signal.
+ *
+ * Under the provisioning lock: a NAME.created in state ready that was not
+ * there before the exec means another call made the sandbox meanwhile,
+ * and a retry costs no sbx call.  With no marker, `sbx create` itself is
+ * the confirmation (three calls in all: exec, create, exec).  With a
+ * marker that predates the exec the sandbox was made before, so `sbx ls`
+ * must first show it gone.
  */
 int
 provision(const struct run *r)
 {
 	struct create c;
-	struct sbx_cmd cmd;
-	char statedir[PATH_MAX], file[SBX_NAME_MAX + 16], marker[PATH_MAX + 96];
-	int dfd, lfd;
+	char statedir[PATH_MAX], now[sizeof(r->before)], why[PATH_MAX + 128];
+	char state[16];
+	int dfd, lfd, ret, autocreate, refused;
 
 	memset(&c, 0, sizeof(c));
 	snprintf(c.cpus, sizeof(c.cpus), "%lld",
@@ -219,49 +280,57 @@ provision(const struct run *r)
 	memory(c.memory, sizeof(c.memory));
 	c.template = template();
 	c.readonly = sbx_conf_bool("DOCKER_SANDBOX_WORKSPACE_RO", 0);
-	workspace(r, c.workspace);
+	autocreate = sbx_conf_bool("DOCKER_SANDBOX_AUTOCREATE", 1);
 	if ((dfd = sbx_state_open(statedir, sizeof(statedir))) == -1)
 		exit(SBX_EX_FAIL);
-	snprintf(file, sizeof(file), "%s.prime", r->name);
-	snprintf(c.prime, sizeof(c.prime), "%s/%s", statedir, file);
+	refused = workspace_check(r, statedir, c.workspace, why, sizeof(why));
+	snprintf(c.prime, sizeof(c.prime), "%s/%s.prime", statedir, r->name);
 	snprintf(c.rospec, sizeof(c.rospec), "%s:ro", c.workspace);
 
-	if (!sbx_conf_bool("DOCKER_SANDBOX_AUTOCREATE", 1)) {
+	if ((lfd = sbx_lock(dfd, SBX_PROVISION_LOCK, 1)) == -1)
+		err(SBX_EX_FAIL, "%s/%s", statedir, SBX_PROVISION_LOCK);
+	/* a link or garbage in its place is no marker: it is written over */
+	if (sbx_created_text(dfd, r->name, now, sizeof(now)) == -1)
+		now[0] = '\0';
+	ret = PROV_RETRY;
+	if (now[0] != '\0' && strcmp(now, r->before) != 0 &&
+	    sbx_state_field(now, "state", state, sizeof(state)) != NULL &&
+	    strcmp(state, SBX_READY) == 0)
+		goto done;	/* made by another call since our exec */
+	ret = PROV_KEEP;
+	if ((now[0] != '\0' || !autocreate || refused) && listed(r))
+		goto done;	/* it exists: the message was not sbx's */
+	if (refused)
+		errx(SBX_EX_FAIL, "%s", why);
+	if (!autocreate) {
 		warnx("sandbox %s does not exist and DOCKER_SANDBOX_AUTOCREATE "
 		    "is off; create it with:", r->name);
 		print_argv(create_argv(r, &c, 0));
 		exit(SBX_EX_FAIL);
 	}
-	if ((lfd = sbx_lock(dfd, SBX_PROVISION_LOCK, 1)) == -1)
-		err(SBX_EX_FAIL, "%s/%s", statedir, SBX_PROVISION_LOCK);
-	if (listed(r))
-		goto done;	/* someone else made it meanwhile */
-	if (c.readonly && mkdirat(dfd, file, 0700) == -1 && errno != EEXIST)
-		err(SBX_EX_FAIL, "%s", c.prime);
-
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.argv = create_argv(r, &c, 1);
-	cmd.envp = r->env;
-	cmd.timeout = CREATE_TIMEOUT;
-	cmd.newpgrp = 1;
-	cmd.in = -1;
-	if (sbx_cmd_run(&cmd) == -1)
-		err(sbx_exec_status(errno), "%s", r->sbx);
-	if (cmd.status != 0) {
-		if (c.readonly)
-			(void)sbx_state_rmtree(dfd, file);
-		errx(SBX_EX_FAIL, "sandbox %s: sbx create failed (%s %d)",
-		    r->name, cmd.timedout ? "timed out, status" : "exit",
-		    cmd.status);
-	}
-	snprintf(file, sizeof(file), "%s.created", r->name);
-	snprintf(marker, sizeof(marker), "created=%lld\nworkspace=%s\n"
-	    "mode=%s\n", (long long)time(NULL), c.workspace,
-	    c.readonly ? "ro" : "rw");
-	if (sbx_state_write(dfd, file, marker) == -1)
-		warn("%s/%s", statedir, file);
+	ret = create(r, &c, dfd, now);
 done:
 	close(lfd);
 	close(dfd);
-	return 0;
+	return ret;
+}
+
+/*
+ * NAME.created as it is before the exec, so that provision() can tell a
+ * sandbox made meanwhile by another call.  No state directory yet: "".
+ */
+void
+provision_snapshot(struct run *r)
+{
+	char path[PATH_MAX];
+	int dfd;
+
+	r->before[0] = '\0';
+	if (sbx_state_path(path, sizeof(path)) == -1 ||
+	    (dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return;
+	if (sbx_created_text(dfd, r->name, r->before, sizeof(r->before)) == -1)
+		r->before[0] = '\0';
+	close(dfd);
 }

@@ -5,7 +5,8 @@
  * The sbx child gets a scrubbed environment; names meant for the sandbox
  * go as bare `-e NAME`, so no value ever appears in an argument vector.
  * In the steady state a call is one `sbx exec`: only when sbx answers that
- * the sandbox does not exist is it provisioned and the call made again.
+ * the sandbox does not exist, and that is confirmed, is it provisioned and
+ * the call made again (see provision.c).
  */
 #include <err.h>
 #include <errno.h>
@@ -33,21 +34,14 @@ usage(void)
 }
 
 /*
- * Keep stderr back while its first line is sbx's "no such sandbox": then
- * the caller provisions and retries, and the user never sees it.
+ * Keep stderr back while it could still be sbx's "no such sandbox": then
+ * the caller may provision and retry, and the user never sees it.  Text
+ * that cannot be that line goes out at once, a prompt included.
  */
 static int
 missing(const char *text, size_t len, void *arg)
 {
-	const char *nl = memchr(text, '\n', len);
-	char line[SBX_NAME_MAX + 64];
-	size_t n = nl ? (size_t)(nl - text) : len;
-
-	if (n >= sizeof(line))
-		return 0;	/* longer than either wording */
-	memcpy(line, text, n);
-	line[n] = '\0';
-	return sbx_notfound(line, arg);
+	return sbx_notfound_line(text, len, arg) != SBX_NF_NO;
 }
 
 static char **
@@ -85,9 +79,14 @@ exec_argv(const struct run *r, char **fwd, char **inner, int interactive,
 	return av;
 }
 
-/* One sbx exec.  Returns its status; *absent set if sbx said no sandbox. */
+/*
+ * One sbx exec.  Returns its status.  With held non-NULL, *absent says
+ * whether sbx said there is no such sandbox; its words are then kept in
+ * held for the caller to give back if that proves untrue.
+ */
 static int
-run_exec(const struct run *r, char **av, int in, int *absent)
+run_exec(const struct run *r, char **av, int in, int *absent,
+    struct sbx_buf *held)
 {
 	struct sbx_cmd c;
 	int status;
@@ -101,15 +100,20 @@ run_exec(const struct run *r, char **av, int in, int *absent)
 	    tcgetpgrp(STDIN_FILENO) == getpgrp();
 	c.in = in;
 	c.relay = 1;	/* counted for the journal */
-	if (absent != NULL) {
+	if (held != NULL) {
 		c.hold_err = missing;
 		c.hold_arg = (void *)r->name;
 	}
 	if (sbx_cmd_run(&c) == -1)
 		err(sbx_exec_status(errno), "%s", r->sbx);
-	if (absent != NULL)
-		*absent = c.holding && c.status == 1;
-	if (c.holding && !(absent != NULL && *absent))
+	if (held != NULL)
+		*absent = c.holding && c.status == 1 && !c.timedout &&
+		    c.signo == 0 && sbx_notfound_line(c.err.data, c.err.len,
+		    r->name) == SBX_NF_LINE;
+	if (held != NULL && *absent) {
+		*held = c.err;
+		memset(&c.err, 0, sizeof(c.err));
+	} else if (c.holding)
 		(void)sbx_writeall(STDERR_FILENO, c.err.data, c.err.len);
 	if (c.timedout)
 		warnx("sandbox %s: timed out after %d s", r->name, r->timeout);
@@ -123,6 +127,7 @@ int
 main(int argc, char *argv[])
 {
 	struct sbx_envpolicy pol;
+	struct sbx_buf held;
 	struct run r;
 	const char *errstr;
 	char name[SBX_NAME_MAX + 1], **av, **fwd;
@@ -191,15 +196,19 @@ main(int argc, char *argv[])
 	if (!xflag)
 		check_docker_args(argv);
 
+	/*
+	 * -t, else DOCKER_SANDBOX_TIMEOUT, bounds every sbx call of the run;
+	 * the longer floors (long docker commands, create) apply only when
+	 * neither is given.
+	 */
+	r.calltimeout = (int)sbx_conf_num("DOCKER_SANDBOX_TIMEOUT", 120, 0,
+	    TIMEOUT_MAX);
+	r.given = tflag != -1 || sbx_conf_str("DOCKER_SANDBOX_TIMEOUT") != NULL;
 	if (tflag != -1)
-		r.timeout = tflag;
-	else {
-		r.timeout = (int)sbx_conf_num("DOCKER_SANDBOX_TIMEOUT", 120, 0,
-		    TIMEOUT_MAX);
-		if (!xflag && long_running(argv) && r.timeout != 0 &&
-		    r.timeout < LONG_TIMEOUT)
-			r.timeout = LONG_TIMEOUT;
-	}
+		r.calltimeout = tflag;
+	r.timeout = r.calltimeout;
+	if (!r.given && !xflag && long_running(argv))
+		r.timeout = LONG_TIMEOUT;
 	if (sbx_env_policy(&pol, NULL, 0) == -1 ||
 	    (r.env = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_CANTRUN, NULL);
@@ -211,12 +220,17 @@ main(int argc, char *argv[])
 		err(SBX_EX_CANTRUN, NULL);
 	av = exec_argv(&r, fwd, argv, iflag, xflag);
 	journal_begin();
-	status = run_exec(&r, av, in, &absent);
+	provision_snapshot(&r);
+	memset(&held, 0, sizeof(held));
+	status = run_exec(&r, av, in, &absent, &held);
 	if (absent) {
-		provision(&r);
-		status = run_exec(&r, av, in, NULL);
+		if (provision(&r) == PROV_RETRY)
+			status = run_exec(&r, av, in, NULL, NULL);
+		else	/* not sbx's word after all: give it back */
+			(void)sbx_writeall(STDERR_FILENO, held.data, held.len);
 	}
 	journal_add(r.name, argv, xflag, status);
+	sbx_buf_free(&held);
 	for (i = 0; fwd[i] != NULL; i++)
 		free(fwd[i]);
 	free(fwd);

@@ -6,13 +6,21 @@ struct run {
 	char		 sbx[4096];	/* the sbx CLI, absolute */
 	char		**env;		/* for the sbx child */
 	int		 timeout;	/* seconds for the exec; 0: none */
+	int		 calltimeout;	/* seconds for ls and create; 0: none */
+	int		 given;		/* -t or DOCKER_SANDBOX_TIMEOUT was set */
+	char		 before[4096];	/* NAME.created before the exec, or "" */
 };
+
+/* Provisioning's answer: run the command again, or return what it said. */
+#define PROV_KEEP	0
+#define PROV_RETRY	1
 
 /* dockerargs.c */
 void	 check_docker_args(char *const *);
 int	 long_running(char *const *);
 
 /* provision.c */
+void	 provision_snapshot(struct run *);
 int	 provision(const struct run *);
 
 /* journal.c */
@@ -20,3 +28,8 @@ extern unsigned long long journal_bytes;	/* output of the last exec */
 void	 journal_begin(void);
 void	 journal_add(const char *, char *const *, int, int);
 int	 journal_print(const char *, long long);
+
+/* workspace.c */
+int	 workspace_check(const struct run *, const char *, char *, char *,
+	    size_t);
+void	 prime_dir(int, const char *, const char *, int *);

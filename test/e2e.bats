@@ -63,14 +63,14 @@ status_of() {
 
 # ---------------------------------------------------------------- provisioning
 
-@test "first use provisions the sandbox (exec, ls, create, exec); after that a call is one sbx exec" {
+@test "first use provisions the sandbox (exec, create, exec); after that a call is one sbx exec" {
 	n=$(sim_ncalls)
 	run -0 --separate-stderr sbx-run -s e2e-a version --format '{{.Server.Os}}'
 	[ "$output" = linux ]
-	[ "$(verbs_after "$n")" = "exec ls create exec " ]
+	[ "$(verbs_after "$n")" = "exec create exec " ]
 	mapfile -t c < <(sim_calls_after "$n" | sim_argv_of)
 	[ "${c[0]}" = "exec e2e-a -- docker -H unix:///var/run/docker.sock version --format $(printf '%q' '{{.Server.Os}}')" ]
-	[ "${c[2]}" = "create --quiet --name e2e-a --cpus 2 --memory 2g shell $WS" ]
+	[ "${c[1]}" = "create --quiet --name e2e-a --cpus 2 --memory 2g shell $WS" ]
 	[ "$(sim_calls_after "$n" | sed -n 1p | cut -d' ' -f2)" = 1 ]
 	[ -f "$SBX_STATE_DIR/e2e-a.created" ]
 	[ "$(stat -c %a "$SBX_STATE_DIR")" = 700 ]

@@ -169,13 +169,13 @@ none_survived() {
 	run -0 sbx-run -x -s "$N" sh -c 'echo -H'
 }
 
-@test "sbx-run: provisions a missing sandbox: exec, ls, create, exec" {
+@test "sbx-run: provisions a missing sandbox: exec, create, exec (create confirms it)" {
 	run -0 --separate-stderr sbx-run -s "$N" ps
-	[ "$(stub_count)" -eq 4 ]
+	[ "$(stub_count)" -eq 3 ]
 	[ "$(stub_argv 1 | tr '\n' ' ')" = "exec $N -- docker $PIN ps " ]
-	[ "$(stub_argv 2 | tr '\n' ' ')" = "ls --json " ]
-	[ "$(stub_argv 3 | tr '\n' ' ')" = "create --quiet --name $N --cpus 2 --memory 2g shell $WS " ]
-	[ "$(stub_argv 4 | tr '\n' ' ')" = "exec $N -- docker $PIN ps " ]
+	[ "$(stub_argv 2 | tr '\n' ' ')" = "create --quiet --name $N --cpus 2 --memory 2g shell $WS " ]
+	[ "$(stub_argv 3 | tr '\n' ' ')" = "exec $N -- docker $PIN ps " ]
+	grep -q '^state=ready$' "$SBX_STATE_DIR/$N.created"
 	# sbx's "no sandbox" never reaches the user; the marker is written
 	[[ "$stderr" != *"no sandbox named"* ]]
 	grep -q "^workspace=$WS\$" "$SBX_STATE_DIR/$N.created"
@@ -193,8 +193,8 @@ none_survived() {
 		DOCKER_SANDBOX_MEMORY=$1 DOCKER_SANDBOX_CPUS=4 \
 		    DOCKER_SANDBOX_TEMPLATE=docker.io/library/tpl:v1 \
 		    run -0 sbx-run -s "$N" ps
-		[ "$(stub_argv 3 | tr '\n' ' ')" = "create --quiet --name $N --cpus 4 --memory $2 --template docker.io/library/tpl:v1 shell $WS " ] ||
-		    fail "memory $1: $(stub_argv 3 | tr '\n' ' ')"
+		[ "$(stub_argv 2 | tr '\n' ' ')" = "create --quiet --name $N --cpus 4 --memory $2 --template docker.io/library/tpl:v1 shell $WS " ] ||
+		    fail "memory $1: $(stub_argv 2 | tr '\n' ' ')"
 	done
 }
 
@@ -214,7 +214,7 @@ none_survived() {
 
 @test "sbx-run: read-only mode mounts a scratch primary and the project :ro" {
 	DOCKER_SANDBOX_WORKSPACE_RO=true run -0 sbx-run -s "$N" ps
-	[ "$(stub_argv 3 | tr '\n' ' ')" = "create --quiet --name $N --cpus 2 --memory 2g shell $SBX_STATE_DIR/$N.prime $WS:ro " ]
+	[ "$(stub_argv 2 | tr '\n' ' ')" = "create --quiet --name $N --cpus 2 --memory 2g shell $SBX_STATE_DIR/$N.prime $WS:ro " ]
 	[ -d "$SBX_STATE_DIR/$N.prime" ]
 	[ "$(stat -c %a "$SBX_STATE_DIR/$N.prime")" = 700 ]
 	grep -q '^mode=ro$' "$SBX_STATE_DIR/$N.created"
@@ -231,25 +231,32 @@ none_survived() {
 	[ "$(stub_count exec)" -eq 1 ]
 }
 
-@test "sbx-run: a failed listing stops provisioning" {
+@test "sbx-run: a failed create the listing cannot explain keeps its intent marker" {
+	echo 1 >"$SBX_STUB_DIR/rc.create"
 	echo 1 >"$SBX_STUB_DIR/rc.ls"
 	run -1 --separate-stderr sbx-run -s "$N" ps
 	[ "$stderr" = "sbx-run: sbx ls --json failed (exit 1)" ]
-	[ "$(stub_count create)" -eq 0 ]
+	grep -q '^state=creating$' "$SBX_STATE_DIR/$N.created"
 	rm "$SBX_STUB_DIR/rc.ls"
 	echo 'not json at all' >"$SBX_STUB_DIR/out.ls"
 	run -1 --separate-stderr sbx-run -s "$N" ps
 	[ "$stderr" = "sbx-run: sbx ls --json: no JSON in the output" ]
+	# listed after a failed create that did not say "already exists":
+	# half made, so the intent stays for the teardown
 	printf 'Starting sandboxd daemon...\n{"sandboxes":[{"name":"%s"}]}\n' "$N" >"$SBX_STUB_DIR/out.ls"
-	run -1 sbx-run -s "$N" ps	# listed, so no create; the exec still fails
-	[ "$(stub_count create)" -eq 0 ]
+	rm "$SBX_STATE_DIR/$N.created"
+	run -1 --separate-stderr sbx-run -s "$N" ps
+	[[ "$stderr" == *"sbx-run: sandbox $N: sbx create failed (exit 1)" ]]
+	grep -q '^state=creating$' "$SBX_STATE_DIR/$N.created"
 }
 
 @test "sbx-run: DOCKER_SANDBOX_AUTOCREATE=0 prints the create line to run instead" {
 	DOCKER_SANDBOX_AUTOCREATE=no run -1 --separate-stderr sbx-run -s "$N" ps
 	[ "${stderr_lines[0]}" = "sbx-run: sandbox $N does not exist and DOCKER_SANDBOX_AUTOCREATE is off; create it with:" ]
 	[ "${stderr_lines[1]}" = "  sbx create --name $N --cpus 2 --memory 2g shell $WS" ]
-	[ "$(stub_count)" -eq 1 ]
+	# exec, then the listing that confirms the sandbox is missing
+	[ "$(stub_count)" -eq 2 ]
+	[ "$(stub_count create)" -eq 0 ]
 }
 
 @test "sbx-run: refuses to mount /, \$HOME or above it, or a path sbx would misread" {
@@ -293,7 +300,7 @@ none_survived() {
 		run -0 sbx-run -s "$N" images
 	done
 	[ $(( $(stub_count) - base )) -eq 5 ]
-	[ "$(stub_count ls)" -eq 1 ]
+	[ "$(stub_count ls)" -eq 0 ]
 }
 
 @test "sbx-run: a stale marker does not matter: a vanished sandbox is made again" {

@@ -48,11 +48,21 @@ vg_clean() {
 	rm -f "$VGLOG"/*.log
 }
 
-@test "valgrind: sbx-run provisions a missing sandbox (exec, ls, create, exec)" {
+@test "valgrind: sbx-run provisions a missing sandbox (exec, create, exec)" {
 	run -0 vg sbx-run -s "$N" ps
-	[ "$(stub_count)" -eq 4 ]
+	[ "$(stub_count)" -eq 3 ]
 	[ "$(stub_count create)" -eq 1 ]
 	[ -f "$SBX_STATE_DIR/$N.created" ]
+	vg_clean
+}
+
+@test "valgrind: sbx-run gives back a not-found text that was no sbx's (create says it exists; a marker: ls)" {
+	stub_sandbox "$N"
+	export SBX_STUB_EXEC_RUN=1
+	run -1 vg sbx-run -x -s "$N" sh -c "echo \"ERROR: no sandbox named '$N'\" >&2; exit 1"
+	printf 'created=1\nstate=ready\n' >"$SBX_STATE_DIR/$N.created"
+	run -1 vg sbx-run -x -s "$N" sh -c "echo \"ERROR: no sandbox named '$N'\" >&2; exit 1"
+	[ "$(stub_count ls)" -eq 1 ]
 	vg_clean
 }
 

@@ -1,0 +1,184 @@
+#!/usr/bin/env bats
+# What sbx-run may mount: the workspace guard compares directories by
+# identity (device and inode), not by spelling, and the scratch primary
+# of read-only mode is a directory sbx-run made or verified, never a
+# path found in the state directory.
+
+load helper
+
+N=pi-sbx-4242-abcd1234
+MOUNTS=
+
+setup() {
+	common_setup
+	mkdir -m 700 -p "$SBX_STATE_DIR"
+}
+
+teardown() {
+	local m
+	for m in $MOUNTS; do umount -l "$m" 2>/dev/null; done
+	MOUNTS=
+	return 0
+}
+
+# Bind-mount $1 at a fresh directory $2 (unmounted in teardown).
+bind() {
+	mkdir -p "$2"
+	mount --bind "$1" "$2" || fail "mount --bind $1 $2"
+	MOUNTS="$2 $MOUNTS"
+}
+
+# sbx-run refuses workspace $1 with the one message, creating nothing.
+refused() {
+	rm -rf "$SBX_STUB_DIR"
+	mkdir -p "$SBX_STUB_DIR"
+	run -1 --separate-stderr sbx-run -w "$1" -s "$N" ps
+	[[ "$stderr" == *"is /, a home directory or above one, or holds the state directory; refusing to mount it (use -w)" ]] ||
+	    fail "$1: $status: $stderr"
+	[ "$(stub_count create)" -eq 0 ] || fail "$1: created"
+}
+
+# The account's home directory, as getpwuid(3) knows it.
+pwhome() {
+	getent passwd "$(id -u)" | cut -d: -f6
+}
+
+@test "workspace identity class: a bind mount of \$HOME at another path is refused" {
+	bind "$HOME" "$BATS_TEST_TMPDIR/elsewhere"
+	refused "$BATS_TEST_TMPDIR/elsewhere"
+	refused "$BATS_TEST_TMPDIR/elsewhere/."
+	mkdir "$HOME/proj"
+	refused "$BATS_TEST_TMPDIR/elsewhere/proj/.."
+	# a project inside it is still fine
+	run -0 sbx-run -w "$BATS_TEST_TMPDIR/elsewhere/proj" -s "$N" ps
+	[ "$(stub_count create)" -eq 1 ]
+}
+
+@test "workspace identity class: a bind mount of / and every home or ancestor inside it" {
+	bind / "$BATS_TEST_TMPDIR/root"
+	refused "$BATS_TEST_TMPDIR/root"
+	refused "$BATS_TEST_TMPDIR/root$HOME"
+	refused "$BATS_TEST_TMPDIR/root$(dirname "$HOME")"
+	refused "$BATS_TEST_TMPDIR/root$(pwhome)"
+	refused "$BATS_TEST_TMPDIR/root/tmp/.."
+}
+
+@test "workspace identity class: HOME unset, empty or relative still guards the account's home" {
+	h=$(pwhome)
+	[ -d "$h" ] || fail "no home directory $h"
+	for how in unset empty relative; do
+		rm -rf "$SBX_STUB_DIR"
+		mkdir -p "$SBX_STUB_DIR"
+		case $how in
+		unset) run -1 --separate-stderr env -u HOME sbx-run -w "$h" -s "$N" ps ;;
+		empty) run -1 --separate-stderr env HOME= sbx-run -w "$h" -s "$N" ps ;;
+		relative) run -1 --separate-stderr env HOME=home sbx-run -w "$h" -s "$N" ps ;;
+		esac
+		[[ "$stderr" == *"refusing to mount it (use -w)" ]] ||
+		    fail "HOME $how: $status: $stderr"
+		[ "$(stub_count create)" -eq 0 ] || fail "HOME $how: created"
+	done
+	# and the private $HOME is guarded beside it
+	refused "$HOME"
+}
+
+@test "workspace identity class: a symlink to \$HOME, \$HOME/., \$HOME/x/.., the parent of \$HOME" {
+	ln -s "$HOME" "$BATS_TEST_TMPDIR/homelink"
+	ln -s / "$BATS_TEST_TMPDIR/rootlink"
+	mkdir "$HOME/x"
+	for w in "$BATS_TEST_TMPDIR/homelink" "$BATS_TEST_TMPDIR/homelink/" \
+	    "$HOME/." "$HOME/./" "$HOME/x/.." "$HOME//x/../." "$HOME/.." \
+	    "$(dirname "$HOME")" "$BATS_TEST_TMPDIR/rootlink" / //; do
+		refused "$w"
+	done
+	cd "$HOME"
+	refused .
+}
+
+@test "workspace identity class: a workspace holding the state directory is refused" {
+	export SBX_STATE_DIR="$WS/a/b/state"
+	mkdir -p "$WS/c"
+	refused "$WS"
+	refused "$WS/a"
+	refused "$WS/a/b"
+	refused "$WS/a/b/state"
+	ln -s "$WS/a" "$BATS_TEST_TMPDIR/alink"
+	refused "$BATS_TEST_TMPDIR/alink"
+	bind "$WS/a" "$BATS_TEST_TMPDIR/abind"
+	refused "$BATS_TEST_TMPDIR/abind"
+	# a sibling of it is fine
+	run -0 sbx-run -w "$WS/c" -s "$N" ps
+	[ "$(stub_count create)" -eq 1 ]
+}
+
+# Read-only mode with NAME.prime already there; $1: expected status.
+ro_run() {
+	DOCKER_SANDBOX_WORKSPACE_RO=1 run "-$1" --separate-stderr \
+	    sbx-run -s "$N" ps
+}
+
+# The create call used a real, empty, 0700 directory of ours as primary.
+fresh_prime() {
+	local p="$SBX_STATE_DIR/$N.prime"
+	[ "$(stub_argv 2 | tr '\n' ' ')" = "create --quiet --name $N --cpus 2 --memory 2g shell $p $WS:ro " ] ||
+	    fail "create: $(stub_argv 2 | tr '\n' ' ')"
+	[ ! -L "$p" ] && [ -d "$p" ] || fail "$p is not a real directory"
+	[ "$(stat -c '%a %u' "$p")" = "700 $(id -u)" ] || fail "$(stat -c '%a %u' "$p")"
+	[ -z "$(ls -A "$p")" ] || fail "$p is not empty"
+}
+
+@test "scratch primary class: a symlink to \$HOME planted as NAME.prime is removed, never followed" {
+	echo keep >"$HOME/secret"
+	chmod 755 "$HOME"
+	ln -s "$HOME" "$SBX_STATE_DIR/$N.prime"
+	ro_run 0
+	fresh_prime
+	[ "$(cat "$HOME/secret")" = keep ]
+	[ "$(stat -c %a "$HOME")" = 755 ]
+}
+
+@test "scratch primary class: a dangling link, a file, a fifo or a link to a file are removed" {
+	for kind in dangling file fifo filelink; do
+		rm -rf "$SBX_STUB_DIR" "${SBX_STATE_DIR:?}"/*
+		mkdir -p "$SBX_STUB_DIR"
+		p="$SBX_STATE_DIR/$N.prime"
+		case $kind in
+		dangling) ln -s "$BATS_TEST_TMPDIR/nowhere" "$p" ;;
+		file) echo planted >"$p" ;;
+		fifo) mkfifo "$p" ;;
+		filelink) echo x >"$HOME/f"; ln -s "$HOME/f" "$p" ;;
+		esac
+		ro_run 0
+		fresh_prime || fail "$kind"
+	done
+	[ "$(cat "$HOME/f")" = x ]
+}
+
+@test "scratch primary class: a directory not ours, of another mode, or not empty is refused" {
+	for kind in foreign mode755 mode0711 nonempty sublink; do
+		rm -rf "$SBX_STUB_DIR" "${SBX_STATE_DIR:?}"/*
+		mkdir -p "$SBX_STUB_DIR"
+		p="$SBX_STATE_DIR/$N.prime"
+		mkdir -m 700 "$p"
+		case $kind in
+		foreign) chown nobody "$p" ;;
+		mode755) chmod 755 "$p" ;;
+		mode0711) chmod 711 "$p" ;;
+		nonempty) touch "$p/planted" ;;
+		sublink) ln -s "$HOME" "$p/home" ;;
+		esac
+		ro_run 1
+		[[ "$stderr" == *"scratch directory $p is not an empty directory of ours with mode 0700; refusing it"* ]] ||
+		    fail "$kind: $stderr"
+		[ "$(stub_count create)" -eq 0 ] || fail "$kind: created"
+		# refused, not removed: the user decides
+		[ -d "$p" ] || fail "$kind: removed"
+		[ ! -e "$SBX_STATE_DIR/$N.created" ] || fail "$kind: marker"
+	done
+}
+
+@test "scratch primary class: an empty 0700 directory of ours (a create cut short) is used" {
+	mkdir -m 700 "$SBX_STATE_DIR/$N.prime"
+	ro_run 0
+	fresh_prime
+}
