@@ -319,7 +319,7 @@ main(int argc, char *argv[])
 	if (plen == 0 || plen >= SBX_NAME_MAX || i < plen)
 		errx(SBX_EX_USAGE, "-P %s: invalid prefix",
 		    sbx_shown(prefix, buf, 80));
-	timeout = (int)sbx_conf_num("DOCKER_SANDBOX_TIMEOUT", 120, 1, 86400);
+	timeout = sbx_conf_timeout();
 
 	if ((gc_dfd = sbx_state_open(gc_statedir, sizeof(gc_statedir))) == -1)
 		exit(SBX_EX_FAIL);

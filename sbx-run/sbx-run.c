@@ -173,6 +173,7 @@ main(int argc, char *argv[])
 	}
 	if (argc == 0)
 		usage();
+	sbx_conf_check(SBX_CONF_RUN);
 	r.name = sbx_name_pick(r.name);
 	if (!xflag)
 		check_docker_args(argv);
@@ -180,8 +181,7 @@ main(int argc, char *argv[])
 	if (tflag != -1)
 		r.timeout = tflag;
 	else {
-		r.timeout = (int)sbx_conf_num("DOCKER_SANDBOX_TIMEOUT", 120, 0,
-		    TIMEOUT_MAX);
+		r.timeout = sbx_conf_timeout();
 		if (!xflag && long_running(argv) && r.timeout != 0 &&
 		    r.timeout < LONG_TIMEOUT)
 			r.timeout = LONG_TIMEOUT;
