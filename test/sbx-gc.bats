@@ -112,7 +112,7 @@ removed_names() {
 	run -64 --separate-stderr "$G" -x --all
 	[ "$stderr" = "sbx-gc: -x --all: invalid sandbox name" ]
 	DOCKER_SANDBOX_TIMEOUT=2m run -64 --separate-stderr "$G"
-	[ "$stderr" = "sbx-gc: DOCKER_SANDBOX_TIMEOUT: number is invalid (1 to 86400)" ]
+	[ "$stderr" = "sbx-gc: DOCKER_SANDBOX_TIMEOUT: number is invalid (0 to 86400)" ]
 	[ ! -e "$SBX_STUB_DIR/calls.log" ]
 }
 
