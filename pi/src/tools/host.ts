@@ -6,7 +6,7 @@ import http from "node:http";
 import https from "node:https";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
-import { envNumber, findProgram, INSTALL_HINT, modeLines, PROGRAMS, sbxCli } from "../config.ts";
+import { findProgram, INSTALL_HINT, modeLines, PROGRAMS, sbxCli, setting } from "../config.ts";
 import { describe, list, type Mapping } from "../ports.ts";
 import type { Session } from "../session.ts";
 import { failure, result, str } from "../text.ts";
@@ -277,7 +277,7 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 		parameters: Type.Object({ hours: Type.Optional(Type.Number({ description: "minimum idle age in hours (default 24; 0 = any age)" })) }),
 		async execute(_id, params, signal) {
 			const name = s.sandbox();
-			const hours = params.hours ?? envNumber("DOCKER_SANDBOX_GC_HOURS", 24);
+			const hours = params.hours ?? Number(setting("DOCKER_SANDBOX_GC_HOURS"));
 			if (!Number.isFinite(hours) || hours < 0) throw new Error("docker_gc: hours must be 0 or more");
 			const r = await s.program("sbx-gc", ["-v", "-H", String(Math.ceil(hours)), "-x", name], { signal, what: "sbx-gc", allowFail: true });
 			if (r.code === 75) return result("gc: another sbx-gc is running; try again later.", { sandbox: name });
