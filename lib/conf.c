@@ -13,7 +13,6 @@
 
 #include "sbx.h"
 
-#define TIMEOUT_MAX	86400		/* a day per sbx call */
 #define GC_HOURS_MAX	1000000
 #define CPUS_MAX	1024
 #define MIB_MAX		(1024LL * 1024)	/* 1 TiB */
@@ -112,7 +111,7 @@ int
 sbx_conf_timeout(void)
 {
 	return (int)sbx_conf_num("DOCKER_SANDBOX_TIMEOUT", 120, 0,
-	    TIMEOUT_MAX);
+	    SBX_TIMEOUT_MAX);
 }
 
 int

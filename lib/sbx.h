@@ -70,6 +70,7 @@ long long sbx_strtonum(const char *, long long, long long, const char **);
 #define SBX_CONF_RUN		(SBX_CONF_ENV | SBX_CONF_TIMEOUT | \
 	SBX_CONF_AUTOCREATE | SBX_CONF_CPUS | SBX_CONF_MEMORY | \
 	SBX_CONF_TEMPLATE | SBX_CONF_WORKSPACE_RO)
+#define SBX_TIMEOUT_MAX		86400	/* seconds: a day per sbx call */
 #define SBX_TEARDOWN_REMOVE	0
 #define SBX_TEARDOWN_STOP	1
 #define SBX_TEARDOWN_NONE	2

@@ -19,7 +19,7 @@
 #include "sbx-run.h"
 
 #define LONG_TIMEOUT	600
-#define TIMEOUT_MAX	(7 * 86400)
+#define TIMEOUT_MAX	SBX_TIMEOUT_MAX	/* -t: the limits of DOCKER_SANDBOX_TIMEOUT */
 
 extern char **environ;
 

@@ -108,6 +108,11 @@ table() {
 	DOCKER_SANDBOX_TIMEOUT=0 run -0 --separate-stderr sbx-watch -m none -p "$SESS" "$N"
 	DOCKER_SANDBOX_TIMEOUT=0 run -0 sbx-env -c
 	[[ "$output" == *"DOCKER_SANDBOX_TIMEOUT=0"* ]]
+	# sbx-run -t has the same limits
+	run -64 --separate-stderr sbx-run -t 100000 -s "$N" ps
+	[ "$stderr" = "sbx-run: -t: seconds are too large" ]
+	run -0 sbx-run -t 0 -s "$N" ps
+	run -0 sbx-run -t 86400 -s "$N" ps
 }
 
 @test "settings class: bad provisioning settings are refused for an existing sandbox too" {
