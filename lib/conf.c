@@ -1,13 +1,22 @@
 /*
- * conf.c: the DOCKER_SANDBOX* variables.  Every program reads them the
- * same way, and a value it cannot understand is a usage error that names
- * the variable, never a silent fallback to a default.
+ * conf.c: the DOCKER_SANDBOX* settings.  One parser per setting, with one
+ * set of limits, used by every program; a value it cannot understand is a
+ * usage error (exit 64) that names the variable, never a silent default.
+ * sbx_conf_check() runs the parsers a program needs before its first sbx
+ * call, so a bad value never waits for the path that would read it.
  */
 #include <err.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <strings.h>
 
 #include "sbx.h"
+
+#define GC_HOURS_MAX	1000000
+#define CPUS_MAX	1024
+#define MIB_MAX		(1024LL * 1024)	/* 1 TiB */
+#define TEMPLATE_MAX	255
 
 /* 1 for 1/true/yes/on, 0 for 0/false/no/off (any case), else -1. */
 int
@@ -63,4 +72,299 @@ sbx_conf_num(const char *var, long long def, long long min, long long max)
 		errx(SBX_EX_USAGE, "%s: number is %s (%lld to %lld)", var,
 		    errstr, min, max);
 	return n;
+}
+
+int
+sbx_conf_autocreate(void)
+{
+	return sbx_conf_bool("DOCKER_SANDBOX_AUTOCREATE", 1);
+}
+
+int
+sbx_conf_keepalive(void)
+{
+	return sbx_conf_bool("DOCKER_SANDBOX_KEEPALIVE", 0);
+}
+
+int
+sbx_conf_passthrough(void)
+{
+	return sbx_conf_bool("DOCKER_SANDBOX_ENV_PASSTHROUGH", 0);
+}
+
+/* A boolean, or "ro" as the prior extension took it. */
+int
+sbx_conf_workspace_ro(void)
+{
+	const char *v = sbx_conf_str("DOCKER_SANDBOX_WORKSPACE_RO");
+
+	if (v != NULL && strcasecmp(v, "ro") == 0)
+		return 1;
+	if (v != NULL && sbx_parsebool(v) == -1)
+		errx(SBX_EX_USAGE, "DOCKER_SANDBOX_WORKSPACE_RO: expected 1, "
+		    "true, yes, on, ro, 0, false, no or off");
+	return sbx_conf_bool("DOCKER_SANDBOX_WORKSPACE_RO", 0);
+}
+
+/* Seconds per sbx call; 0 means no limit, as timeout(1) reads 0. */
+int
+sbx_conf_timeout(void)
+{
+	return (int)sbx_conf_num("DOCKER_SANDBOX_TIMEOUT", 120, 0,
+	    SBX_TIMEOUT_MAX);
+}
+
+int
+sbx_conf_cpus(void)
+{
+	return (int)sbx_conf_num("DOCKER_SANDBOX_CPUS", 2, 0, CPUS_MAX);
+}
+
+/* remove, stop or none, in any case; -1 for anything else. */
+int
+sbx_teardown_parse(const char *s)
+{
+	static const char *const word[] = { "remove", "stop", "none" };
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (strcasecmp(s, word[i]) == 0)
+			return i;
+	return -1;
+}
+
+const char *
+sbx_teardown_name(int mode)
+{
+	return mode == SBX_TEARDOWN_STOP ? "stop" :
+	    mode == SBX_TEARDOWN_NONE ? "none" : "remove";
+}
+
+/* DOCKER_SANDBOX_TEARDOWN, else none for a pinned name, else remove. */
+int
+sbx_conf_teardown(void)
+{
+	const char *v = sbx_conf_str("DOCKER_SANDBOX_TEARDOWN");
+	int m;
+
+	if (v == NULL)
+		return sbx_conf_str("DOCKER_SANDBOX") != NULL ?
+		    SBX_TEARDOWN_NONE : SBX_TEARDOWN_REMOVE;
+	if ((m = sbx_teardown_parse(v)) == -1)
+		errx(SBX_EX_USAGE, "DOCKER_SANDBOX_TEARDOWN: expected remove, "
+		    "stop or none");
+	return m;
+}
+
+/*
+ * Digits, optionally a fraction: the whole part, and whether a non-zero
+ * fraction followed; the end of the number in *endp.  -1 if none.
+ */
+static long long
+decimal(const char *s, long long max, int *frac, const char **endp)
+{
+	const char *p;
+	long long whole = 0;
+
+	*frac = 0;
+	for (p = s; *p >= '0' && *p <= '9'; p++)
+		if ((whole = whole * 10 + (*p - '0')) > max)
+			return -1;
+	if (p == s)
+		return -1;
+	if (*p == '.') {
+		if (p[1] < '0' || p[1] > '9')
+			return -1;
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			if (*p != '0')
+				*frac = 1;
+	}
+	*endp = p;
+	return whole;
+}
+
+/* Whole hours; a fraction rounds up, so it never means "any age". */
+long long
+sbx_conf_gc_hours(void)
+{
+	const char *v = sbx_conf_str("DOCKER_SANDBOX_GC_HOURS"), *end;
+	long long h;
+	int frac;
+
+	if (v == NULL)
+		return 24;
+	if ((h = decimal(v, GC_HOURS_MAX, &frac, &end)) == -1 ||
+	    *end != '\0' || h + frac > GC_HOURS_MAX)
+		errx(SBX_EX_USAGE, "DOCKER_SANDBOX_GC_HOURS: expected hours "
+		    "from 0 to %d (0: no automatic sweep)", GC_HOURS_MAX);
+	return h + frac;
+}
+
+/*
+ * DOCKER_SANDBOX_MEMORY into buf for sbx create: a number, optionally
+ * with a fraction, then g or m (g when absent).  Below 1 GiB it is raised
+ * to 1g, as sbx needs that.
+ */
+void
+sbx_conf_memory(char *buf, size_t size)
+{
+	const char *v = sbx_conf_str("DOCKER_SANDBOX_MEMORY"), *p;
+	long long whole = 0, frac = 0, scale = 1, mib;
+	int unit_g = 1;
+
+	if (v == NULL)
+		v = "2g";
+	for (p = v; *p >= '0' && *p <= '9' && whole < MIB_MAX; p++)
+		whole = whole * 10 + (*p - '0');
+	if (p == v)
+		goto bad;
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			if (scale < 1000000) {
+				frac = frac * 10 + (*p - '0');
+				scale *= 10;
+			}
+		if (scale == 1)
+			goto bad;
+	}
+	while (*p == ' ')
+		p++;
+	if (*p == 'm' || *p == 'M') {
+		unit_g = 0;
+		p++;
+	} else if (*p == 'g' || *p == 'G')
+		p++;
+	if (*p != '\0' || whole >= MIB_MAX)
+		goto bad;
+	mib = unit_g ? whole * 1024 + frac * 1024 / scale : whole;
+	if (mib < 1024)
+		mib = 1024;
+	if (mib > MIB_MAX)
+		goto bad;
+	if (mib % 1024 == 0)
+		snprintf(buf, size, "%lldg", mib / 1024);
+	else
+		snprintf(buf, size, "%lldm", mib);
+	return;
+bad:
+	errx(SBX_EX_USAGE, "DOCKER_SANDBOX_MEMORY: expected a size such as "
+	    "2g or 1536m (at most 1024g)");
+}
+
+/* An image reference for --template, or NULL when unset. */
+const char *
+sbx_conf_template(void)
+{
+	const char *t = sbx_conf_str("DOCKER_SANDBOX_TEMPLATE"), *p;
+
+	if (t == NULL)
+		return NULL;
+	if (*t == '-' || strlen(t) > TEMPLATE_MAX)
+		goto bad;
+	for (p = t; *p != '\0'; p++)
+		if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f)
+			goto bad;
+	return t;
+bad:
+	errx(SBX_EX_USAGE, "DOCKER_SANDBOX_TEMPLATE: not an image reference");
+}
+
+/* The extra names to forward, each a valid variable name; NULL if none. */
+const char *
+sbx_conf_allowlist(void)
+{
+	const char *v = sbx_conf_str("DOCKER_SANDBOX_ENV_ALLOWLIST"), *p;
+	size_t len;
+
+	if (v == NULL)
+		return NULL;
+	for (p = v; *p != '\0'; p += len + (p[len] == ',')) {
+		len = strcspn(p, ",");
+		if (len > 0 && !sbx_env_validname(p, len))
+			errx(SBX_EX_USAGE, "DOCKER_SANDBOX_ENV_ALLOWLIST: "
+			    "invalid variable name \"%.*s\"",
+			    len > 64 ? 64 : (int)len, p);
+	}
+	return v;
+}
+
+/* The pinned name, if any; one that breaks the rule is a usage error. */
+const char *
+sbx_conf_pinned(void)
+{
+	const char *v = sbx_conf_str("DOCKER_SANDBOX");
+
+	if (v != NULL && !sbx_name_valid(v))
+		errx(SBX_EX_USAGE, "DOCKER_SANDBOX: invalid sandbox name: want "
+		    "[A-Za-z0-9][A-Za-z0-9.-]{1,62}, not \"default\"");
+	return v;
+}
+
+/*
+ * Parse every setting named in which (SBX_CONF_* bits), the value in buf
+ * when it is wanted.  The caller learns nothing but that they are valid.
+ */
+void
+sbx_conf_value(unsigned which, char *buf, size_t size)
+{
+	char mem[32];
+	const char *s;
+
+	buf[0] = '\0';
+	if (which & SBX_CONF_PINNED)
+		snprintf(buf, size, "%s", (s = sbx_conf_pinned()) ? s : "");
+	if (which & SBX_CONF_AUTOCREATE)
+		snprintf(buf, size, "%d", sbx_conf_autocreate());
+	if (which & SBX_CONF_CPUS)
+		snprintf(buf, size, "%d", sbx_conf_cpus());
+	if (which & SBX_CONF_MEMORY) {
+		sbx_conf_memory(mem, sizeof(mem));
+		snprintf(buf, size, "%s", mem);
+	}
+	if (which & SBX_CONF_TEMPLATE)
+		snprintf(buf, size, "%s", (s = sbx_conf_template()) ? s : "");
+	if (which & SBX_CONF_WORKSPACE_RO)
+		snprintf(buf, size, "%d", sbx_conf_workspace_ro());
+	if (which & SBX_CONF_TEARDOWN)
+		snprintf(buf, size, "%s", sbx_teardown_name(
+		    sbx_conf_teardown()));
+	if (which & SBX_CONF_KEEPALIVE)
+		snprintf(buf, size, "%d", sbx_conf_keepalive());
+	if (which & SBX_CONF_GC_HOURS)
+		snprintf(buf, size, "%lld", sbx_conf_gc_hours());
+	if (which & SBX_CONF_ALLOWLIST)
+		snprintf(buf, size, "%s", (s = sbx_conf_allowlist()) ? s : "");
+	if (which & SBX_CONF_PASSTHROUGH)
+		snprintf(buf, size, "%d", sbx_conf_passthrough());
+	if (which & SBX_CONF_TIMEOUT)
+		snprintf(buf, size, "%d", sbx_conf_timeout());
+}
+
+/* Validate the settings a program may use; exits 64 on the first bad one. */
+void
+sbx_conf_check(unsigned which)
+{
+	char buf[512];
+
+	sbx_conf_value(which, buf, sizeof(buf));
+}
+
+/* The variable of one SBX_CONF_* bit, or NULL. */
+const char *
+sbx_conf_name(unsigned bit)
+{
+	static const char *const names[] = {
+		"DOCKER_SANDBOX", "DOCKER_SANDBOX_AUTOCREATE",
+		"DOCKER_SANDBOX_CPUS", "DOCKER_SANDBOX_MEMORY",
+		"DOCKER_SANDBOX_TEMPLATE", "DOCKER_SANDBOX_WORKSPACE_RO",
+		"DOCKER_SANDBOX_TEARDOWN", "DOCKER_SANDBOX_KEEPALIVE",
+		"DOCKER_SANDBOX_GC_HOURS", "DOCKER_SANDBOX_ENV_ALLOWLIST",
+		"DOCKER_SANDBOX_ENV_PASSTHROUGH", "DOCKER_SANDBOX_TIMEOUT",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (bit == 1u << i)
+			return names[i];
+	return NULL;
 }

@@ -13,7 +13,6 @@
 #include "sbx.h"
 
 #define ALLOWLIST_VAR	"DOCKER_SANDBOX_ENV_ALLOWLIST"
-#define PASSTHROUGH_VAR	"DOCKER_SANDBOX_ENV_PASSTHROUGH"
 
 /* What the sbx CLI needs to work, and nothing secret-bearing. */
 static const char *const hostset[] = {
@@ -142,8 +141,8 @@ sbx_env_policy(struct sbx_envpolicy *pol, const char *aflag, int pflag)
 	const char *v;
 
 	memset(pol, 0, sizeof(*pol));
-	pol->passthrough = pflag || sbx_conf_bool(PASSTHROUGH_VAR, 0);
-	if ((v = sbx_conf_str(ALLOWLIST_VAR)) != NULL &&
+	pol->passthrough = pflag || sbx_conf_passthrough();
+	if ((v = sbx_conf_allowlist()) != NULL &&
 	    addnames(pol, v, ALLOWLIST_VAR) == -1)
 		return -1;
 	if (aflag != NULL && addnames(pol, aflag, "-a") == -1)

@@ -54,6 +54,41 @@ sbx_port_parse(const char *s, size_t len, const char **errstr)
 }
 
 /*
+ * Does spec (len bytes, before any /proto) start with a host address, as
+ * docker's "IP:host:container" does?  Then a message naming it, else NULL.
+ * sbx-ports binds the loopback only, so an address is never taken.
+ */
+static const char *
+hostaddr(const char *spec, size_t len)
+{
+	static char msg[128];
+	const char *end = NULL, *c;
+	size_t colons = 0, i;
+
+	for (i = 0; i < len; i++)
+		colons += spec[i] == ':';
+	if (len > 0 && spec[0] == '[') {
+		if ((c = memchr(spec, ']', len)) == NULL)
+			c = spec + len - 1;
+		end = c + 1;
+	} else if (colons >= 2) {
+		/* the last two fields are the ports: the rest is the address */
+		for (c = spec + len, i = 0; c > spec && i < 2; )
+			if (*--c == ':')
+				i++;
+		end = c;
+	} else if (colons == 1 && memchr(spec, '.',
+	    (size_t)((const char *)memchr(spec, ':', len) - spec)) != NULL)
+		end = memchr(spec, ':', len);
+	if (end == NULL)
+		return NULL;
+	snprintf(msg, sizeof(msg), "host address %.*s is not supported (ports "
+	    "are published on the loopback only)", (int)((end - spec) > 64 ?
+	    64 : end - spec), spec);
+	return sbx_shown(msg, msg, sizeof(msg));
+}
+
+/*
  * "[host:]sandboxport[/tcp|udp]" into p (host 0 when not given).
  * Returns 0, or -1 with *errstr saying what is wrong.
  */
@@ -76,6 +111,8 @@ sbx_portspec(const char *spec, struct sbx_port *p, const char **errstr)
 		}
 	} else
 		slash = spec + strlen(spec);
+	if ((*errstr = hostaddr(spec, (size_t)(slash - spec))) != NULL)
+		return -1;
 	vm = spec;
 	if ((colon = memchr(spec, ':', (size_t)(slash - spec))) != NULL) {
 		if ((p->host = sbx_port_parse(spec, (size_t)(colon - spec),

@@ -50,11 +50,53 @@ int	 sbx_fshut(void);
 /* num.c: bounded number parsing, strtonum(3) semantics */
 long long sbx_strtonum(const char *, long long, long long, const char **);
 
-/* conf.c: the DOCKER_SANDBOX* configuration; bad values exit 64 */
+/*
+ * conf.c: the DOCKER_SANDBOX* settings, one parser each; a bad value
+ * exits 64 naming the variable.  sbx_conf_check() takes SBX_CONF_* bits.
+ */
+#define SBX_CONF_PINNED		0x001	/* DOCKER_SANDBOX */
+#define SBX_CONF_AUTOCREATE	0x002
+#define SBX_CONF_CPUS		0x004
+#define SBX_CONF_MEMORY		0x008
+#define SBX_CONF_TEMPLATE	0x010
+#define SBX_CONF_WORKSPACE_RO	0x020
+#define SBX_CONF_TEARDOWN	0x040
+#define SBX_CONF_KEEPALIVE	0x080
+#define SBX_CONF_GC_HOURS	0x100
+#define SBX_CONF_ALLOWLIST	0x200
+#define SBX_CONF_PASSTHROUGH	0x400
+#define SBX_CONF_TIMEOUT	0x800
+#define SBX_CONF_ALL		0xfff
+#define SBX_CONF_ENV		(SBX_CONF_ALLOWLIST | SBX_CONF_PASSTHROUGH)
+/* what sbx-run may read, whichever path a call takes */
+#define SBX_CONF_RUN		(SBX_CONF_ENV | SBX_CONF_TIMEOUT | \
+	SBX_CONF_AUTOCREATE | SBX_CONF_CPUS | SBX_CONF_MEMORY | \
+	SBX_CONF_TEMPLATE | SBX_CONF_WORKSPACE_RO)
+#define SBX_TIMEOUT_MAX		86400	/* seconds: a day per sbx call */
+#define SBX_TEARDOWN_REMOVE	0
+#define SBX_TEARDOWN_STOP	1
+#define SBX_TEARDOWN_NONE	2
 int	 sbx_parsebool(const char *);
 int	 sbx_conf_bool(const char *, int);
 long long sbx_conf_num(const char *, long long, long long, long long);
 const char *sbx_conf_str(const char *);
+int	 sbx_conf_autocreate(void);
+int	 sbx_conf_keepalive(void);
+int	 sbx_conf_passthrough(void);
+int	 sbx_conf_workspace_ro(void);
+int	 sbx_conf_timeout(void);
+int	 sbx_conf_cpus(void);
+int	 sbx_teardown_parse(const char *);
+const char *sbx_teardown_name(int);
+int	 sbx_conf_teardown(void);
+long long sbx_conf_gc_hours(void);
+void	 sbx_conf_memory(char *, size_t);
+const char *sbx_conf_template(void);
+const char *sbx_conf_allowlist(void);
+const char *sbx_conf_pinned(void);
+void	 sbx_conf_value(unsigned, char *, size_t);
+void	 sbx_conf_check(unsigned);
+const char *sbx_conf_name(unsigned);
 
 /* env.c: environment policy */
 struct sbx_envpolicy {

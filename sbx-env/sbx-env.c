@@ -4,7 +4,9 @@
  * A chain-loader in the execline manner: it builds the environment from
  * an allow-list (never from what it inherited), then replaces itself with
  * the utility, found on the scrubbed PATH.  With no utility it prints the
- * result, as env(1) does.
+ * result, as env(1) does.  With -c it checks every DOCKER_SANDBOX* setting
+ * and prints its effective value, so that a caller (the pi extension)
+ * never has to read one itself.
  */
 #include <err.h>
 #include <errno.h>
@@ -22,7 +24,7 @@ extern char **environ;
 static void SBX_DEAD
 usage(void)
 {
-	fprintf(stderr, "usage: sbx-env [-p] [-a name[,name...]] "
+	fprintf(stderr, "usage: sbx-env [-cjp] [-a name[,name...]] "
 	    "[utility [argument ...]]\n");
 	exit(SBX_EX_USAGE);
 }
@@ -40,6 +42,33 @@ addlist(char **list, const char *more)
 		l[old - 1] = ',';
 	memcpy(l + old, more, strlen(more) + 1);
 	*list = l;
+}
+
+/* -c: every setting, checked, as NAME=value or (-j) a JSON object each. */
+static int
+settings(int jflag)
+{
+	char value[512];
+	const char *name;
+	unsigned bit;
+
+	sbx_conf_check(SBX_CONF_ALL);	/* all or nothing */
+	for (bit = 1; bit & SBX_CONF_ALL; bit <<= 1) {
+		name = sbx_conf_name(bit);
+		sbx_conf_value(bit, value, sizeof(value));
+		if (!jflag) {
+			printf("%s=%s\n", name, value);
+			continue;
+		}
+		printf("{\"name\":");
+		sbx_json_puts(stdout, name);
+		printf(",\"value\":");
+		sbx_json_puts(stdout, value);
+		printf("}\n");
+	}
+	if (sbx_fshut() == -1)
+		err(SBX_EX_FAIL, "stdout");
+	return SBX_EX_OK;
 }
 
 /* exec(3p) falls back to sh for a file without a known format. */
@@ -107,14 +136,20 @@ main(int argc, char *argv[])
 {
 	struct sbx_envpolicy pol;
 	char **env, *allow = NULL;
-	int ch, pflag = 0;
+	int ch, cflag = 0, jflag = 0, pflag = 0;
 	size_t i;
 
 	opterr = 0;	/* usage() says it all, on one line */
-	while ((ch = getopt(argc, argv, "+a:p")) != -1) {
+	while ((ch = getopt(argc, argv, "+a:cjp")) != -1) {
 		switch (ch) {
 		case 'a':
 			addlist(&allow, optarg);
+			break;
+		case 'c':
+			cflag = 1;
+			break;
+		case 'j':
+			jflag = 1;
 			break;
 		case 'p':
 			pflag = 1;
@@ -125,6 +160,14 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
+	if (jflag && !cflag)
+		usage();	/* -j is for -c */
+	if (cflag) {
+		if (argc != 0 || allow != NULL || pflag)
+			usage();
+		return settings(jflag);
+	}
+	sbx_conf_check(SBX_CONF_ENV);
 
 	if (sbx_env_policy(&pol, allow, pflag) == -1)
 		err(SBX_EX_CANTRUN, NULL);

@@ -10,6 +10,7 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,8 +59,46 @@ gc_drop(const char *name)
 }
 
 /*
+ * Is name of the shape sbx-run makes, the prefix, the session's pid, '-'
+ * and 8 of [a-z0-9]?  The pid goes to *pid when asked for.
+ */
+int
+gc_namepid(const char *name, pid_t *pid)
+{
+	const char *p, *errstr;
+	char digits[16];
+	size_t plen = strlen(gc_prefix), n, i;
+	long long v;
+
+	if (strncmp(name, gc_prefix, plen) != 0)
+		return 0;
+	p = name + plen;
+	n = strspn(p, "0123456789");
+	/* as sbx_name_new prints a pid: no leading zero, no overflow */
+	if (n == 0 || n >= sizeof(digits) || p[0] == '0' || p[n] != '-')
+		return 0;
+	memcpy(digits, p, n);
+	digits[n] = '\0';
+	v = sbx_strtonum(digits, 1, INT_MAX, &errstr);
+	if (errstr != NULL)
+		return 0;
+	for (p += n + 1, i = 0; p[i] != '\0'; i++)
+		if (!((p[i] >= 'a' && p[i] <= 'z') ||
+		    (p[i] >= '0' && p[i] <= '9')))
+			return 0;
+	if (i != 8)
+		return 0;
+	if (pid != NULL)
+		*pid = (pid_t)v;
+	return 1;
+}
+
+/*
  * Is the session of name still alive?  1 with a reason if so, or if we
  * cannot tell (a marker we did not write keeps the sandbox, loudly).
+ * With no owner marker here (the session may keep its markers in another
+ * state directory, or run sbx-run with no watcher), the pid in the name
+ * is the session: while it lives, the sandbox is its.
  */
 int
 gc_alive(const char *name, char *why, size_t size)
@@ -87,8 +126,14 @@ gc_alive(const char *name, char *why, size_t size)
 		}
 		return 0;
 	}
-	if (errno == ENOENT)
-		return 0;
+	if (errno == ENOENT) {
+		if (!gc_namepid(name, &pid) ||
+		    (sbx_proc_start(pid, &start) == -1 && errno == ESRCH))
+			return 0;
+		snprintf(why, size, "no owner marker, and pid %ld of its "
+		    "name is alive", (long)pid);
+		return 1;
+	}
 	gc_marker(file, sizeof(file), name, "owner");
 	warnx("sandbox %s: %s/%s: %s, keeping it", name, gc_statedir, file,
 	    errno == EINVAL ? "not an owner marker" : strerror(errno));

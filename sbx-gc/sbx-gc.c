@@ -28,7 +28,7 @@ int		 gc_nflag, gc_vflag;
 int		 gc_dfd = -1;
 char		 gc_statedir[PATH_MAX];
 static long long hours = 24;
-static const char *prefix = "pi-sbx-";
+const char	*gc_prefix = "pi-sbx-";
 static const char *excluded[XMAX];
 static size_t	 nexcluded;
 static char	 sbxpath[PATH_MAX];
@@ -152,8 +152,9 @@ sweep_one(const struct box *b)
 	struct sbx_cmd c;
 	long long when, idle;
 
-	if (strncmp(b->name, prefix, strlen(prefix)) != 0) {
-		snprintf(why, sizeof(why), "name without prefix %s", prefix);
+	if (!gc_namepid(b->name, NULL)) {
+		snprintf(why, sizeof(why), "not a name sbx-run makes "
+		    "(%s<pid>-<8 of [a-z0-9]>)", gc_prefix);
 		goto keep;
 	}
 	if (b->status == NULL || strcmp(b->status, "stopped") != 0) {
@@ -206,6 +207,24 @@ keep:
 	return 0;
 }
 
+/*
+ * A name listed twice is one sandbox: stopped only if every entry says
+ * so, and last used at the latest time any entry gives.
+ */
+static void
+merge(struct box *into, const struct box *b)
+{
+	long long t1, t2;
+
+	if (into->status != NULL && strcmp(into->status, "stopped") == 0 &&
+	    (b->status == NULL || strcmp(b->status, "stopped") != 0))
+		into->status = b->status != NULL ? b->status : "unknown";
+	if (b->used != NULL && sbx_rfc3339(b->used, &t2) == 0 &&
+	    (into->used == NULL || sbx_rfc3339(into->used, &t1) != 0 ||
+	    t2 > t1))
+		into->used = b->used;
+}
+
 /* One "sbx ls --json"; the listed sandboxes, sorted, without repeats. */
 static struct box *
 listing(struct sbx_json **treep, size_t *np)
@@ -255,9 +274,12 @@ listing(struct sbx_json **treep, size_t *np)
 	n = i;
 	if (n > 1)
 		qsort(v, n, sizeof(*v), gc_boxcmp);
-	for (i = o = 0; i < n; i++)
+	for (i = o = 0; i < n; i++) {
 		if (o == 0 || strcmp(v[i].name, v[o - 1].name) != 0)
 			v[o++] = v[i];
+		else
+			merge(&v[o - 1], &v[i]);
+	}
 	*treep = tree;
 	*np = o;
 	return v;
@@ -284,7 +306,7 @@ main(int argc, char *argv[])
 				usage();
 			break;
 		case 'P':
-			prefix = optarg;
+			gc_prefix = optarg;
 			break;
 		case 'n':
 			gc_nflag = 1;
@@ -308,17 +330,17 @@ main(int argc, char *argv[])
 	if (argc != 0)
 		usage();
 	/* a prefix is the start of a valid name: never empty */
-	plen = strlen(prefix);
+	plen = strlen(gc_prefix);
 	for (i = 0; i < plen; i++)
-		if (!((prefix[i] >= 'a' && prefix[i] <= 'z') ||
-		    (prefix[i] >= 'A' && prefix[i] <= 'Z') ||
-		    (prefix[i] >= '0' && prefix[i] <= '9') ||
-		    (i > 0 && (prefix[i] == '-' || prefix[i] == '.'))))
+		if (!((gc_prefix[i] >= 'a' && gc_prefix[i] <= 'z') ||
+		    (gc_prefix[i] >= 'A' && gc_prefix[i] <= 'Z') ||
+		    (gc_prefix[i] >= '0' && gc_prefix[i] <= '9') ||
+		    (i > 0 && (gc_prefix[i] == '-' || gc_prefix[i] == '.'))))
 			break;
 	if (plen == 0 || plen >= SBX_NAME_MAX || i < plen)
 		errx(SBX_EX_USAGE, "-P %s: invalid prefix",
-		    sbx_shown(prefix, buf, 80));
-	timeout = (int)sbx_conf_num("DOCKER_SANDBOX_TIMEOUT", 120, 1, 86400);
+		    sbx_shown(gc_prefix, buf, 80));
+	timeout = sbx_conf_timeout();
 
 	if ((gc_dfd = sbx_state_open(gc_statedir, sizeof(gc_statedir))) == -1)
 		exit(SBX_EX_FAIL);

@@ -4,6 +4,8 @@
 #ifndef SBX_GC_H
 #define SBX_GC_H
 
+#include <sys/types.h>
+
 #include <limits.h>
 #include <time.h>
 
@@ -21,6 +23,7 @@ struct box {
 extern int	 gc_nflag, gc_vflag;	/* -n, -v */
 extern int	 gc_dfd;		/* the state directory */
 extern char	 gc_statedir[PATH_MAX];
+extern const char *gc_prefix;		/* -P */
 
 /* sbx-gc.c */
 int	 gc_excluded(const char *);
@@ -31,6 +34,7 @@ void	 gc_say(const char *, const char *, const char *);
 void	 gc_marker(char *, size_t, const char *, const char *);
 void	 gc_drop(const char *);
 int	 gc_alive(const char *, char *, size_t);
+int	 gc_namepid(const char *, pid_t *);
 void	 gc_sweep_orphans(const struct box *, size_t, time_t);
 
 #endif /* SBX_GC_H */

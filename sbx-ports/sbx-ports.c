@@ -305,9 +305,9 @@ main(int argc, char *argv[])
 		sbx_ports_free(&check);
 	}
 	c.pc.name = sbx_name_pick(c.pc.name);
+	sbx_conf_check(SBX_CONF_RUN);	/* sync runs sbx-run */
 
-	c.pc.timeout = (int)sbx_conf_num("DOCKER_SANDBOX_TIMEOUT", 120, 0,
-	    7 * 86400);
+	c.pc.timeout = sbx_conf_timeout();
 	if (sbx_env_policy(&pol, NULL, 0) == -1 ||
 	    (c.pc.env = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_FAIL, NULL);

@@ -19,7 +19,6 @@
 #include "sbx-run.h"
 
 #define CREATE_TIMEOUT	600
-#define MIB_MAX		(1024LL * 1024)		/* 1 TiB */
 
 struct create {
 	char	 cpus[24];
@@ -31,71 +30,6 @@ struct create {
 	int	 readonly;
 };
 
-/*
- * DOCKER_SANDBOX_MEMORY: a number, optionally with a fraction, then g or m
- * (g when absent).  Below 1 GiB it is raised to 1g, as sbx needs that.
- */
-static void
-memory(char *buf, size_t size)
-{
-	const char *v = sbx_conf_str("DOCKER_SANDBOX_MEMORY"), *p;
-	long long whole = 0, frac = 0, scale = 1, mib;
-	int unit_g = 1;
-
-	if (v == NULL)
-		v = "2g";
-	for (p = v; *p >= '0' && *p <= '9' && whole < MIB_MAX; p++)
-		whole = whole * 10 + (*p - '0');
-	if (p == v)
-		goto bad;
-	if (*p == '.') {
-		for (p++; *p >= '0' && *p <= '9'; p++)
-			if (scale < 1000000) {
-				frac = frac * 10 + (*p - '0');
-				scale *= 10;
-			}
-		if (scale == 1)
-			goto bad;
-	}
-	while (*p == ' ')
-		p++;
-	if (*p == 'm' || *p == 'M') {
-		unit_g = 0;
-		p++;
-	} else if (*p == 'g' || *p == 'G')
-		p++;
-	if (*p != '\0' || whole >= MIB_MAX)
-		goto bad;
-	mib = unit_g ? whole * 1024 + frac * 1024 / scale : whole;
-	if (mib < 1024)
-		mib = 1024;
-	if (mib > MIB_MAX)
-		goto bad;
-	if (mib % 1024 == 0)
-		snprintf(buf, size, "%lldg", mib / 1024);
-	else
-		snprintf(buf, size, "%lldm", mib);
-	return;
-bad:
-	errx(SBX_EX_USAGE, "DOCKER_SANDBOX_MEMORY: expected a size such as "
-	    "2g or 1536m (at most 1024g)");
-}
-
-static const char *
-template(void)
-{
-	const char *t = sbx_conf_str("DOCKER_SANDBOX_TEMPLATE"), *p;
-
-	if (t == NULL)
-		return NULL;
-	if (*t == '-' || strlen(t) > 255)
-		goto bad;
-	for (p = t; *p != '\0'; p++)
-		if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f)
-			goto bad;
-	return t;
-bad:
-	errx(SBX_EX_USAGE, "DOCKER_SANDBOX_TEMPLATE: not an image reference");
 }
 
 static char **
@@ -275,12 +209,11 @@ provision(const struct run *r)
 	int dfd, lfd, ret, autocreate, refused;
 
 	memset(&c, 0, sizeof(c));
-	snprintf(c.cpus, sizeof(c.cpus), "%lld",
-	    sbx_conf_num("DOCKER_SANDBOX_CPUS", 2, 0, 1024));
-	memory(c.memory, sizeof(c.memory));
-	c.template = template();
-	c.readonly = sbx_conf_bool("DOCKER_SANDBOX_WORKSPACE_RO", 0);
-	autocreate = sbx_conf_bool("DOCKER_SANDBOX_AUTOCREATE", 1);
+	snprintf(c.cpus, sizeof(c.cpus), "%d", sbx_conf_cpus());
+	sbx_conf_memory(c.memory, sizeof(c.memory));
+	c.template = sbx_conf_template();
+	c.readonly = sbx_conf_workspace_ro();
+	autocreate = sbx_conf_autocreate();
 	if ((dfd = sbx_state_open(statedir, sizeof(statedir))) == -1)
 		exit(SBX_EX_FAIL);
 	refused = workspace_check(r, statedir, c.workspace, why, sizeof(why));

@@ -21,7 +21,7 @@
 #include "sbx-run.h"
 
 #define LONG_TIMEOUT	600
-#define TIMEOUT_MAX	(7 * 86400)
+#define TIMEOUT_MAX	SBX_TIMEOUT_MAX	/* -t: the limits of DOCKER_SANDBOX_TIMEOUT */
 
 extern char **environ;
 
@@ -192,6 +192,7 @@ main(int argc, char *argv[])
 		return journal_print(sbx_name_pick(r.name), jflag);
 	if (argc == 0)
 		usage();
+	sbx_conf_check(SBX_CONF_RUN);
 	r.name = sbx_name_pick(r.name);
 	if (!xflag)
 		check_docker_args(argv);
@@ -201,8 +202,7 @@ main(int argc, char *argv[])
 	 * the longer floors (long docker commands, create) apply only when
 	 * neither is given.
 	 */
-	r.calltimeout = (int)sbx_conf_num("DOCKER_SANDBOX_TIMEOUT", 120, 0,
-	    TIMEOUT_MAX);
+	r.calltimeout = sbx_conf_timeout();
 	r.given = tflag != -1 || sbx_conf_str("DOCKER_SANDBOX_TIMEOUT") != NULL;
 	if (tflag != -1)
 		r.calltimeout = tflag;

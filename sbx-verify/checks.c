@@ -99,7 +99,7 @@ env_forward(const struct audit *a, struct result *r)
 	char v[64];
 	int leak = probe_has(a, "env.seen", a->denied);
 	int got = probe_get(a, "env.allowed", v, sizeof(v)) != NULL;
-	int passthrough = sbx_conf_bool("DOCKER_SANDBOX_ENV_PASSTHROUGH", 0);
+	int passthrough = sbx_conf_passthrough();
 
 	if (leak)
 		say(r, FAIL, "%s, never forwarded, is present inside",
@@ -279,7 +279,8 @@ teardown_armed(const struct audit *a, struct result *r)
 		    file);
 	else if (pid == -1)
 		say(r, FAIL, "%s/%s cannot be examined", a->statedir, file);
-	else if ((mode != NULL && strcmp(mode, "none") == 0) || (mode == NULL &&
+	else if ((mode != NULL &&
+	    sbx_teardown_parse(mode) == SBX_TEARDOWN_NONE) || (mode == NULL &&
 	    pin != NULL && strcmp(pin, a->name) == 0))
 		say(r, SKIP, "teardown is off (DOCKER_SANDBOX_TEARDOWN=none%s) "
 		    "and no watcher holds %s", mode == NULL ? ", the default "

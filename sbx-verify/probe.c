@@ -105,7 +105,7 @@ mode(struct audit *a)
 			a->readonly = strcmp(v, "ro") == 0;
 		return;
 	}
-	a->readonly = sbx_conf_bool("DOCKER_SANDBOX_WORKSPACE_RO", 0);
+	a->readonly = sbx_conf_workspace_ro();
 }
 
 /*

@@ -63,8 +63,7 @@ exists(struct audit *a, char **env)
 	const char *errstr;
 	int found = -1;
 
-	if (sbx_cmd_capture(&c, av, env, (int)sbx_conf_num(
-	    "DOCKER_SANDBOX_TIMEOUT", 120, 0, 86400)) == -1)
+	if (sbx_cmd_capture(&c, av, env, sbx_conf_timeout()) == -1)
 		return -1;
 	a->calls++;
 	if (c.status == 0)
@@ -98,7 +97,7 @@ main(int argc, char *argv[])
 	struct sbx_envpolicy pol;
 	struct sbx_portcli pc;
 	struct result r[NCHECKS];
-	const char *errstr, *td;
+	const char *errstr;
 	char **env;
 	int ch, i, jflag = 0, tflag = 0, rv = SBX_EX_OK;
 
@@ -126,12 +125,7 @@ main(int argc, char *argv[])
 	if (argc != 0)
 		usage();
 	a.name = sbx_name_pick(a.name);
-	if ((td = sbx_conf_str("DOCKER_SANDBOX_TEARDOWN")) != NULL &&
-	    strcmp(td, "remove") != 0 && strcmp(td, "stop") != 0 &&
-	    strcmp(td, "none") != 0)
-		errx(SBX_EX_USAGE, "DOCKER_SANDBOX_TEARDOWN: expected remove, "
-		    "stop or none");
-	(void)sbx_conf_bool("DOCKER_SANDBOX_ENV_PASSTHROUGH", 0);
+	sbx_conf_check(SBX_CONF_RUN | SBX_CONF_TEARDOWN);
 
 	if (sbx_env_policy(&pol, NULL, 0) == -1 ||
 	    (env = sbx_env_build(environ, &pol)) == NULL)
@@ -152,8 +146,7 @@ main(int argc, char *argv[])
 	pc.sbx = a.sbx;
 	pc.env = env;
 	pc.name = a.name;
-	pc.timeout = (int)sbx_conf_num("DOCKER_SANDBOX_TIMEOUT", 120, 0,
-	    86400);
+	pc.timeout = sbx_conf_timeout();
 	pc.dfd = a.dfd;
 	if (sbx_portcli_list(&pc, &a.ports, &errstr) == 0)
 		a.portsok = 1;

@@ -42,38 +42,18 @@ usage(void)
 	exit(SBX_EX_USAGE);
 }
 
-static int
-parsemode(const char *s)
-{
-	if (strcmp(s, "remove") == 0)
-		return MODE_REMOVE;
-	if (strcmp(s, "stop") == 0)
-		return MODE_STOP;
-	if (strcmp(s, "none") == 0)
-		return MODE_NONE;
-	return -1;
-}
-
 /* -m, else DOCKER_SANDBOX_TEARDOWN, else none when pinned, else remove. */
 static int
 teardownmode(const char *mflag)
 {
-	const char *v;
 	int m;
 
 	if (mflag != NULL) {
-		if ((m = parsemode(mflag)) == -1)
+		if ((m = sbx_teardown_parse(mflag)) == -1)
 			usage();
 		return m;
 	}
-	if ((v = sbx_conf_str("DOCKER_SANDBOX_TEARDOWN")) != NULL) {
-		if ((m = parsemode(v)) == -1)
-			errx(SBX_EX_USAGE, "DOCKER_SANDBOX_TEARDOWN: expected "
-			    "remove, stop or none");
-		return m;
-	}
-	return sbx_conf_str("DOCKER_SANDBOX") != NULL ? MODE_NONE :
-	    MODE_REMOVE;
+	return sbx_conf_teardown();
 }
 
 /* A daemon must not mistake a later open(2) for its stdin or stdout. */
@@ -266,14 +246,16 @@ main(int argc, char *argv[])
 	argv += optind;
 	if (argc != 1 || (fd != -1 && w.pid != -1))
 		usage();
+	sbx_conf_check(SBX_CONF_TEARDOWN | SBX_CONF_KEEPALIVE |
+	    SBX_CONF_TIMEOUT);
 	w.mode = teardownmode(mflag);
 	if (!sbx_name_valid(argv[0]))
 		errx(SBX_EX_USAGE, "%s: invalid sandbox name", shown(argv[0]));
 	snprintf(w.name, sizeof(w.name), "%s", argv[0]);
-	if (kflag || sbx_conf_bool("DOCKER_SANDBOX_KEEPALIVE", 0))
+	if (kflag || sbx_conf_keepalive())
 		w.keepalive = (int)sbx_conf_num("SBX_WATCH_KEEPALIVE_SECONDS",
 		    60, 1, 86400);
-	w.timeout = (int)sbx_conf_num("DOCKER_SANDBOX_TIMEOUT", 120, 1, 86400);
+	w.timeout = sbx_conf_timeout();
 	w.backoff = (long)sbx_conf_num("SBX_WATCH_BACKOFF_MS", 1000, 0, 60000);
 
 	/* a lifeline descriptor of 0 to 2 must outlive stdio's /dev/null */

@@ -10,7 +10,11 @@
 #define PATH_MAX	4096
 #endif
 
-enum { MODE_REMOVE, MODE_STOP, MODE_NONE };
+enum {
+	MODE_REMOVE = SBX_TEARDOWN_REMOVE,
+	MODE_STOP = SBX_TEARDOWN_STOP,
+	MODE_NONE = SBX_TEARDOWN_NONE
+};
 
 struct watch {
 	char	 name[SBX_NAME_MAX + 1];

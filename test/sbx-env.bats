@@ -15,7 +15,7 @@ names() {
 @test "sbx-env: a bad option prints only the usage line and exits 64" {
 	run -64 --separate-stderr sbx-env -Z
 	[ -z "$output" ]
-	[ "${stderr_lines[0]}" = "usage: sbx-env [-p] [-a name[,name...]] [utility [argument ...]]" ]
+	[ "${stderr_lines[0]}" = "usage: sbx-env [-cjp] [-a name[,name...]] [utility [argument ...]]" ]
 	[ "${#stderr_lines[@]}" -eq 1 ]
 }
 

@@ -14,6 +14,8 @@ setup() {
 	G="$TOP/sbx-gc/sbx-gc"
 	mkdir -m 700 -p "$SBX_STATE_DIR"
 	NOW=$(date +%s)
+	# the session pid in the names: one that is gone
+	D=$(deadpid)
 }
 
 teardown() {
@@ -61,26 +63,26 @@ watched() {
 
 # The table: every rule, one sandbox each.  name status expected
 table() {
-	stub_sandbox pi-sbx-1-old stopped;	created pi-sbx-1-old 48
-	stub_sandbox pi-sbx-2-recent stopped;	created pi-sbx-2-recent 1
-	stub_sandbox pi-sbx-3-running running;	created pi-sbx-3-running 48
-	stub_sandbox mine-old stopped;		created mine-old 48
-	stub_sandbox pi-sbx-5-excluded stopped;	created pi-sbx-5-excluded 48
-	stub_sandbox pi-sbx-6-alive stopped;	created pi-sbx-6-alive 48
-	owner pi-sbx-6-alive $$
-	stub_sandbox pi-sbx-7-reused stopped;	created pi-sbx-7-reused 48
-	owner pi-sbx-7-reused $$ 1
-	stub_sandbox pi-sbx-8-dead stopped;	created pi-sbx-8-dead 48
-	owner pi-sbx-8-dead "$(deadpid)" 12345
-	stub_sandbox pi-sbx-9-unknown stopped
-	stub_sandbox pi-sbx-10-used-old stopped; lastused pi-sbx-10-used-old 30
-	stub_sandbox pi-sbx-11-used-new stopped; created pi-sbx-11-used-new 48
-	lastused pi-sbx-11-used-new 2
-	stub_sandbox pi-sbx-12-watched stopped;	created pi-sbx-12-watched 48
-	watched pi-sbx-12-watched
-	stub_sandbox pi-sbx-13-offset stopped
-	lastused pi-sbx-13-offset 25 offset
-	stub_sandbox pi-sbx-14-creating creating; created pi-sbx-14-creating 48
+	stub_sandbox pi-sbx-${D}-old00000 stopped;	created pi-sbx-${D}-old00000 48
+	stub_sandbox pi-sbx-${D}-recent00 stopped;	created pi-sbx-${D}-recent00 1
+	stub_sandbox pi-sbx-${D}-running0 running;	created pi-sbx-${D}-running0 48
+	stub_sandbox mine-${D}-old00000 stopped;		created mine-${D}-old00000 48
+	stub_sandbox pi-sbx-${D}-excluded stopped;	created pi-sbx-${D}-excluded 48
+	stub_sandbox pi-sbx-${D}-alive000 stopped;	created pi-sbx-${D}-alive000 48
+	owner pi-sbx-${D}-alive000 $$
+	stub_sandbox pi-sbx-${D}-reused00 stopped;	created pi-sbx-${D}-reused00 48
+	owner pi-sbx-${D}-reused00 $$ 1
+	stub_sandbox pi-sbx-${D}-dead0000 stopped;	created pi-sbx-${D}-dead0000 48
+	owner pi-sbx-${D}-dead0000 "$(deadpid)" 12345
+	stub_sandbox pi-sbx-${D}-unknown0 stopped
+	stub_sandbox pi-sbx-${D}-usedold0 stopped; lastused pi-sbx-${D}-usedold0 30
+	stub_sandbox pi-sbx-${D}-usednew0 stopped; created pi-sbx-${D}-usednew0 48
+	lastused pi-sbx-${D}-usednew0 2
+	stub_sandbox pi-sbx-${D}-watched0 stopped;	created pi-sbx-${D}-watched0 48
+	watched pi-sbx-${D}-watched0
+	stub_sandbox pi-sbx-${D}-offset00 stopped
+	lastused pi-sbx-${D}-offset00 25 offset
+	stub_sandbox pi-sbx-${D}-creating creating; created pi-sbx-${D}-creating 48
 }
 
 # What -v said about NAME: "kept: reason" or "removed: reason".
@@ -112,7 +114,7 @@ removed_names() {
 	run -64 --separate-stderr "$G" -x --all
 	[ "$stderr" = "sbx-gc: -x --all: invalid sandbox name" ]
 	DOCKER_SANDBOX_TIMEOUT=2m run -64 --separate-stderr "$G"
-	[ "$stderr" = "sbx-gc: DOCKER_SANDBOX_TIMEOUT: number is invalid (1 to 86400)" ]
+	[ "$stderr" = "sbx-gc: DOCKER_SANDBOX_TIMEOUT: number is invalid (0 to 86400)" ]
 	[ ! -e "$SBX_STUB_DIR/calls.log" ]
 }
 
@@ -125,92 +127,92 @@ removed_names() {
 
 @test "sbx-gc: every keep/remove rule, one sandbox each (-H 24)" {
 	table
-	run -0 --separate-stderr "$G" -v -x pi-sbx-5-excluded
+	run -0 --separate-stderr "$G" -v -x pi-sbx-${D}-excluded
 	[ -z "$stderr" ]
-	[ "$(said pi-sbx-1-old)" = "removed: stopped, no live owner, idle 48h00m" ]
-	[[ "$(said pi-sbx-2-recent)" == "kept: idle 1h00m, under 24h" ]]
-	[ "$(said pi-sbx-3-running)" = "kept: status running" ]
-	[ "$(said mine-old)" = "kept: name without prefix pi-sbx-" ]
-	[ "$(said pi-sbx-5-excluded)" = "kept: excluded with -x" ]
-	[ "$(said pi-sbx-6-alive)" = "kept: owner pid $$ alive" ]
-	[[ "$(said pi-sbx-7-reused)" == "removed: stopped, no live owner, idle 48h"* ]]
-	[[ "$(said pi-sbx-8-dead)" == "removed: stopped, no live owner, idle 48h"* ]]
-	[ "$(said pi-sbx-9-unknown)" = "kept: age unknown" ]
-	[[ "$(said pi-sbx-10-used-old)" == "removed: stopped, no live owner, idle 30h"* ]]
-	[[ "$(said pi-sbx-11-used-new)" == "kept: idle 2h00m, under 24h" ]]
-	[[ "$(said pi-sbx-12-watched)" == "kept: watched by pid "* ]]
-	[[ "$(said pi-sbx-13-offset)" == "removed: stopped, no live owner, idle 25h"* ]]
-	[ "$(said pi-sbx-14-creating)" = "kept: status creating" ]
-	[ "$(removed_names)" = "pi-sbx-1-old pi-sbx-10-used-old pi-sbx-13-offset pi-sbx-7-reused pi-sbx-8-dead " ]
+	[ "$(said pi-sbx-${D}-old00000)" = "removed: stopped, no live owner, idle 48h00m" ]
+	[[ "$(said pi-sbx-${D}-recent00)" == "kept: idle 1h00m, under 24h" ]]
+	[ "$(said pi-sbx-${D}-running0)" = "kept: status running" ]
+	[ "$(said mine-${D}-old00000)" = "kept: not a name sbx-run makes (pi-sbx-<pid>-<8 of [a-z0-9]>)" ]
+	[ "$(said pi-sbx-${D}-excluded)" = "kept: excluded with -x" ]
+	[ "$(said pi-sbx-${D}-alive000)" = "kept: owner pid $$ alive" ]
+	[[ "$(said pi-sbx-${D}-reused00)" == "removed: stopped, no live owner, idle 48h"* ]]
+	[[ "$(said pi-sbx-${D}-dead0000)" == "removed: stopped, no live owner, idle 48h"* ]]
+	[ "$(said pi-sbx-${D}-unknown0)" = "kept: age unknown" ]
+	[[ "$(said pi-sbx-${D}-usedold0)" == "removed: stopped, no live owner, idle 30h"* ]]
+	[[ "$(said pi-sbx-${D}-usednew0)" == "kept: idle 2h00m, under 24h" ]]
+	[[ "$(said pi-sbx-${D}-watched0)" == "kept: watched by pid "* ]]
+	[[ "$(said pi-sbx-${D}-offset00)" == "removed: stopped, no live owner, idle 25h"* ]]
+	[ "$(said pi-sbx-${D}-creating)" = "kept: status creating" ]
+	[ "$(removed_names)" = "pi-sbx-${D}-dead0000 pi-sbx-${D}-offset00 pi-sbx-${D}-old00000 pi-sbx-${D}-reused00 pi-sbx-${D}-usedold0 " ]
 	[ "$(stub_count ls)" -eq 1 ]
 	# removed sandboxes lose their markers; kept ones keep them
-	[ ! -e "$SBX_STATE_DIR/pi-sbx-1-old.created" ]
-	[ ! -e "$SBX_STATE_DIR/pi-sbx-7-reused.owner" ]
-	[ -e "$SBX_STATE_DIR/pi-sbx-6-alive.owner" ]
-	[ -e "$SBX_STATE_DIR/pi-sbx-2-recent.created" ]
+	[ ! -e "$SBX_STATE_DIR/pi-sbx-${D}-old00000.created" ]
+	[ ! -e "$SBX_STATE_DIR/pi-sbx-${D}-reused00.owner" ]
+	[ -e "$SBX_STATE_DIR/pi-sbx-${D}-alive000.owner" ]
+	[ -e "$SBX_STATE_DIR/pi-sbx-${D}-recent00.created" ]
 }
 
 @test "sbx-gc: -H 0 takes any age, even unknown, but never a live owner's" {
 	table
-	run -0 --separate-stderr "$G" -v -H 0 -x pi-sbx-5-excluded
-	[ "$(said pi-sbx-2-recent)" = "removed: stopped, no live owner, any age" ]
-	[ "$(said pi-sbx-9-unknown)" = "removed: stopped, no live owner, any age" ]
-	[ "$(said pi-sbx-11-used-new)" = "removed: stopped, no live owner, any age" ]
-	[ "$(said pi-sbx-6-alive)" = "kept: owner pid $$ alive" ]
-	[[ "$(said pi-sbx-12-watched)" == "kept: watched by pid "* ]]
-	[ "$(said pi-sbx-3-running)" = "kept: status running" ]
-	[ "$(said pi-sbx-5-excluded)" = "kept: excluded with -x" ]
-	[ "$(said mine-old)" = "kept: name without prefix pi-sbx-" ]
-	[ "$(removed_names)" = "pi-sbx-1-old pi-sbx-10-used-old pi-sbx-11-used-new pi-sbx-13-offset pi-sbx-2-recent pi-sbx-7-reused pi-sbx-8-dead pi-sbx-9-unknown " ]
+	run -0 --separate-stderr "$G" -v -H 0 -x pi-sbx-${D}-excluded
+	[ "$(said pi-sbx-${D}-recent00)" = "removed: stopped, no live owner, any age" ]
+	[ "$(said pi-sbx-${D}-unknown0)" = "removed: stopped, no live owner, any age" ]
+	[ "$(said pi-sbx-${D}-usednew0)" = "removed: stopped, no live owner, any age" ]
+	[ "$(said pi-sbx-${D}-alive000)" = "kept: owner pid $$ alive" ]
+	[[ "$(said pi-sbx-${D}-watched0)" == "kept: watched by pid "* ]]
+	[ "$(said pi-sbx-${D}-running0)" = "kept: status running" ]
+	[ "$(said pi-sbx-${D}-excluded)" = "kept: excluded with -x" ]
+	[ "$(said mine-${D}-old00000)" = "kept: not a name sbx-run makes (pi-sbx-<pid>-<8 of [a-z0-9]>)" ]
+	[ "$(removed_names)" = "pi-sbx-${D}-dead0000 pi-sbx-${D}-offset00 pi-sbx-${D}-old00000 pi-sbx-${D}-recent00 pi-sbx-${D}-reused00 pi-sbx-${D}-unknown0 pi-sbx-${D}-usednew0 pi-sbx-${D}-usedold0 " ]
 }
 
 @test "sbx-gc: -P chooses the prefix; -H sets the age" {
-	stub_sandbox mine-old stopped;	created mine-old 48
-	stub_sandbox pi-sbx-1-old stopped; created pi-sbx-1-old 48
+	stub_sandbox mine-${D}-old00000 stopped;	created mine-${D}-old00000 48
+	stub_sandbox pi-sbx-${D}-old00000 stopped; created pi-sbx-${D}-old00000 48
 	run -0 "$G" -v -P mine- -H 50
-	[ "$(said mine-old)" = "kept: idle 48h00m, under 50h" ]
+	[ "$(said mine-${D}-old00000)" = "kept: idle 48h00m, under 50h" ]
 	run -0 "$G" -v -P mine- -H 47
-	[[ "$(said mine-old)" == "removed: "* ]]
-	[ "$(said pi-sbx-1-old)" = "kept: name without prefix mine-" ]
-	[ "$(removed_names)" = "mine-old " ]
+	[[ "$(said mine-${D}-old00000)" == "removed: "* ]]
+	[ "$(said pi-sbx-${D}-old00000)" = "kept: not a name sbx-run makes (mine-<pid>-<8 of [a-z0-9]>)" ]
+	[ "$(removed_names)" = "mine-${D}-old00000 " ]
 }
 
 @test "sbx-gc: silent on success, with or without anything to do" {
 	run -0 "$G"
 	[ -z "$output" ]
-	stub_sandbox pi-sbx-1-old stopped; created pi-sbx-1-old 48
-	stub_sandbox pi-sbx-2-recent stopped; created pi-sbx-2-recent 1
+	stub_sandbox pi-sbx-${D}-old00000 stopped; created pi-sbx-${D}-old00000 48
+	stub_sandbox pi-sbx-${D}-recent00 stopped; created pi-sbx-${D}-recent00 1
 	run -0 "$G"
 	[ -z "$output" ]
-	[ "$(removed_names)" = "pi-sbx-1-old " ]
+	[ "$(removed_names)" = "pi-sbx-${D}-old00000 " ]
 }
 
 @test "sbx-gc: -n only says what it would do" {
 	table
-	run -0 --separate-stderr "$G" -n -x pi-sbx-5-excluded
+	run -0 --separate-stderr "$G" -n -x pi-sbx-${D}-excluded
 	[ "$(stub_count)" -eq 1 ]
 	[ "$(stub_count ls)" -eq 1 ]
 	[ "${#lines[@]}" -eq 5 ]
-	[[ "$(said pi-sbx-1-old)" == "would remove: stopped, no live owner"* ]]
-	[[ "$(said pi-sbx-8-dead)" == "would remove: "* ]]
-	[ -z "$(said pi-sbx-6-alive)" ]
-	[ -e "$SBX_STATE_DIR/pi-sbx-1-old.created" ]
-	[ -e "$SBX_STUB_DIR/sandboxes/pi-sbx-1-old" ]
+	[[ "$(said pi-sbx-${D}-old00000)" == "would remove: stopped, no live owner"* ]]
+	[[ "$(said pi-sbx-${D}-dead0000)" == "would remove: "* ]]
+	[ -z "$(said pi-sbx-${D}-alive000)" ]
+	[ -e "$SBX_STATE_DIR/pi-sbx-${D}-old00000.created" ]
+	[ -e "$SBX_STUB_DIR/sandboxes/pi-sbx-${D}-old00000" ]
 }
 
 @test "sbx-gc: a failed removal: warn, try the rest, exit 1" {
-	stub_sandbox pi-sbx-1-a stopped; created pi-sbx-1-a 48
-	stub_sandbox pi-sbx-2-b stopped; created pi-sbx-2-b 48
-	stub_sandbox pi-sbx-3-c stopped; created pi-sbx-3-c 48
+	stub_sandbox pi-sbx-${D}-a0000000 stopped; created pi-sbx-${D}-a0000000 48
+	stub_sandbox pi-sbx-${D}-b0000000 stopped; created pi-sbx-${D}-b0000000 48
+	stub_sandbox pi-sbx-${D}-c0000000 stopped; created pi-sbx-${D}-c0000000 48
 	printf '0\n1\n0\n' >"$SBX_STUB_DIR/rc.rm"
 	echo "ERROR: sandbox is busy" >"$SBX_STUB_DIR/err.rm"
 	run -1 --separate-stderr "$G"
 	[ -z "$output" ]
-	[ "$stderr" = "sbx-gc: sandbox pi-sbx-2-b: sbx rm --force: exit status 1: ERROR: sandbox is busy" ]
-	[ "$(removed_names)" = "pi-sbx-1-a pi-sbx-2-b pi-sbx-3-c " ]
-	[ ! -e "$SBX_STATE_DIR/pi-sbx-1-a.created" ]
-	[ -e "$SBX_STATE_DIR/pi-sbx-2-b.created" ]
-	[ ! -e "$SBX_STATE_DIR/pi-sbx-3-c.created" ]
+	[ "$stderr" = "sbx-gc: sandbox pi-sbx-${D}-b0000000: sbx rm --force: exit status 1: ERROR: sandbox is busy" ]
+	[ "$(removed_names)" = "pi-sbx-${D}-a0000000 pi-sbx-${D}-b0000000 pi-sbx-${D}-c0000000 " ]
+	[ ! -e "$SBX_STATE_DIR/pi-sbx-${D}-a0000000.created" ]
+	[ -e "$SBX_STATE_DIR/pi-sbx-${D}-b0000000.created" ]
+	[ ! -e "$SBX_STATE_DIR/pi-sbx-${D}-c0000000.created" ]
 }
 
 @test "sbx-gc: a concurrent run exits 75 without a word (-v says why)" {
@@ -231,12 +233,12 @@ removed_names() {
 @test "sbx-gc: markers and scratch dirs of sandboxes that no longer exist are swept" {
 	d=$SBX_STATE_DIR
 	# gone: every kind of marker, a dead owner
-	created pi-sbx-1-gone 48
-	owner pi-sbx-1-gone "$(deadpid)" 12345
-	echo 'tries=5' >"$d/pi-sbx-1-gone.failed"
-	mkdir -p "$d/pi-sbx-1-gone.prime/deep/er"
-	: >"$d/pi-sbx-1-gone.lock"
-	echo '80/tcp 8080' >"$d/pi-sbx-1-gone.ports"
+	created pi-sbx-${D}-gone0000 48
+	owner pi-sbx-${D}-gone0000 "$(deadpid)" 12345
+	echo 'tries=5' >"$d/pi-sbx-${D}-gone0000.failed"
+	mkdir -p "$d/pi-sbx-${D}-gone0000.prime/deep/er"
+	: >"$d/pi-sbx-${D}-gone0000.lock"
+	echo '80/tcp 8080' >"$d/pi-sbx-${D}-gone0000.ports"
 	# gone, never created: only the owner of a killed watcher
 	owner mine-pinned "$(deadpid)" 12345
 	: >"$d/mine-pinned.lock"
@@ -244,42 +246,42 @@ removed_names() {
 	mkdir "$BATS_TEST_TMPDIR/precious"
 	echo keep >"$BATS_TEST_TMPDIR/precious/file"
 	ln -s "$BATS_TEST_TMPDIR/precious" "$d/mine-pinned.prime"
-	touch -h -d '-1 hour' "$d"/pi-sbx-1-gone.* "$d"/mine-pinned.*
+	touch -h -d '-1 hour' "$d"/pi-sbx-${D}-gone0000.* "$d"/mine-pinned.*
 	# not gone yet: a live owner, a watcher, a marker newer than the sweep
-	owner pi-sbx-2-live $$
-	touch -d '-1 hour' "$d/pi-sbx-2-live.owner"
-	watched pi-sbx-3-watched
-	touch -d '-1 hour' "$d"/pi-sbx-3-watched.*
-	created pi-sbx-4-fresh 0
-	touch -d '+1 minute' "$d/pi-sbx-4-fresh.created"
+	owner pi-sbx-${D}-live0000 $$
+	touch -d '-1 hour' "$d/pi-sbx-${D}-live0000.owner"
+	watched pi-sbx-${D}-watched0
+	touch -d '-1 hour' "$d"/pi-sbx-${D}-watched0.*
+	created pi-sbx-${D}-fresh000 0
+	touch -d '+1 minute' "$d/pi-sbx-${D}-fresh000.created"
 	# not a sandbox's marker at all
 	: >"$d/.provision.lock"
 	echo keep >"$d/notes.txt"
 	# listed: its markers stay
-	stub_sandbox pi-sbx-5-listed running; created pi-sbx-5-listed 48
-	touch -d '-1 hour' "$d/pi-sbx-5-listed.created"
+	stub_sandbox pi-sbx-${D}-listed00 running; created pi-sbx-${D}-listed00 48
+	touch -d '-1 hour' "$d/pi-sbx-${D}-listed00.created"
 	run -0 --separate-stderr "$G" -v
 	[ -z "$stderr" ]
-	[ -z "$(ls -A "$d" | grep pi-sbx-1-gone)" ]
+	[ -z "$(ls -A "$d" | grep pi-sbx-${D}-gone0000)" ]
 	[ -z "$(ls -A "$d" | grep mine-pinned)" ]
 	[ "$(cat "$BATS_TEST_TMPDIR/precious/file")" = keep ]
-	[[ "$output" == *"removed markers of pi-sbx-1-gone: no such sandbox"* ]]
-	[[ "$output" == *"kept markers of pi-sbx-2-live: owner pid $$ alive"* ]]
-	[[ "$output" == *"kept markers of pi-sbx-3-watched: watched by pid "* ]]
-	[ -e "$d/pi-sbx-2-live.owner" ]
-	[ -e "$d/pi-sbx-3-watched.owner" ] && [ -e "$d/pi-sbx-3-watched.lock" ]
-	[ -e "$d/pi-sbx-4-fresh.created" ]
+	[[ "$output" == *"removed markers of pi-sbx-${D}-gone0000: no such sandbox"* ]]
+	[[ "$output" == *"kept markers of pi-sbx-${D}-live0000: owner pid $$ alive"* ]]
+	[[ "$output" == *"kept markers of pi-sbx-${D}-watched0: watched by pid "* ]]
+	[ -e "$d/pi-sbx-${D}-live0000.owner" ]
+	[ -e "$d/pi-sbx-${D}-watched0.owner" ] && [ -e "$d/pi-sbx-${D}-watched0.lock" ]
+	[ -e "$d/pi-sbx-${D}-fresh000.created" ]
 	[ -e "$d/.provision.lock" ] && [ -e "$d/notes.txt" ]
-	[ -e "$d/pi-sbx-5-listed.created" ]
+	[ -e "$d/pi-sbx-${D}-listed00.created" ]
 	[ "$(stub_count)" -eq 1 ]
 }
 
 @test "sbx-gc: orphans are left alone while a sandbox is being provisioned" {
-	created pi-sbx-1-gone 48
-	touch -d '-1 hour' "$SBX_STATE_DIR/pi-sbx-1-gone.created"
+	created pi-sbx-${D}-gone0000 48
+	touch -d '-1 hour' "$SBX_STATE_DIR/pi-sbx-${D}-gone0000.created"
 	# sbx-run holds .provision.lock while its (slow) create runs
 	echo 2 >"$SBX_STUB_DIR/delay.create"
-	"$TOP/sbx-run/sbx-run" -s pi-sbx-9-new ps >/dev/null 2>&1 &
+	"$TOP/sbx-run/sbx-run" -s pi-sbx-${D}-new00000 ps >/dev/null 2>&1 &
 	local p=$!
 	for i in $(seq 50); do
 		[ "$(stub_count create)" -ge 1 ] && break
@@ -287,30 +289,30 @@ removed_names() {
 	done
 	run -0 "$G"
 	wait "$p"
-	[ -e "$SBX_STATE_DIR/pi-sbx-1-gone.created" ]
+	[ -e "$SBX_STATE_DIR/pi-sbx-${D}-gone0000.created" ]
 	# and once it is done, they go
 	run -0 "$G"
-	[ ! -e "$SBX_STATE_DIR/pi-sbx-1-gone.created" ]
+	[ ! -e "$SBX_STATE_DIR/pi-sbx-${D}-gone0000.created" ]
 }
 
 @test "sbx-gc: markers holding garbage are kept, with a clear message" {
-	stub_sandbox pi-sbx-1-bad-owner stopped; created pi-sbx-1-bad-owner 48
-	printf 'pid=twelve\n' >"$SBX_STATE_DIR/pi-sbx-1-bad-owner.owner"
-	stub_sandbox pi-sbx-2-bad-created stopped
-	printf 'created=yesterday\n' >"$SBX_STATE_DIR/pi-sbx-2-bad-created.created"
-	stub_sandbox pi-sbx-3-huge stopped; created pi-sbx-3-huge 48
-	head -c 100000 /dev/zero | tr '\0' x >"$SBX_STATE_DIR/pi-sbx-3-huge.owner"
+	stub_sandbox pi-sbx-${D}-badowner stopped; created pi-sbx-${D}-badowner 48
+	printf 'pid=twelve\n' >"$SBX_STATE_DIR/pi-sbx-${D}-badowner.owner"
+	stub_sandbox pi-sbx-${D}-badcreat stopped
+	printf 'created=yesterday\n' >"$SBX_STATE_DIR/pi-sbx-${D}-badcreat.created"
+	stub_sandbox pi-sbx-${D}-huge0000 stopped; created pi-sbx-${D}-huge0000 48
+	head -c 100000 /dev/zero | tr '\0' x >"$SBX_STATE_DIR/pi-sbx-${D}-huge0000.owner"
 	run -0 --separate-stderr "$G"
 	[ -z "$output" ]
-	[[ "$stderr" == *"sbx-gc: sandbox pi-sbx-1-bad-owner: $SBX_STATE_DIR/pi-sbx-1-bad-owner.owner: not an owner marker, keeping it"* ]]
-	[[ "$stderr" == *"sbx-gc: sandbox pi-sbx-2-bad-created: $SBX_STATE_DIR/pi-sbx-2-bad-created.created: no valid created= time"* ]]
-	[[ "$stderr" == *"sbx-gc: sandbox pi-sbx-3-huge: $SBX_STATE_DIR/pi-sbx-3-huge.owner: not an owner marker, keeping it"* ]]
+	[[ "$stderr" == *"sbx-gc: sandbox pi-sbx-${D}-badowner: $SBX_STATE_DIR/pi-sbx-${D}-badowner.owner: not an owner marker, keeping it"* ]]
+	[[ "$stderr" == *"sbx-gc: sandbox pi-sbx-${D}-badcreat: $SBX_STATE_DIR/pi-sbx-${D}-badcreat.created: no valid created= time"* ]]
+	[[ "$stderr" == *"sbx-gc: sandbox pi-sbx-${D}-huge0000: $SBX_STATE_DIR/pi-sbx-${D}-huge0000.owner: not an owner marker, keeping it"* ]]
 	[ ! -e "$SBX_STUB_DIR/rcused.rm" ]
 	[ -z "$(removed_names)" ]
 }
 
 @test "sbx-gc: names that are invalid or look like options are never passed to sbx" {
-	cat >"$SBX_STUB_DIR/out.ls" <<-'EOF'
+	cat >"$SBX_STUB_DIR/out.ls" <<-EOF
 	Starting sandboxd daemon...
 	{"sandboxes":[
 	 {"name":"--all","status":"stopped"},
@@ -321,20 +323,20 @@ removed_names() {
 	 {"name":42,"status":"stopped"},
 	 {"status":"stopped"},
 	 "pi-sbx-string",
-	 {"name":"pi-sbx-1-ok","status":"stopped","last_used_at":"2001-01-01T00:00:00Z"},
-	 {"name":"pi-sbx-1-ok","status":"stopped","last_used_at":"2001-01-01T00:00:00Z"}
+	 {"name":"pi-sbx-${D}-ok000000","status":"stopped","last_used_at":"2001-01-01T00:00:00Z"},
+	 {"name":"pi-sbx-${D}-ok000000","status":"stopped","last_used_at":"2001-01-01T00:00:00Z"}
 	]}
 	EOF
 	run -0 --separate-stderr "$G" -v
-	[ "$(removed_names)" = "pi-sbx-1-ok " ]
+	[ "$(removed_names)" = "pi-sbx-${D}-ok000000 " ]
 	[[ "$output" == *'skipped "--all": not a valid sandbox name'* ]]
 	[[ "$output" == *'skipped "pi-sbx-x?--all": not a valid sandbox name'* ]]
 	[ "$(grep -c '^rm ' "$SBX_STUB_DIR/calls.log")" -eq 1 ]
 }
 
 @test "sbx-gc: a failing, garbled or huge listing is an error, and nothing is removed" {
-	created pi-sbx-1-gone 48
-	touch -d '-1 hour' "$SBX_STATE_DIR/pi-sbx-1-gone.created"
+	created pi-sbx-${D}-gone0000 48
+	touch -d '-1 hour' "$SBX_STATE_DIR/pi-sbx-${D}-gone0000.created"
 	echo 1 >"$SBX_STUB_DIR/rc.ls"
 	echo "Not authenticated to Docker" >"$SBX_STUB_DIR/err.ls"
 	run -1 --separate-stderr "$G"
@@ -352,7 +354,7 @@ removed_names() {
 	{ printf '{"sandboxes":[],"pad":"'; head -c 5000000 /dev/zero | tr '\0' x; printf '"}\n'; } >"$SBX_STUB_DIR/out.ls"
 	run -1 --separate-stderr "$G"
 	[[ "$stderr" == "sbx-gc: sbx ls --json: more than "*" bytes of output, refusing it" ]]
-	[ -e "$SBX_STATE_DIR/pi-sbx-1-gone.created" ]
+	[ -e "$SBX_STATE_DIR/pi-sbx-${D}-gone0000.created" ]
 	[ "$(stub_count rm)" -eq 0 ]
 }
 
@@ -366,16 +368,16 @@ removed_names() {
 	[[ "$stderr" == *"owned by uid 65534, not by us"* ]]
 	chown "$(id -u)" "$SBX_STATE_DIR"
 	[ ! -e "$SBX_STUB_DIR/calls.log" ]
-	stub_sandbox pi-sbx-1-a running
+	stub_sandbox pi-sbx-${D}-a0000000 running
 	run -1 sh -c "'$G' -v >/dev/full"
 }
 
 @test "sbx-gc: the sbx calls get the strict environment" {
-	stub_sandbox pi-sbx-1-old stopped; created pi-sbx-1-old 48
+	stub_sandbox pi-sbx-${D}-old00000 stopped; created pi-sbx-${D}-old00000 48
 	DOCKER_HOST=tcp://evil:2375 SECRET_TOKEN=s3 COMPOSE_FILE=x \
 	    run -0 "$G"
 	[ "$(stub_argv 1 | tr '\n' ' ')" = "ls --json " ]
-	[ "$(stub_argv 2 | tr '\n' ' ')" = "rm --force pi-sbx-1-old " ]
+	[ "$(stub_argv 2 | tr '\n' ' ')" = "rm --force pi-sbx-${D}-old00000 " ]
 	for i in 1 2; do
 		e=$(stub_env "$i")
 		[[ "$e" != *DOCKER_HOST* ]] && [[ "$e" != *SECRET_TOKEN* ]] &&
@@ -386,10 +388,13 @@ removed_names() {
 # ---------------------------------------------------------------- tier 2
 
 @test "sim: -H 0 removes the idle-stopped sandbox of a dead session, never a live sibling's" {
-	sim_sandbox gc2 || return
-	live=$SIM_SB
 	sim_sandbox gc1 || return
-	dead=$SIM_SB
+	# names of the generated shape: a live session's and a dead one's
+	live=pi-sbx-$$-gclive00
+	dead=pi-sbx-$D-gcdead00
+	echo "$live" >>"$BATS_TEST_TMPDIR/sim-used"
+	echo "$dead" >>"$BATS_TEST_TMPDIR/sim-used"
+	sbx-run -s "$live" -x true && sbx-run -s "$dead" -x true
 	"$SIM_SBX" stop "$live" "$dead"
 	owner "$live" $$
 	owner "$dead" "$(deadpid)" 12345

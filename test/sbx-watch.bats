@@ -104,8 +104,8 @@ finished() {
 	[[ "$stderr" == "sbx-watch: DOCKER_SANDBOX_TEARDOWN: "* ]]
 	DOCKER_SANDBOX_KEEPALIVE=maybe run -64 --separate-stderr "$W" "$N"
 	[[ "$stderr" == "sbx-watch: DOCKER_SANDBOX_KEEPALIVE: "* ]]
-	DOCKER_SANDBOX_TIMEOUT=0 run -64 --separate-stderr "$W" "$N"
-	[ "$stderr" = "sbx-watch: DOCKER_SANDBOX_TIMEOUT: number is too small (1 to 86400)" ]
+	DOCKER_SANDBOX_TIMEOUT=86401 run -64 --separate-stderr "$W" "$N"
+	[ "$stderr" = "sbx-watch: DOCKER_SANDBOX_TIMEOUT: number is too large (0 to 86400)" ]
 	DOCKER_SANDBOX_SBX=relative/sbx run -64 --separate-stderr "$W" "$N"
 	[ "$stderr" = "sbx-watch: DOCKER_SANDBOX_SBX: not an absolute path" ]
 	[ ! -e "$SBX_STATE_DIR/$N.lock" ]

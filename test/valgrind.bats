@@ -118,28 +118,32 @@ vg_clean() {
 }
 
 @test "valgrind: sbx-gc sweeps with removals, keeps, orphans and one failure" {
-	local now i
+	local now i d
 	now=$(date +%s)
+	# names of the shape sbx-run makes, for a session that is gone
+	sh -c 'exit 0' &
+	d=$!
+	wait "$d"
 	for i in 1 2 3 4 5; do
-		stub_sandbox "pi-sbx-$i-old" stopped
+		stub_sandbox "pi-sbx-$d-old0000$i" stopped
 		printf 'created=%s\nmode=rw\n' $((now - 48 * 3600)) \
-		    >"$SBX_STATE_DIR/pi-sbx-$i-old.created"
+		    >"$SBX_STATE_DIR/pi-sbx-$d-old0000$i.created"
 	done
-	stub_sandbox pi-sbx-6-new stopped
-	printf 'created=%s\n' "$now" >"$SBX_STATE_DIR/pi-sbx-6-new.created"
-	stub_sandbox pi-sbx-7-running running
-	stub_sandbox pi-sbx-8-owned stopped
-	printf 'pid=%s\nstart=1\nwatcher=1\n' $$ >"$SBX_STATE_DIR/pi-sbx-8-owned.owner"
+	stub_sandbox pi-sbx-$d-new00000 stopped
+	printf 'created=%s\n' "$now" >"$SBX_STATE_DIR/pi-sbx-$d-new00000.created"
+	stub_sandbox pi-sbx-$d-running0 running
+	stub_sandbox pi-sbx-$d-owned000 stopped
+	printf 'pid=%s\nstart=1\nwatcher=1\n' $$ >"$SBX_STATE_DIR/pi-sbx-$d-owned000.owner"
 	stub_sandbox mine stopped
-	printf 'created=1\n' >"$SBX_STATE_DIR/pi-sbx-9-gone.created"
-	mkdir "$SBX_STATE_DIR/pi-sbx-9-gone.prime"
-	touch -d '-1 hour' "$SBX_STATE_DIR"/pi-sbx-9-gone.*
-	printf 'garbage' >"$SBX_STATE_DIR/pi-sbx-6-new.owner"
+	printf 'created=1\n' >"$SBX_STATE_DIR/pi-sbx-$d-gone0000.created"
+	mkdir "$SBX_STATE_DIR/pi-sbx-$d-gone0000.prime"
+	touch -d '-1 hour' "$SBX_STATE_DIR"/pi-sbx-$d-gone0000.*
+	printf 'garbage' >"$SBX_STATE_DIR/pi-sbx-$d-new00000.owner"
 	printf '0\n1\n0\n' >"$SBX_STUB_DIR/rc.rm"
-	run -1 vg sbx-gc -v -x pi-sbx-5-old
+	run -1 vg sbx-gc -v -x pi-sbx-$d-old00005
 	[ "$(grep -c '^rm ' "$SBX_STUB_DIR/calls.log")" -eq 4 ]
-	[ ! -e "$SBX_STATE_DIR/pi-sbx-9-gone.created" ]
-	[ ! -e "$SBX_STATE_DIR/pi-sbx-9-gone.prime" ]
+	[ ! -e "$SBX_STATE_DIR/pi-sbx-$d-gone0000.created" ]
+	[ ! -e "$SBX_STATE_DIR/pi-sbx-$d-gone0000.prime" ]
 	run -0 vg sbx-gc -n -H 0
 	run -0 vg sbx-gc
 	vg_clean 3

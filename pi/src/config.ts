@@ -1,9 +1,9 @@
 /*
- * The host settings the extension itself reads.  Every DOCKER_SANDBOX*
- * variable keeps the meaning it has for the programs (DESIGN section 3);
- * most are read by the programs alone, and only the few that shape what
- * the extension spawns are read here.  They are read live, at each use.
+ * The host settings.  Every DOCKER_SANDBOX* variable means what it means
+ * to the programs (DESIGN section 3), because only they parse it: what
+ * the extension needs to know it asks `sbx-env -c`, live, at each use.
  */
+import { spawnSync } from "node:child_process";
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { delimiter, dirname, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -18,26 +18,30 @@ export const PROGRAMS = [
 ] as const;
 export type Program = (typeof PROGRAMS)[number];
 
-const TRUE = new Set(["1", "true", "yes", "on"]);
-const FALSE = new Set(["0", "false", "no", "off"]);
-
-/** A boolean the way the programs read it; anything else is an error naming the variable. */
-export function envBool(name: string, dflt: boolean): boolean {
-	const v = process.env[name];
-	if (v === undefined || v.trim() === "") return dflt;
-	const s = v.trim().toLowerCase();
-	if (TRUE.has(s)) return true;
-	if (FALSE.has(s)) return false;
-	throw new Error(`${name}: expected 1/true/yes/on or 0/false/no/off, not "${v}"`);
+/**
+ * Every DOCKER_SANDBOX* setting as the programs read it.  The extension
+ * parses none of them: `sbx-env -cj` checks them all with the programs'
+ * own parsers and prints the effective values ({"name","value"} per
+ * line), or exits 64 with a message that names the bad variable and what
+ * it accepts, which is thrown here as it is.
+ */
+export function settings(): Record<string, string> {
+	const r = spawnSync(requireProgram("sbx-env"), ["-cj"], { encoding: "utf8", env: process.env, timeout: 10000 });
+	if (r.status !== 0) throw new Error(`docker sandbox: ${(r.stderr || r.error?.message || `sbx-env -c: exit ${r.status}`).trim()}`);
+	const out: Record<string, string> = {};
+	for (const line of r.stdout.split("\n")) {
+		if (!line) continue;
+		const o = JSON.parse(line) as { name: string; value: string };
+		out[o.name] = o.value;
+	}
+	return out;
 }
 
-/** A non-negative number, or the default when unset. */
-export function envNumber(name: string, dflt: number): number {
-	const v = process.env[name];
-	if (v === undefined || v.trim() === "") return dflt;
-	const n = Number(v.trim());
-	if (!Number.isFinite(n) || n < 0) throw new Error(`${name}: expected a number of 0 or more, not "${v}"`);
-	return n;
+/** One setting, by its variable's name. */
+export function setting(name: string): string {
+	const v = settings()[name];
+	if (v === undefined) throw new Error(`docker sandbox: sbx-env -c does not know ${name}`);
+	return v;
 }
 
 /** The pinned sandbox name, if any. */
@@ -52,45 +56,25 @@ export function validName(name: string): boolean {
 	return NAME_RE.test(name) && name !== "default";
 }
 
-export type Teardown = "remove" | "stop" | "none";
-
-/** DOCKER_SANDBOX_TEARDOWN, defaulting to remove (none when the name is pinned). */
-export function teardownMode(): Teardown {
-	const v = process.env.DOCKER_SANDBOX_TEARDOWN?.trim().toLowerCase();
-	if (v === undefined || v === "") return pinnedName() ? "none" : "remove";
-	if (v === "remove" || v === "stop" || v === "none") return v;
-	throw new Error(`DOCKER_SANDBOX_TEARDOWN: expected remove, stop or none, not "${v}"`);
-}
-
-/** One line per mode, for /docker and docker_status. */
+/** One line per mode, for /docker and docker_status, as the programs see them. */
 export function modeLines(): string[] {
-	const out: string[] = [];
-	const safe = (f: () => string): string => {
-		try {
-			return f();
-		} catch (e) {
-			return `invalid (${(e as Error).message})`;
-		}
-	};
-	out.push(`workspace mount: ${safe(() => (envBool("DOCKER_SANDBOX_WORKSPACE_RO", false) ? "read-only (scratch primary)" : "read-write"))}`);
-	out.push(`teardown at session end: ${safe(teardownMode)}`);
-	out.push(`autocreate: ${safe(() => (envBool("DOCKER_SANDBOX_AUTOCREATE", true) ? "on" : "off"))}`);
-	out.push(`keepalive: ${safe(() => (envBool("DOCKER_SANDBOX_KEEPALIVE", false) ? "on" : "off"))}`);
-	out.push(`env forwarded into the sandbox: ${safe(envMode)}`);
-	out.push(`automatic GC: ${safe(() => {
-		const h = envNumber("DOCKER_SANDBOX_GC_HOURS", 24);
-		return h > 0 ? `stopped pi-sbx-* sandboxes older than ${h} h with no live owner` : "off";
-	})}`);
-	return out;
-}
-
-function envMode(): string {
-	if (envBool("DOCKER_SANDBOX_ENV_PASSTHROUGH", false)) return "passthrough (all but DOCKER_*/COMPOSE_*)";
-	const list = (process.env.DOCKER_SANDBOX_ENV_ALLOWLIST ?? "")
-		.split(",")
-		.map((s) => s.trim())
-		.filter(Boolean);
-	return list.length ? `allow-list: ${list.join(", ")}` : "none (strict default)";
+	let c: Record<string, string>;
+	try {
+		c = settings();
+	} catch (e) {
+		return [`settings: invalid (${(e as Error).message})`];
+	}
+	const on = (n: string): boolean => c[`DOCKER_SANDBOX_${n}`] === "1";
+	const hours = Number(c.DOCKER_SANDBOX_GC_HOURS);
+	const allow = c.DOCKER_SANDBOX_ENV_ALLOWLIST.split(",").filter(Boolean);
+	return [
+		`workspace mount: ${on("WORKSPACE_RO") ? "read-only (scratch primary)" : "read-write"}`,
+		`teardown at session end: ${c.DOCKER_SANDBOX_TEARDOWN}`,
+		`autocreate: ${on("AUTOCREATE") ? "on" : "off"}`,
+		`keepalive: ${on("KEEPALIVE") ? "on" : "off"}`,
+		`env forwarded into the sandbox: ${on("ENV_PASSTHROUGH") ? "passthrough (all but DOCKER_*/COMPOSE_*)" : allow.length ? `allow-list: ${allow.join(", ")}` : "none (strict default)"}`,
+		`automatic GC: ${hours > 0 ? `stopped pi-sbx-* sandboxes older than ${hours} h with no live owner` : "off"}`,
+	];
 }
 
 function executable(path: string): boolean {

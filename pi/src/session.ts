@@ -9,7 +9,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { realpathSync } from "node:fs";
 import type { Socket } from "node:net";
 import type { AgentToolUpdateCallback } from "@mariozechner/pi-coding-agent";
-import { envBool, envNumber, findProgram, pinnedName, type Program, requireProgram, teardownMode, validName } from "./config.ts";
+import { findProgram, pinnedName, type Program, requireProgram, setting, validName } from "./config.ts";
 import { type RunResult, runProgram } from "./proc.ts";
 import { type Details, failure, streamer } from "./text.ts";
 
@@ -44,7 +44,6 @@ export class Session {
 	gcStarted = false;
 	/** session_shutdown came: arm no watcher any more */
 	ended = false;
-	private armTried = false;
 
 	constructor() {
 		this.root = process.cwd();
@@ -119,28 +118,33 @@ export class Session {
 	/** Pinned docker inside the sandbox (provisioned on first use). */
 	async docker(args: string[], o: CallOptions): Promise<RunResult> {
 		const a = [...this.runArgs(o), "--", ...args];
-		await this.armOnce();
+		await this.armed(o);
 		return this.program("sbx-run", a, o);
 	}
 
 	/** Any command inside the sandbox. */
 	async exec(args: string[], o: CallOptions): Promise<RunResult> {
 		const a = [...this.runArgs(o), "-x", "--", ...args];
-		await this.armOnce();
+		await this.armed(o);
 		return this.program("sbx-run", a, o);
 	}
 
 	/**
-	 * A sandbox is never made without a watcher: when the host never fired
-	 * session_start (an SDK embedding, say), arm it before the first call.
+	 * No sandbox without a teardown: a call that may provision runs only
+	 * once this session's watcher is armed (sbx-watch arms with teardown
+	 * none too, when that is what the settings say).  When the host never
+	 * fired session_start (an SDK embedding, say), or arming failed, it is
+	 * tried again here; its failure, which names the bad variable and
+	 * what it accepts, is the tool's error.  A call that may not provision
+	 * (DOCKER_SANDBOX_AUTOCREATE=0 set by the tool) only tries.
 	 */
-	private async armOnce(): Promise<void> {
-		if (this.ended || this.armTried) return;
-		this.armTried = true;
+	private async armed(o: CallOptions): Promise<void> {
+		if (this.ended || (this.lifeline && !this.lifeline.destroyed)) return;
+		const provisions = o.env?.DOCKER_SANDBOX_AUTOCREATE !== "0";
 		try {
 			await this.arm();
-		} catch {
-			/* watchError says why; docker_status and /docker show it */
+		} catch (e) {
+			if (provisions) throw new Error(`docker sandbox: no sandbox is made without its teardown watcher, and it could not be armed: ${(e as Error).message}`);
 		}
 	}
 
@@ -154,13 +158,11 @@ export class Session {
 	 * this process holds.  Resolves once the watcher has detached.
 	 */
 	async arm(): Promise<void> {
-		this.armTried = true;
 		if (this.lifeline && !this.lifeline.destroyed) return;
 		const name = this.sandbox();
 		const watch = requireProgram("sbx-watch");
-		const args: string[] = [];
-		if (envBool("DOCKER_SANDBOX_KEEPALIVE", false)) args.push("-k");
-		args.push("-m", teardownMode(), "-f", "3", name);
+		// teardown mode and keepalive: sbx-watch reads (and checks) them itself
+		const args = ["-f", "3", name];
 		const child = spawn(watch, args, {
 			stdio: ["ignore", "ignore", "pipe", "pipe"],
 			detached: true,
@@ -212,13 +214,12 @@ export class Session {
 	/** sbx-gc in the background, leaving this session's sandbox alone. */
 	startGc(): void {
 		if (this.gcStarted) return;
-		const hours = envNumber("DOCKER_SANDBOX_GC_HOURS", 24);
+		const hours = Number(setting("DOCKER_SANDBOX_GC_HOURS")); // whole hours; 0: off
 		if (!(hours > 0)) return;
 		const gc = findProgram("sbx-gc");
 		if (!gc || !this.name) return;
 		this.gcStarted = true;
-		// sbx-gc takes whole hours; round up, so a fraction never means "any age"
-		const child = spawn(gc, ["-H", String(Math.max(1, Math.ceil(hours))), "-x", this.name], { stdio: "ignore", detached: true, env: process.env });
+		const child = spawn(gc, ["-H", String(hours), "-x", this.name], { stdio: "ignore", detached: true, env: process.env });
 		child.on("error", () => {});
 		child.unref();
 	}

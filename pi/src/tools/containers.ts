@@ -7,7 +7,7 @@ import { statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
-import { envBool } from "../config.ts";
+import { setting } from "../config.ts";
 import { present, workspaceRoot } from "../hostfs.ts";
 import { commandWords, mapHostPath, safeArg } from "../paths.ts";
 import { describe, list, sync, vmPorts } from "../ports.ts";
@@ -181,7 +181,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 			// values go through stdin, never argv (which any user can read with ps)
 			const input = env.length ? `${env.join("\n")}\n` : undefined;
 			if (input) args.push("--env-file", "/dev/stdin");
-			const ro = envBool("DOCKER_SANDBOX_WORKSPACE_RO", false);
+			const ro = setting("DOCKER_SANDBOX_WORKSPACE_RO") === "1";
 			const vols = (params.volumes ?? []).map((v) => checkVolume(s.root, v, ro));
 			for (const v of vols) args.push("-v", v.arg);
 			const volLines = vols.length ? ["volumes:", ...vols.map((v) => `  ${v.said}`)] : [];

@@ -7,7 +7,7 @@ import https from "node:https";
 import { isIP } from "node:net";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
-import { envNumber, findProgram, INSTALL_HINT, modeLines, PROGRAMS, sbxCli } from "../config.ts";
+import { findProgram, INSTALL_HINT, modeLines, PROGRAMS, sbxCli, setting } from "../config.ts";
 import { describe, list, type Mapping } from "../ports.ts";
 import type { Session } from "../session.ts";
 import { failure, result, str } from "../text.ts";
@@ -323,7 +323,7 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 		async execute(_id, params, signal) {
 			const name = s.sandbox();
 			// the setting may hold a fraction: whole hours, rounded up, so it never means "any age"
-			const dflt = Math.min(HOURS_MAX, Math.ceil(envNumber("DOCKER_SANDBOX_GC_HOURS", 24)));
+			const dflt = Math.min(HOURS_MAX, Math.ceil(Number(setting("DOCKER_SANDBOX_GC_HOURS"))));
 			const hours = intArg("docker_gc", "hours", params.hours, 0, HOURS_MAX, dflt);
 			const r = await s.program("sbx-gc", ["-v", "-H", String(hours), "-x", name], { signal, what: "sbx-gc", allowFail: true });
 			if (r.code === 75) return result("gc: another sbx-gc is running; try again later.", { sandbox: name });
