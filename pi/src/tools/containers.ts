@@ -3,19 +3,24 @@
  * docker_pull, docker_run, docker_logs, docker_exec, docker_build,
  * docker_stop, docker_start, docker_rm.  Each is sbx-run with an argv.
  */
+import { randomBytes } from "node:crypto";
 import { statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { type ExtensionAPI, formatSize } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
 import { envBool } from "../config.ts";
 import { commandWords, mapHostPath, safeArg } from "../paths.ts";
 import { describe, list, sync, vmPorts } from "../ports.ts";
+import { Cancelled, type RunResult } from "../proc.ts";
 import type { Session } from "../session.ts";
-import { jsonLines, result, str, table } from "../text.ts";
+import { brief, jsonLines, result, str, table } from "../text.ts";
 import { StringEnum } from "./schema.ts";
 
 const LABEL = "com.pi.sandbox=true";
 const ID_HELP = "container id or name (from docker_ps)";
+const COMMAND_HELP = "a string runs as sh -c STRING in the container (pipes, $VARS work); an array runs as given, without a shell";
+/** The environment mark of a docker_exec's processes (see endMarked). */
+const EXEC_MARK = "PI_DOCKER_EXEC";
 
 export const NAME_RE = /^[a-zA-Z0-9][a-zA-Z0-9_.-]+$/;
 const IMAGE_RE = /^[A-Za-z0-9][A-Za-z0-9._\/:@-]*$/;
@@ -77,6 +82,37 @@ function checkVolume(root: string, spec: string, ro: boolean): string {
 	return [host, dst, mode].filter(Boolean).join(":");
 }
 
+/**
+ * A command as the agent means it: a string is shell (sh -c STRING in
+ * the container), as agents write it; an array is argv, for images
+ * without a shell.
+ */
+export function shellCommand(cmd: string | string[] | undefined): string[] {
+	if (typeof cmd === "string") return cmd.trim() === "" ? [] : commandWords(["sh", "-c", cmd]);
+	return commandWords(cmd);
+}
+
+/**
+ * End, inside the container, every process a cancelled docker_exec
+ * started.  Killing the local client leaves them running in the
+ * container (the daemon owns them), and they may have forked, changed
+ * group or daemonized: what they cannot shed is the environment mark
+ * they all inherited.  Three sweeps, so an exec the daemon was still
+ * starting when the client died is caught too.  Returns what happened.
+ */
+async function endMarked(s: Session, id: string, mark: string): Promise<string> {
+	const sweep =
+		`for i in 1 2 3; do for p in /proc/[0-9]*; do ` +
+		`grep -q '${EXEC_MARK}=${mark}' "$p/environ" 2>/dev/null && kill -KILL "\${p#/proc/}" 2>/dev/null; ` +
+		"done; sleep 0.2; done; exit 0";
+	const r = await s.docker(["exec", id, "sh", "-c", sweep], { what: "docker exec (ending a cancelled exec)", timeout: 30, allowFail: true }).catch((e: Error) => ({
+		code: 1,
+		output: e.message,
+	}));
+	if (r.code === 0) return "what it started in the container was ended";
+	return `what it started in the container may still run (ending it failed: ${r.output.trim().split("\n").pop()?.slice(0, 200) ?? ""})`;
+}
+
 export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 	pi.registerTool({
 		name: "docker_ps",
@@ -121,12 +157,12 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 		name: "docker_pull",
 		label: "Docker pull",
 		promptSnippet: "Pull an image into the docker sandbox",
-		description: "Pull an image into the session's sandbox (progress streams; up to 10 minutes).",
+		description: "Pull an image into the session's sandbox (progress streams; up to 10 minutes). The answer gives the outcome and the last lines; the whole output is in the file it names.",
 		parameters: Type.Object({ image: Type.String({ description: "image reference, e.g. nginx:1.27" }) }),
 		async execute(_id, params, signal, onUpdate) {
 			const image = checkImage(params.image);
-			const r = await s.docker(["pull", image], { signal, what: `docker pull ${image}`, stream: { onUpdate, head: `pull ${image}` } });
-			return result(`pull ${image}\n${r.output.trim()}`, { sandbox: s.name, image });
+			const r = await s.docker(["pull", image], { signal, what: `docker pull ${image}`, log: "pull", stream: { onUpdate, head: `pull ${image}` } });
+			return brief([`pulled ${image} into sandbox "${s.name}"`], r, { sandbox: s.name, image });
 		},
 	});
 
@@ -139,12 +175,13 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 			"Run a container in the session's sandbox (labelled com.pi.sandbox=true). Detached by default (restart=unless-stopped); " +
 			"detach=false runs it in the foreground and returns its output. ports: CONTAINER or HOST:CONTAINER[/udp]; each is published " +
 			"on the host's loopback, at HOST when it is free and 1024 or above, else at a free port: the result gives the URLs, for docker_curl. " +
-			"volumes: SOURCE:/path[:ro], SOURCE a path in the workspace (/workspace/...) or a named volume. env values reach docker through stdin, not the command line.",
+			"volumes: SOURCE:/path[:ro], SOURCE a path in the workspace (/workspace/...) or a named volume. env values reach docker through stdin, not the command line. " +
+			"command: a string runs as `sh -c STRING` in the container (pipes, $VARS, &&); an array runs as given (for images without a shell).",
 		parameters: Type.Object(
 			{
 				image: Type.String({ description: "image reference" }),
 				name: Type.Optional(Type.String({ description: "container name" })),
-				command: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description: "command and arguments (string or array)" })),
+				command: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description: COMMAND_HELP })),
 				detach: Type.Optional(Type.Boolean({ description: "run in the background (default true)" })),
 				rm: Type.Optional(Type.Boolean({ description: "remove the container when it exits (foreground runs only)" })),
 				ports: Type.Optional(Type.Array(Type.String(), { description: 'e.g. ["8080:8000"] or ["3000"]' })),
@@ -189,7 +226,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 				args.push("-w", w);
 			}
 			const image = checkImage(params.image);
-			args.push(image, ...commandWords(params.command));
+			args.push(image, ...shellCommand(params.command));
 
 			if (!detach) {
 				const r = await s.docker(args, { signal, input, what: `docker run ${image}`, timeout: 600, stream: { onUpdate, head: `run ${image}` } });
@@ -239,18 +276,31 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 	pi.registerTool({
 		name: "docker_exec",
 		label: "Docker exec",
-		promptSnippet: "Run a command in a running container",
-		description: "Run a command in a running container and return its output; a non-zero exit is an error.",
+		promptSnippet: "Run a command in a running container (a string runs as sh -c STRING)",
+		description:
+			"Run a command in a running container and return its output. A string runs as `sh -c STRING` inside the container, so pipes, " +
+			"redirections, $VARS and && work; an array runs as given, without a shell (for images that have none). " +
+			"A non-zero exit is an error that gives the command, the status and the tail of stdout and stderr as they came. " +
+			"Cancelling (Esc) also ends what the command started inside the container.",
 		parameters: Type.Object({
 			id: Type.String({ description: ID_HELP }),
-			command: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description: "command and arguments (string or array)" })),
+			command: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description: COMMAND_HELP })),
 		}),
 		async execute(_id, params, signal, onUpdate) {
-			const words = commandWords(params.command);
+			const words = shellCommand(params.command);
 			if (!words.length || words.every((w) => w.trim() === "")) throw new Error("docker exec: empty command");
 			const id = checkId(params.id);
 			if (!NAME_RE.test(id)) throw new Error(`docker exec: invalid container id "${id}"`);
-			const r = await s.docker(["exec", id, ...words], { signal, what: `docker exec ${id}`, stream: { onUpdate, head: `exec ${id}` } });
+			// every process the command starts inherits the mark, so a cancel can find them all
+			const mark = randomBytes(8).toString("hex");
+			const argv = ["exec", "-e", `${EXEC_MARK}=${mark}`, id, ...words];
+			let r: RunResult;
+			try {
+				r = await s.docker(argv, { signal, what: `docker exec ${id}`, command: ["docker", "exec", id, ...words], stream: { onUpdate, head: `exec ${id}` } });
+			} catch (e) {
+				if (!(e instanceof Cancelled)) throw e;
+				throw new Cancelled(`docker exec ${id}`, await endMarked(s, id, mark));
+			}
 			return result(r.output.trimEnd() || "(no output)", { sandbox: s.name, id, exitCode: r.code });
 		},
 	});
@@ -260,7 +310,9 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 		label: "Docker build",
 		promptSnippet: "Build an image from a workspace directory",
 		promptGuidelines: ["docker_build, docker_compose, docker_init and docker_run volumes take workspace paths: /workspace/... (or relative) is the project directory; nothing outside it."],
-		description: "Build an image from a directory of the workspace (/workspace/... or relative); output streams, up to 10 minutes.",
+		description:
+			"Build an image from a directory of the workspace (/workspace/... or relative); output streams, up to 10 minutes. " +
+			"The answer gives the image and the last lines; the whole build output is in the file it names (read it with the read tool when you need more).",
 		parameters: Type.Object({
 			context: Type.String({ description: "build context directory, e.g. /workspace or /workspace/app" }),
 			tag: Type.String({ description: "image tag, e.g. myapp:dev" }),
@@ -302,8 +354,11 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 			}
 			args.push(ctxDir);
 			const head = `build ${params.context} -> ${tag} (in sandbox "${s.name}")`;
-			const r = await s.docker(args, { signal, what: `docker build ${tag}`, stream: { onUpdate, head } });
-			return result(`${head}\n${r.output.trim()}`, { sandbox: s.name, tag });
+			const r = await s.docker(args, { signal, what: `docker build ${tag}`, log: "build", stream: { onUpdate, head } });
+			const img = await s.docker(["image", "inspect", "--format", "{{.Id}} {{.Size}}", tag], { signal, what: "docker image inspect", allowFail: true });
+			const [imageId = "", size = ""] = img.code === 0 ? img.stdout.trim().split(" ") : [];
+			const built = imageId ? `built ${tag} (${imageId.replace(/^sha256:/, "").slice(0, 12)}, ${formatSize(Number(size) || 0)})` : `built ${tag}`;
+			return brief([head, built], r, { sandbox: s.name, tag, image: imageId || undefined });
 		},
 	});
 
@@ -363,8 +418,9 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 		parameters: Type.Object({ volumes: Type.Optional(Type.Boolean({ description: "also remove unused volumes (default false)" })) }),
 		async execute(_id, params, signal, onUpdate) {
 			const args = ["system", "prune", "-af", ...(params.volumes ? ["--volumes"] : [])];
-			const r = await s.docker(args, { signal, what: "docker system prune", timeout: 600, stream: { onUpdate, head: "prune" } });
-			return result(r.output.trim() || "nothing to prune", { sandbox: s.name });
+			const r = await s.docker(args, { signal, what: "docker system prune", timeout: 600, log: "prune", stream: { onUpdate, head: "prune" } });
+			const freed = /Total reclaimed space:\s*(.*)/.exec(r.output)?.[1]?.trim();
+			return brief([`pruned sandbox "${s.name}"${freed ? `: ${freed} reclaimed` : ""}`], r, { sandbox: s.name });
 		},
 	});
 }
