@@ -3,26 +3,24 @@
 // by a shell, Esc reaching into the container, and a docker_status that
 // answers whatever is wrong.  Through pi's loader against the simulator.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import { FLAVOUR, loadExtension, need, piMissing, programsMissing, simMissing, world } from "../testlib/harness.mjs";
+import { test } from "node:test";
+import { FLAVOUR } from "../testlib/harness.mjs";
+import { sessionSuite } from "../testlib/suite.mjs";
 
-const missing = [...piMissing(), ...simMissing(), ...programsMissing()];
-let w;
+const S = sessionSuite(async (s) => {
+	const r = await s.pi.call("docker_run", { image: "busybox:local", name: "ans", command: ["sleep", "1000"] });
+	s.name = r.result.details.sandbox;
+});
+const inner = (...args) => S.inner(...args);
+// the session's extension and world, once before() has made them
 let pi;
-let name;
-
+let w;
 function ready(t) {
-	return need(t, missing, "the sbx simulator") && pi;
-}
-
-/** pinned docker in the session's sandbox, straight through sbx-run */
-function inner(...args) {
-	const r = spawnSync("sbx-run", ["-s", name, "-w", w.ws, "--", ...args], { encoding: "utf8", env: process.env });
-	assert.equal(r.status, 0, `sbx-run ${args.join(" ")}: ${r.stderr}`);
-	return r.stdout;
+	if (!S.ready(t)) return false;
+	({ pi, w } = S);
+	return true;
 }
 
 /** The error a tool call rejects with. */
@@ -42,23 +40,6 @@ function project(dir, steps) {
 	mkdirSync(join(w.ws, dir), { recursive: true });
 	writeFileSync(join(w.ws, dir, "Dockerfile"), `FROM busybox:local\n${steps.join("\n")}\n`);
 }
-
-before(async () => {
-	if (missing.length) return;
-	w = world();
-	pi = await loadExtension(w.ws);
-	await pi.start();
-	const r = await pi.call("docker_run", { image: "busybox:local", name: "ans", command: ["sleep", "1000"] });
-	name = r.result.details.sandbox;
-});
-
-after(async () => {
-	if (pi) {
-		await pi.shutdown();
-		pi.cleanupAgentDir();
-	}
-	w?.cleanup();
-});
 
 // stdout and stderr alternate, with pauses so that the order written is the order they arrive
 const INTERLEAVED = "echo OUT-1; sleep 0.3; echo ERR-1 >&2; sleep 0.3; echo OUT-2; sleep 0.3; echo ERR-2 >&2; exit 4";

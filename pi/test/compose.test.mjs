@@ -3,36 +3,15 @@
 // redirect the daemon or name a file outside the workspace refused, for
 // every verb.  Through pi's loader against the simulator.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import { FLAVOUR, loadExtension, need, piMissing, programsMissing, simMissing, world } from "../testlib/harness.mjs";
+import { test } from "node:test";
+import { FLAVOUR } from "../testlib/harness.mjs";
+import { sessionSuite } from "../testlib/suite.mjs";
 
-const missing = [...piMissing(), ...simMissing(), ...programsMissing()];
-let w;
-let pi;
-let name;
 const FILE = "/workspace/cproj/compose.yaml";
-
-function ready(t) {
-	return need(t, missing, "the sbx simulator") && pi;
-}
-
-function inner(...args) {
-	const r = spawnSync("sbx-run", ["-s", name, "-w", w.ws, "--", ...args], { encoding: "utf8", env: process.env });
-	assert.equal(r.status, 0, `sbx-run ${args.join(" ")}: ${r.stderr}`);
-	return r.stdout;
-}
-
-const compose = (action, more = {}) => pi.call("docker_compose", { file: FILE, action, ...more });
-
-before(async () => {
-	if (missing.length) return;
-	w = world();
-	pi = await loadExtension(w.ws);
-	await pi.start();
-	const dir = join(w.ws, "cproj");
+const S = sessionSuite(async (s) => {
+	const dir = join(s.w.ws, "cproj");
 	mkdirSync(dir, { recursive: true });
 	writeFileSync(
 		join(dir, "compose.yaml"),
@@ -46,17 +25,12 @@ before(async () => {
       GREETING: hello
 `,
 	);
-	const up = await compose("up");
-	name = up.result.details.sandbox;
+	const up = await s.pi.call("docker_compose", { file: FILE, action: "up" });
+	s.name = up.result.details.sandbox;
 });
-
-after(async () => {
-	if (pi) {
-		await pi.shutdown();
-		pi.cleanupAgentDir();
-	}
-	w?.cleanup();
-});
+const ready = (t) => S.ready(t);
+const inner = (...args) => S.inner(...args);
+const compose = (action, more = {}) => S.pi.call("docker_compose", { file: FILE, action, ...more });
 
 test(`[${FLAVOUR}] compose verbs class: exec runs without a TTY, a string through sh -c, or the words after the service`, async (t) => {
 	if (!ready(t)) return;
@@ -134,7 +108,7 @@ test(`[${FLAVOUR}] compose redirection class: options naming another daemon or a
 	await assert.rejects(compose("events"), /action "events" is not allowed/);
 	await assert.rejects(compose("ps", { command: "ls" }), /takes no command/);
 	// the compose file itself must be in the workspace
-	await assert.rejects(pi.call("docker_compose", { file: "/etc/compose.yaml", action: "ps" }), /outside|workspace/);
+	await assert.rejects(S.pi.call("docker_compose", { file: "/etc/compose.yaml", action: "ps" }), /outside|workspace/);
 });
 
 test(`[${FLAVOUR}] brief class: compose up answers at most 2 KB with its containers and the whole log's path`, async (t) => {

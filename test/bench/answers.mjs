@@ -50,6 +50,7 @@ function pullTranscript(image) {
 }
 
 const w = world();
+process.env.TMPDIR = w.base; // the answers' whole-output logs go with the world
 const rows = [];
 let pi;
 try {
