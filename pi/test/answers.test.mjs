@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { FLAVOUR } from "../testlib/harness.mjs";
+import { pathToFileURL } from "node:url";
+import { FLAVOUR, PI_DIR, need, piMissing } from "../testlib/harness.mjs";
 import { sessionSuite } from "../testlib/suite.mjs";
 
 const S = sessionSuite(async (s) => {
@@ -119,6 +120,30 @@ test(`[${FLAVOUR}] shell class: a command string runs as sh -c in the container,
 	assert.match(def.description, /sh -c STRING/);
 	assert.match(def.promptSnippet, /sh -c STRING/);
 	assert.match(pi.tool("docker_run").description, /sh -c STRING/);
+});
+
+test(`[${FLAVOUR}] brief class: the 2 KB bound holds for any output and keeps the outcome and the log's path`, async (t) => {
+	if (!need(t, piMissing(), "pi")) return;
+	const { createJiti } = await import(pathToFileURL(join(PI_DIR, "node_modules", "jiti", "lib", "jiti.mjs")).href);
+	const { brief, BRIEF_MAX } = await createJiti(import.meta.url).import(join(PI_DIR, "src", "text.ts"));
+	assert.equal(BRIEF_MAX, 2048);
+	const log = "/tmp/pi-docker-build-0123456789abcdef.log";
+	const run = (output) => ({ code: 0, stdout: output, stderr: "", output, log });
+	const lines = (n, f) => Array.from({ length: n }, (_, i) => f(i)).join("\n");
+	const cases = {
+		"long lines": [["built x:1"], run(lines(100, (i) => `${i}:${"x".repeat(5000)}`))],
+		"a long head (200 containers)": [[lines(200, (i) => `container-${i} (Up 2 seconds)`)], run(lines(50, (i) => `line-${i}`))],
+		"multi-byte text": [["built ü:1"], run(lines(10000, () => "üüüüüüüüüüüüüüüüüüüü"))],
+		"colour codes and carriage returns": [["built x:1"], run(lines(3000, (i) => `\x1b[91mstep ${i}\r\x1b[0m`))],
+		"no output": [["built x:1"], run("")],
+	};
+	for (const [what, [head, r]] of Object.entries(cases)) {
+		const text = brief(head, r).content[0].text;
+		assert.ok(Buffer.byteLength(text) <= 2048, `${what}: ${Buffer.byteLength(text)} bytes`);
+		assert.ok(text.startsWith(head[0].split("\n")[0]), `${what}: the outcome comes first`);
+		assert.ok(text.endsWith(log), `${what}: the log's path is kept:\n${text.slice(-200)}`);
+		assert.ok(!text.includes("\ufffd") && !text.includes("\x1b"), `${what}: clean text`);
+	}
 });
 
 /** Processes in the container whose command line holds s. */
