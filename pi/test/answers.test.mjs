@@ -179,6 +179,24 @@ test(`[${FLAVOUR}] cancel class: Esc during docker_exec ends what it started ins
 	assert.equal((await pi.call("docker_exec", { id: "ans", command: "echo alive" })).text, "alive");
 });
 
+test(`[${FLAVOUR}] cancel class: Esc during a foreground docker_run stops its container, with and without rm`, async (t) => {
+	if (!ready(t)) return;
+	for (const [rm, secs] of [[true, 74], [false, 73]]) {
+		const ac = new AbortController();
+		const p = pi.call("docker_run", { image: "busybox:local", detach: false, rm, command: ["sleep", String(secs)] }, { signal: ac.signal });
+		const running = () => inner("ps", "--format", "{{.Names}} {{.Command}}").split("\n").filter((l) => l.includes(`sleep ${secs}`));
+		const t0 = Date.now();
+		while (!running().length) {
+			assert.ok(Date.now() - t0 < 20000, `sleep ${secs} never started`);
+			await new Promise((r) => setTimeout(r, 100));
+		}
+		ac.abort();
+		const e = await rejection(p);
+		assert.deepEqual(running(), [], `the container of sleep ${secs} still runs`);
+		assert.match(e.message, /^docker run busybox:local: cancelled; its container pi-run-[0-9a-f]{12} was stopped$/);
+	}
+});
+
 /** Run f with env changed (undefined: removed), restored after. */
 async function withEnv(vars, f) {
 	const saved = {};

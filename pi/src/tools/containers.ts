@@ -113,6 +113,14 @@ async function endMarked(s: Session, id: string, mark: string): Promise<string> 
 	return `what it started in the container may still run (ending it failed: ${r.output.trim().split("\n").pop()?.slice(0, 200) ?? ""})`;
 }
 
+/** Stop, inside the sandbox, the container of a cancelled foreground run (--rm then removes it). */
+async function endRun(s: Session, name: string): Promise<string> {
+	const r = await s.docker(["kill", name], { what: "docker kill (ending a cancelled run)", timeout: 30, allowFail: true }).catch((e: Error) => ({ code: 1, output: e.message }));
+	// not running (any more) is as good as killed
+	if (r.code === 0 || /is not running|No such container/.test(r.output)) return `its container ${name} was stopped`;
+	return `its container ${name} may still run (stopping it failed: ${r.output.trim().split("\n").pop()?.slice(0, 200) ?? ""})`;
+}
+
 export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 	pi.registerTool({
 		name: "docker_ps",
@@ -173,7 +181,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 		promptGuidelines: ["Use the docker_* tools for containers and images; they reach the session's private docker daemon in its sandbox. Do not run `docker` through bash: that would be the host's daemon, or none."],
 		description:
 			"Run a container in the session's sandbox (labelled com.pi.sandbox=true). Detached by default (restart=unless-stopped); " +
-			"detach=false runs it in the foreground and returns its output. ports: CONTAINER or HOST:CONTAINER[/udp]; each is published " +
+			"detach=false runs it in the foreground and returns its output (Esc stops the container). ports: CONTAINER or HOST:CONTAINER[/udp]; each is published " +
 			"on the host's loopback, at HOST when it is free and 1024 or above, else at a free port: the result gives the URLs, for docker_curl. " +
 			"volumes: SOURCE:/path[:ro], SOURCE a path in the workspace (/workspace/...) or a named volume. env values reach docker through stdin, not the command line. " +
 			"command: a string runs as `sh -c STRING` in the container (pipes, $VARS, &&); an array runs as given (for images without a shell).",
@@ -204,6 +212,9 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 				const n = safeArg(params.name.trim(), "container name");
 				if (!NAME_RE.test(n)) throw new Error(`docker run: invalid container name "${n}" ([a-zA-Z0-9][a-zA-Z0-9_.-]+)`);
 				args.push("--name", n);
+			} else if (!detach) {
+				// a name to find it by if the run is cancelled: the daemon keeps it running otherwise
+				args.push("--name", `pi-run-${randomBytes(6).toString("hex")}`);
 			}
 			for (const p of params.ports ?? []) args.push("-p", checkPort(p));
 			const env = (typeof params.env === "string" ? params.env.split(",") : (params.env ?? [])).filter((e) => e.trim()).map(checkEnv);
@@ -229,7 +240,13 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 			args.push(image, ...shellCommand(params.command));
 
 			if (!detach) {
-				const r = await s.docker(args, { signal, input, what: `docker run ${image}`, timeout: 600, stream: { onUpdate, head: `run ${image}` } });
+				let r: RunResult;
+				try {
+					r = await s.docker(args, { signal, input, what: `docker run ${image}`, timeout: 600, stream: { onUpdate, head: `run ${image}` } });
+				} catch (e) {
+					if (!(e instanceof Cancelled)) throw e;
+					throw new Cancelled(`docker run ${image}`, await endRun(s, args[args.indexOf("--name") + 1]));
+				}
 				return result(`container exited (${image})${params.rm ? ", removed" : ""}:\n${r.output.trim() || "(no output)"}`, { sandbox: s.name, image });
 			}
 			const r = await s.docker(args, { signal, input, what: `docker run ${image}` });

@@ -197,7 +197,7 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 	pi.registerTool({
 		name: "docker_compose",
 		label: "Docker compose",
-		promptSnippet: "Run docker compose (up, down, ps, logs, ...) on a workspace compose file",
+		promptSnippet: "Run docker compose (up, down, ps, logs, exec, run, ...) on a workspace compose file",
 		description:
 			"Run docker compose on a compose file of the workspace (default: compose.yaml, compose.yml, docker-compose.yaml or docker-compose.yml in the root). " +
 			"action: up (detached, builds), down, ps, logs (last 200 lines), restart, stop, start, config, build, pull, " +
