@@ -30,7 +30,7 @@ const S = sessionSuite(async (s) => {
 });
 const ready = (t) => S.ready(t);
 const inner = (...args) => S.inner(...args);
-const compose = (action, more = {}) => S.pi.call("docker_compose", { file: FILE, action, ...more });
+const compose = (action, more = {}, signal = undefined) => S.pi.call("docker_compose", { file: FILE, action, ...more }, { signal });
 
 test(`[${FLAVOUR}] compose verbs class: exec runs without a TTY, a string through sh -c, or the words after the service`, async (t) => {
 	if (!ready(t)) return;
@@ -59,6 +59,34 @@ test(`[${FLAVOUR}] compose verbs class: run without a TTY leaves no container be
 	const e = await compose("run", { extraArgs: ["--no-deps", "-e", "Y=2", "app", "sh", "-c", "echo y=$Y"] });
 	assert.match(e.text, /\ny=2$/);
 	assert.equal(inner("ps", "-aq").trim().split("\n").filter(Boolean).length, before, "run --rm removed its containers");
+});
+
+test(`[${FLAVOUR}] cancel class: Esc during compose exec ends what it started in the container, during compose run stops its container`, async (t) => {
+	if (!ready(t)) return;
+	const running = (s) => inner("exec", inner("ps", "-q", "--filter", "name=app").trim().split("\n")[0], "ps", "-o", "args").split("\n").filter((l) => l.includes(s));
+	const ac = new AbortController();
+	const p = compose("exec", { service: "app", command: "sleep 71 & sleep 72; wait" }, ac.signal);
+	const t0 = Date.now();
+	while (running("sleep 7").length < 2) {
+		assert.ok(Date.now() - t0 < 30000, "the exec never started");
+		await new Promise((r) => setTimeout(r, 200));
+	}
+	ac.abort();
+	const e = await p.then(() => assert.fail("not cancelled"), (x) => x);
+	assert.deepEqual(running("sleep 7"), [], "compose exec's processes still run");
+	assert.match(e.message, /^docker compose exec: cancelled; what it started in the container was ended$/);
+	const ac2 = new AbortController();
+	const p2 = compose("run", { service: "app", command: ["sleep", "70"] }, ac2.signal);
+	const runs = () => inner("ps", "--format", "{{.Names}} {{.Command}}").split("\n").filter((l) => l.includes("sleep 70"));
+	const t1 = Date.now();
+	while (!runs().length) {
+		assert.ok(Date.now() - t1 < 30000, "the run never started");
+		await new Promise((r) => setTimeout(r, 200));
+	}
+	ac2.abort();
+	const e2 = await p2.then(() => assert.fail("not cancelled"), (x) => x);
+	assert.deepEqual(runs(), [], "compose run's container still runs");
+	assert.match(e2.message, /^docker compose run: cancelled; its container pi-run-[0-9a-f]{12} was stopped$/);
 });
 
 test(`[${FLAVOUR}] compose verbs class: top, images, port, pause, unpause, kill and rm work without asking`, async (t) => {

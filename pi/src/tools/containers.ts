@@ -19,8 +19,8 @@ import { StringEnum } from "./schema.ts";
 const LABEL = "com.pi.sandbox=true";
 const ID_HELP = "container id or name (from docker_ps)";
 const COMMAND_HELP = "a string runs as sh -c STRING in the container (pipes, $VARS work); an array runs as given, without a shell";
-/** The environment mark of a docker_exec's processes (see endMarked). */
-const EXEC_MARK = "PI_DOCKER_EXEC";
+/** The environment mark of an exec's processes (see endMarked). */
+export const EXEC_MARK = "PI_DOCKER_EXEC";
 
 export const NAME_RE = /^[a-zA-Z0-9][a-zA-Z0-9_.-]+$/;
 const IMAGE_RE = /^[A-Za-z0-9][A-Za-z0-9._\/:@-]*$/;
@@ -94,18 +94,20 @@ export function shellCommand(cmd: string | string[] | undefined): string[] {
 
 /**
  * End, inside the container, every process a cancelled docker_exec
- * started.  Killing the local client leaves them running in the
- * container (the daemon owns them), and they may have forked, changed
- * group or daemonized: what they cannot shed is the environment mark
- * they all inherited.  Three sweeps, so an exec the daemon was still
- * starting when the client died is caught too.  Returns what happened.
+ * started (docker_exec, compose exec).  exec: the words that run a
+ * command in the same container.  Killing the local client leaves them
+ * running in the container (the daemon owns them), and they may have
+ * forked, changed group or daemonized: what they cannot shed is the
+ * environment mark they all inherited.  Three sweeps, so an exec the
+ * daemon was still starting when the client died is caught too.
+ * Returns what happened.
  */
-async function endMarked(s: Session, id: string, mark: string): Promise<string> {
+export async function endMarked(s: Session, exec: string[], mark: string): Promise<string> {
 	const sweep =
 		`for i in 1 2 3; do for p in /proc/[0-9]*; do ` +
 		`grep -q '${EXEC_MARK}=${mark}' "$p/environ" 2>/dev/null && kill -KILL "\${p#/proc/}" 2>/dev/null; ` +
 		"done; sleep 0.2; done; exit 0";
-	const r = await s.docker(["exec", id, "sh", "-c", sweep], { what: "docker exec (ending a cancelled exec)", timeout: 30, allowFail: true }).catch((e: Error) => ({
+	const r = await s.docker([...exec, "sh", "-c", sweep], { what: "docker exec (ending a cancelled exec)", timeout: 30, allowFail: true }).catch((e: Error) => ({
 		code: 1,
 		output: e.message,
 	}));
@@ -114,7 +116,7 @@ async function endMarked(s: Session, id: string, mark: string): Promise<string> 
 }
 
 /** Stop, inside the sandbox, the container of a cancelled foreground run (--rm then removes it). */
-async function endRun(s: Session, name: string): Promise<string> {
+export async function endRun(s: Session, name: string): Promise<string> {
 	const r = await s.docker(["kill", name], { what: "docker kill (ending a cancelled run)", timeout: 30, allowFail: true }).catch((e: Error) => ({ code: 1, output: e.message }));
 	// not running (any more) is as good as killed
 	if (r.code === 0 || /is not running|No such container/.test(r.output)) return `its container ${name} was stopped`;
@@ -316,7 +318,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 				r = await s.docker(argv, { signal, what: `docker exec ${id}`, command: ["docker", "exec", id, ...words], stream: { onUpdate, head: `exec ${id}` } });
 			} catch (e) {
 				if (!(e instanceof Cancelled)) throw e;
-				throw new Cancelled(`docker exec ${id}`, await endMarked(s, id, mark));
+				throw new Cancelled(`docker exec ${id}`, await endMarked(s, ["exec", id], mark));
 			}
 			return result(r.output.trimEnd() || "(no output)", { sandbox: s.name, id, exitCode: r.code });
 		},

@@ -3,16 +3,18 @@
  * docker_compose runs an allow-listed compose verb on a compose file of
  * the workspace, labels what it creates, and syncs the host ports.
  */
+import { randomBytes } from "node:crypto";
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
 import { mapHostPath, safeArg } from "../paths.ts";
 import { describe, sync } from "../ports.ts";
+import { Cancelled, type RunResult } from "../proc.ts";
 import type { Session } from "../session.ts";
 import { DOCKERIGNORE, LANGS, type Lang, compose as composeFile, detect, dockerfile } from "../templates.ts";
 import { brief, jsonLines, result, str } from "../text.ts";
-import { shellCommand } from "./containers.ts";
+import { EXEC_MARK, endMarked, endRun, shellCommand } from "./containers.ts";
 
 const COMPOSE_FILES = ["compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml"];
 const SERVICE_RE = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
@@ -255,14 +257,28 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 				}
 			}
 			const head = `compose ${action} (${file})`;
+			// what a cancel must end inside: exec's processes carry a mark, run's container a name
+			const shown = ["docker", ...base, ...run, ...extra, ...svc, ...more, ...command];
+			const mark = randomBytes(8).toString("hex");
+			if (action === "exec") extra.push("-e", `${EXEC_MARK}=${mark}`);
+			if (action === "run" && !extra.includes("--name")) extra.push("--name", `pi-run-${mark.slice(0, 12)}`);
 			// options first, then services: compose v1 takes them in that order only
-			const r = await s.docker([...base, ...run, ...extra, ...svc, ...more, ...command], {
-				signal,
-				input,
-				what: `docker compose ${action}`,
-				log: LONG.has(action) ? `compose-${action}` : undefined,
-				stream: LONG.has(action) || verb.command ? { onUpdate, head } : undefined,
-			});
+			let r: RunResult;
+			try {
+				r = await s.docker([...base, ...run, ...extra, ...svc, ...more, ...command], {
+					signal,
+					input,
+					what: `docker compose ${action}`,
+					command: shown,
+					log: LONG.has(action) ? `compose-${action}` : undefined,
+					stream: LONG.has(action) || verb.command ? { onUpdate, head } : undefined,
+				});
+			} catch (e) {
+				if (!(e instanceof Cancelled) || !verb.command) throw e;
+				const index = extra.includes("--index") ? ["--index", extra[extra.indexOf("--index") + 1]] : [];
+				const done = action === "exec" ? await endMarked(s, [...base, "exec", "-T", ...index, ...svc, ...more], mark) : await endRun(s, extra[extra.indexOf("--name") + 1]);
+				throw new Cancelled(`docker compose ${action}`, done);
+			}
 			const lines = [head];
 			const details: Record<string, unknown> = { sandbox: s.name, action, file };
 			if (CHANGES_PORTS.has(action)) {
