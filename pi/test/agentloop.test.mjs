@@ -122,7 +122,6 @@ for (const f of FLAVOURS) {
 				...process.env,
 				PI_CODING_AGENT_DIR: agentDir,
 				PI_OFFLINE: "1",
-				TMPDIR: w.base, // the answers' whole-output logs go with the world
 				SCRIPTED_BASE_URL: model.url,
 				SCRIPTED_API_KEY: "not-a-secret",
 				PROVIDER_EXT: providerExt,

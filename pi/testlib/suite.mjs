@@ -9,7 +9,7 @@ import { loadExtension, need, piMissing, programsMissing, simMissing, world } fr
 /**
  * Returns { w, pi, name, ready(t), inner(...args) }, filled in before the
  * first test.  setup(s) runs after the session started (make containers,
- * set s.name).  The whole-output logs of the answers go into the world.
+ * set s.name).
  */
 export function sessionSuite(setup = async () => {}) {
 	const missing = [...piMissing(), ...simMissing(), ...programsMissing()];
@@ -29,7 +29,6 @@ export function sessionSuite(setup = async () => {}) {
 	before(async () => {
 		if (missing.length) return;
 		s.w = world();
-		process.env.TMPDIR = s.w.base;
 		s.pi = await loadExtension(s.w.ws);
 		await s.pi.start();
 		await setup(s);
