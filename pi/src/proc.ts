@@ -4,7 +4,7 @@
  * output is kept (bounded) and can be streamed as it comes.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, rmSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writePrivate } from "./hostfs.ts";
@@ -20,6 +20,12 @@ export interface RunOptions {
 	 */
 	input?: string;
 	env?: NodeJS.ProcessEnv;
+	/**
+	 * a new file (created 0600, never overwritten) that receives every byte
+	 * of stdout and stderr as it comes, however much there is: the whole
+	 * output that a short answer points to
+	 */
+	logFile?: string;
 }
 
 export interface RunResult {
@@ -28,6 +34,8 @@ export interface RunResult {
 	stderr: string;
 	/** stdout and stderr in the order they came */
 	output: string;
+	/** the logFile, when one was asked for and could be written */
+	log?: string;
 }
 
 /** Per stream; past it the oldest bytes go (results are cut to 50 KB anyway). */
@@ -57,8 +65,8 @@ class Tail {
 }
 
 export class Cancelled extends Error {
-	constructor(what: string) {
-		super(`${what}: cancelled`);
+	constructor(what: string, more?: string) {
+		super(`${what}: cancelled${more ? `; ${more}` : ""}`);
 		this.name = "Cancelled";
 	}
 }
@@ -125,6 +133,12 @@ export function runProgram(path: string, args: string[], opts: RunOptions = {}):
 		const out = new Tail();
 		const err = new Tail();
 		const both = new Tail();
+		let logFd = opts.logFile === undefined ? undefined : openLog(opts.logFile);
+		const closeLog = (): void => {
+			if (logFd === undefined) return;
+			closeSync(logFd);
+			logFd = undefined;
+		};
 		let aborted = false;
 		let killTimer: NodeJS.Timeout | undefined;
 		let updTimer: NodeJS.Timeout | undefined;
@@ -140,9 +154,17 @@ export function runProgram(path: string, args: string[], opts: RunOptions = {}):
 				/* a UI callback must not break the run */
 			}
 		};
+		// one buffer for both pipes, appended in the order the chunks arrive
 		const take = (t: Tail) => (b: Buffer) => {
 			t.push(b);
 			both.push(b);
+			if (logFd !== undefined) {
+				try {
+					writeSync(logFd, b);
+				} catch {
+					closeLog(); // a full disk costs the log, not the run
+				}
+			}
 			if (opts.onOutput) {
 				dirty = true;
 				updTimer ??= setTimeout(flush, 250);
@@ -165,11 +187,14 @@ export function runProgram(path: string, args: string[], opts: RunOptions = {}):
 
 		child.on("error", (e) => {
 			opts.signal?.removeEventListener("abort", onAbort);
+			closeLog();
 			if (updTimer) clearTimeout(updTimer);
 			reject(new Error(`${what}: ${e.message}`));
 		});
 		child.on("close", (code, sig) => {
 			opts.signal?.removeEventListener("abort", onAbort);
+			const logged = logFd !== undefined ? opts.logFile : undefined;
+			closeLog();
 			if (updTimer) clearTimeout(updTimer);
 			if (aborted) {
 				// the group may hold stragglers that kept no pipe open
@@ -180,9 +205,18 @@ export function runProgram(path: string, args: string[], opts: RunOptions = {}):
 			}
 			flush();
 			const status = code ?? 128 + signalNumber(sig);
-			resolve({ code: status, stdout: out.text(), stderr: err.text(), output: both.text() });
+			resolve({ code: status, stdout: out.text(), stderr: err.text(), output: both.text(), log: logged });
 		});
 	});
+}
+
+/** The log's descriptor, or none when it cannot be made (the answer then names no file). */
+function openLog(path: string): number | undefined {
+	try {
+		return openSync(path, "wx", 0o600);
+	} catch {
+		return undefined;
+	}
 }
 
 /** A descriptor of a private file holding text, already unlinked. */

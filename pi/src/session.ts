@@ -11,7 +11,7 @@ import type { Socket } from "node:net";
 import type { AgentToolUpdateCallback } from "@mariozechner/pi-coding-agent";
 import { findProgram, pinnedName, type Program, requireProgram, setting, validName } from "./config.ts";
 import { type RunResult, runProgram } from "./proc.ts";
-import { type Details, failure, streamer } from "./text.ts";
+import { type Details, failure, logPath, streamer } from "./text.ts";
 
 export interface CallOptions {
 	signal?: AbortSignal;
@@ -25,6 +25,10 @@ export interface CallOptions {
 	env?: NodeJS.ProcessEnv;
 	/** resolve with a failed result instead of throwing */
 	allowFail?: boolean;
+	/** keep the whole output in a new temp file named for this (RunResult.log) */
+	log?: string;
+	/** the command as the answer shows it when it fails (default: the program and its arguments) */
+	command?: string[];
 }
 
 const HANDOVER = Symbol.for("sbx-tools.pi.handover");
@@ -101,8 +105,9 @@ export class Session {
 			input: o.input,
 			env: o.env,
 			onOutput: o.stream ? streamer(o.stream.onUpdate, o.stream.head, { sandbox: this.name }) : undefined,
+			logFile: o.log === undefined ? undefined : logPath(o.log),
 		});
-		if (r.code !== 0 && !o.allowFail) throw failure(o.what, r);
+		if (r.code !== 0 && !o.allowFail) throw failure(o.what, r, o.command ?? [prog, ...args]);
 		return r;
 	}
 
@@ -119,14 +124,14 @@ export class Session {
 	async docker(args: string[], o: CallOptions): Promise<RunResult> {
 		const a = [...this.runArgs(o), "--", ...args];
 		await this.armed(o);
-		return this.program("sbx-run", a, o);
+		return this.program("sbx-run", a, { command: ["docker", ...args], ...o });
 	}
 
 	/** Any command inside the sandbox. */
 	async exec(args: string[], o: CallOptions): Promise<RunResult> {
 		const a = [...this.runArgs(o), "-x", "--", ...args];
 		await this.armed(o);
-		return this.program("sbx-run", a, o);
+		return this.program("sbx-run", a, { command: args, ...o });
 	}
 
 	/**

@@ -4,6 +4,9 @@
  */
 import type { AgentToolResult, AgentToolUpdateCallback } from "@mariozechner/pi-coding-agent";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead, truncateTail } from "@mariozechner/pi-coding-agent";
+import { randomBytes } from "node:crypto";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { RunResult } from "./proc.ts";
 
 export interface Details {
@@ -40,12 +43,64 @@ export function streamer(onUpdate: AgentToolUpdateCallback<Details> | undefined,
 	};
 }
 
-/** The message of a failed program: its stderr (or all output), its status, bounded. */
-export function failure(what: string, r: RunResult): Error {
-	let why = (r.stderr.trim() || r.output.trim() || "(no output)").replace(/\n{3,}/g, "\n\n");
-	why = truncateTail(why, { maxLines: 60, maxBytes: 8 * 1024 }).content;
-	const status = r.code === 124 ? "timed out" : r.code === 127 ? "not found (exit 127)" : `exit ${r.code}`;
-	return new Error(`${what} failed (${status}):\n${why}`);
+/** Output as text for the context: no terminal colour or cursor codes, \r line ends as \n. */
+export function plain(text: string): string {
+	return text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "").replace(/\r+\n/g, "\n").replace(/\r/g, "\n");
+}
+
+/** An argv as a shell would need it typed: plain words bare, others in single quotes. */
+export function shellLine(argv: string[]): string {
+	return argv.map((w) => (/^[A-Za-z0-9_./:=@%+,-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`)).join(" ");
+}
+
+/**
+ * The message of a failed program: the command, its exit status, and the
+ * tail of everything it printed, stdout and stderr in the order they came
+ * (a test runner's or compiler's report is often on stdout).  Bounded;
+ * the whole output is in the log when there is one.
+ */
+export function failure(what: string, r: RunResult, command?: string[]): Error {
+	const all = plain(r.output).replace(/\n{3,}/g, "\n\n").trim();
+	const t = truncateTail(all || "(no output)", { maxLines: 60, maxBytes: 8 * 1024 });
+	const status = r.code === 124 ? "timed out (exit 124)" : r.code === 127 ? "not found (exit 127)" : `exit ${r.code}`;
+	const lines = [`${what} failed (${status}):`];
+	if (command?.length) lines.push(`command: ${shellLine(command)}`);
+	const kept = t.truncated ? `last ${t.outputLines} of ${t.totalLines} lines` : "all of it";
+	lines.push(`output (stdout and stderr as they came, ${kept}${r.log ? `; the whole of it in ${r.log}` : ""}):`, t.content);
+	return new Error(lines.join("\n"));
+}
+
+/** The bound of a long-running tool's success answer (build, pull, compose up/build/pull, prune). */
+export const BRIEF_MAX = 2048;
+const BRIEF_LINES = 15;
+
+/** A fresh path for one call's whole output, in the temp directory as pi's bash tool keeps its own. */
+export function logPath(what: string): string {
+	return join(tmpdir(), `pi-docker-${what}-${randomBytes(8).toString("hex")}.log`);
+}
+
+/**
+ * A success answer of at most BRIEF_MAX bytes: the outcome lines (what
+ * was made: image, containers, URLs), the last lines of the output, and
+ * the file that holds all of it.  The whole output streamed through
+ * onUpdate as it came; this is what stays in the context.
+ */
+export function brief(head: string[], r: RunResult, details: Details = {}): AgentToolResult<Details> {
+	const all = plain(r.output).replace(/\n{3,}/g, "\n\n").trim();
+	const total = all ? all.split("\n").length : 0;
+	const foot = r.log ? `whole output (${total} lines, ${formatSize(Buffer.byteLength(r.output))}): ${r.log}` : "";
+	let top = head.join("\n");
+	if (Buffer.byteLength(top) > BRIEF_MAX / 2) top = truncateHead(top, { maxBytes: BRIEF_MAX / 2, maxLines: 40 }).content + "\n[...]";
+	// what is left for the tail, with room for its heading and the newlines
+	const room = BRIEF_MAX - Buffer.byteLength(top) - Buffer.byteLength(foot) - 64;
+	const t = truncateTail(all, { maxLines: BRIEF_LINES, maxBytes: Math.max(0, room) });
+	const parts = [top];
+	if (all && t.content) parts.push(t.truncated ? `last ${t.outputLines} of ${total} lines:` : "output:", t.content);
+	if (foot) parts.push(foot);
+	let text = parts.join("\n");
+	// a guarantee, not a hope: a multi-byte cut can never push past the bound
+	while (Buffer.byteLength(text) > BRIEF_MAX) text = text.slice(0, text.length - 16);
+	return { content: [{ type: "text", text }], details: { ...details, truncated: t.truncated, fullOutputPath: r.log, outputLines: total } };
 }
 
 /** Fixed-width columns, no trailing blanks. */

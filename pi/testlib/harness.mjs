@@ -114,6 +114,8 @@ export function world({ programs = true } = {}) {
 	process.env.DOCKER_SANDBOX_SBX = SIM;
 	process.env.SBX_STATE_DIR = join(home, ".local", "state", "sbx-tools");
 	process.env.SBX_PI_TEST_BASE = base;
+	// temp files (the tools' whole-output logs) go with the world
+	process.env.TMPDIR = base;
 	process.chdir(ws);
 	const cleanup = () => {
 		process.chdir(tmpdir());

@@ -3,21 +3,26 @@
  * docker_pull, docker_run, docker_logs, docker_exec, docker_build,
  * docker_stop, docker_start, docker_rm.  Each is sbx-run with an argv.
  */
+import { randomBytes } from "node:crypto";
 import { statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { type ExtensionAPI, formatSize } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
 import { setting } from "../config.ts";
 import { present, workspaceRoot } from "../hostfs.ts";
 import { commandWords, mapHostPath, safeArg } from "../paths.ts";
 import { describe, list, sync, vmPorts } from "../ports.ts";
+import { Cancelled, type RunResult } from "../proc.ts";
 import type { Session } from "../session.ts";
-import { jsonLines, result, str, table } from "../text.ts";
+import { brief, jsonLines, result, str, table } from "../text.ts";
 import { Int, intArg, StringEnum } from "./schema.ts";
 
 const LABEL = "com.pi.sandbox=true";
 const TAIL_MAX = 1000000;
 const ID_HELP = "container id or name (from docker_ps)";
+const COMMAND_HELP = "a string runs as sh -c STRING in the container (pipes, $VARS work); an array runs as given, without a shell";
+/** The environment mark of an exec's processes (see endMarked). */
+export const EXEC_MARK = "PI_DOCKER_EXEC";
 
 export const NAME_RE = /^[a-zA-Z0-9][a-zA-Z0-9_.-]+$/;
 const IMAGE_RE = /^[A-Za-z0-9][A-Za-z0-9._\/:@-]*$/;
@@ -85,6 +90,47 @@ function checkVolume(root: string, spec: string, ro: boolean): { arg: string; sa
 	return { arg: [host, dst, mode].filter(Boolean).join(":"), said: `${src}: workspace path ${host} bound at ${dst}${mode ? ` (${mode})` : ""}` };
 }
 
+/**
+ * A command as the agent means it: a string is shell (sh -c STRING in
+ * the container), as agents write it; an array is argv, for images
+ * without a shell.
+ */
+export function shellCommand(cmd: string | string[] | undefined): string[] {
+	if (typeof cmd === "string") return cmd.trim() === "" ? [] : commandWords(["sh", "-c", cmd]);
+	return commandWords(cmd);
+}
+
+/**
+ * End, inside the container, every process a cancelled docker_exec
+ * started (docker_exec, compose exec).  exec: the words that run a
+ * command in the same container.  Killing the local client leaves them
+ * running in the container (the daemon owns them), and they may have
+ * forked, changed group or daemonized: what they cannot shed is the
+ * environment mark they all inherited.  Three sweeps, so an exec the
+ * daemon was still starting when the client died is caught too.
+ * Returns what happened.
+ */
+export async function endMarked(s: Session, exec: string[], mark: string): Promise<string> {
+	const sweep =
+		`for i in 1 2 3; do for p in /proc/[0-9]*; do ` +
+		`grep -q '${EXEC_MARK}=${mark}' "$p/environ" 2>/dev/null && kill -KILL "\${p#/proc/}" 2>/dev/null; ` +
+		"done; sleep 0.2; done; exit 0";
+	const r = await s.docker([...exec, "sh", "-c", sweep], { what: "docker exec (ending a cancelled exec)", timeout: 30, allowFail: true }).catch((e: Error) => ({
+		code: 1,
+		output: e.message,
+	}));
+	if (r.code === 0) return "what it started in the container was ended";
+	return `what it started in the container may still run (ending it failed: ${r.output.trim().split("\n").pop()?.slice(0, 200) ?? ""})`;
+}
+
+/** Stop, inside the sandbox, the container of a cancelled foreground run (--rm then removes it). */
+export async function endRun(s: Session, name: string): Promise<string> {
+	const r = await s.docker(["kill", name], { what: "docker kill (ending a cancelled run)", timeout: 30, allowFail: true }).catch((e: Error) => ({ code: 1, output: e.message }));
+	// not running (any more) is as good as killed
+	if (r.code === 0 || /is not running|No such container/.test(r.output)) return `its container ${name} was stopped`;
+	return `its container ${name} may still run (stopping it failed: ${r.output.trim().split("\n").pop()?.slice(0, 200) ?? ""})`;
+}
+
 export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 	pi.registerTool({
 		name: "docker_ps",
@@ -129,12 +175,12 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 		name: "docker_pull",
 		label: "Docker pull",
 		promptSnippet: "Pull an image into the docker sandbox",
-		description: "Pull an image into the session's sandbox (progress streams; up to 10 minutes).",
+		description: "Pull an image into the session's sandbox (progress streams; up to 10 minutes). The answer gives the outcome and the last lines; the whole output is in the file it names.",
 		parameters: Type.Object({ image: Type.String({ description: "image reference, e.g. nginx:1.27" }) }),
 		async execute(_id, params, signal, onUpdate) {
 			const image = checkImage(params.image);
-			const r = await s.docker(["pull", image], { signal, what: `docker pull ${image}`, stream: { onUpdate, head: `pull ${image}` } });
-			return result(`pull ${image}\n${r.output.trim()}`, { sandbox: s.name, image });
+			const r = await s.docker(["pull", image], { signal, what: `docker pull ${image}`, log: "pull", stream: { onUpdate, head: `pull ${image}` } });
+			return brief([`pulled ${image} into sandbox "${s.name}"`], r, { sandbox: s.name, image });
 		},
 	});
 
@@ -145,14 +191,15 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 		promptGuidelines: ["Use the docker_* tools for containers and images; they reach the session's private docker daemon in its sandbox. Do not run `docker` through bash: that would be the host's daemon, or none."],
 		description:
 			"Run a container in the session's sandbox (labelled com.pi.sandbox=true). Detached by default (restart=unless-stopped); " +
-			"detach=false runs it in the foreground and returns its output. ports: CONTAINER or HOST:CONTAINER[/udp]; each is published " +
+			"detach=false runs it in the foreground and returns its output (Esc stops the container). ports: CONTAINER or HOST:CONTAINER[/udp]; each is published " +
 			"on the host's loopback, at HOST when it is free and 1024 or above, else at a free port: the result gives the URLs, for docker_curl. " +
-			"volumes: SOURCE:/path[:ro], SOURCE a path in the workspace (/workspace/..., ./data, or a bare name that exists in the workspace) or else a named volume; the result says which. env values reach docker through stdin, not the command line.",
+			"volumes: SOURCE:/path[:ro], SOURCE a path in the workspace (/workspace/..., ./data, or a bare name that exists in the workspace) or else a named volume; the result says which. env values reach docker through stdin, not the command line. " +
+			"command: a string runs as `sh -c STRING` in the container (pipes, $VARS, &&); an array runs as given (for images without a shell).",
 		parameters: Type.Object(
 			{
 				image: Type.String({ description: "image reference" }),
 				name: Type.Optional(Type.String({ description: "container name" })),
-				command: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description: "command and arguments (string or array)" })),
+				command: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description: COMMAND_HELP })),
 				detach: Type.Optional(Type.Boolean({ description: "run in the background (default true)" })),
 				rm: Type.Optional(Type.Boolean({ description: "remove the container when it exits (foreground runs only)" })),
 				ports: Type.Optional(Type.Array(Type.String(), { description: 'e.g. ["8080:8000"] or ["3000"]' })),
@@ -175,6 +222,9 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 				const n = safeArg(params.name.trim(), "container name");
 				if (!NAME_RE.test(n)) throw new Error(`docker run: invalid container name "${n}" ([a-zA-Z0-9][a-zA-Z0-9_.-]+)`);
 				args.push("--name", n);
+			} else if (!detach) {
+				// a name to find it by if the run is cancelled: the daemon keeps it running otherwise
+				args.push("--name", `pi-run-${randomBytes(6).toString("hex")}`);
 			}
 			for (const p of params.ports ?? []) args.push("-p", checkPort(p));
 			const env = (typeof params.env === "string" ? params.env.split(",") : (params.env ?? [])).filter((e) => e.trim()).map(checkEnv);
@@ -199,10 +249,16 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 				args.push("-w", w);
 			}
 			const image = checkImage(params.image);
-			args.push(image, ...commandWords(params.command));
+			args.push(image, ...shellCommand(params.command));
 
 			if (!detach) {
-				const r = await s.docker(args, { signal, input, what: `docker run ${image}`, timeout: 600, stream: { onUpdate, head: `run ${image}` } });
+				let r: RunResult;
+				try {
+					r = await s.docker(args, { signal, input, what: `docker run ${image}`, timeout: 600, stream: { onUpdate, head: `run ${image}` } });
+				} catch (e) {
+					if (!(e instanceof Cancelled)) throw e;
+					throw new Cancelled(`docker run ${image}`, await endRun(s, args[args.indexOf("--name") + 1]));
+				}
 				return result([`container exited (${image})${params.rm ? ", removed" : ""}:`, r.output.trim() || "(no output)", ...volLines].join("\n"), { sandbox: s.name, image });
 			}
 			const r = await s.docker(args, { signal, input, what: `docker run ${image}` });
@@ -250,18 +306,31 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 	pi.registerTool({
 		name: "docker_exec",
 		label: "Docker exec",
-		promptSnippet: "Run a command in a running container",
-		description: "Run a command in a running container and return its output; a non-zero exit is an error.",
+		promptSnippet: "Run a command in a running container (a string runs as sh -c STRING)",
+		description:
+			"Run a command in a running container and return its output. A string runs as `sh -c STRING` inside the container, so pipes, " +
+			"redirections, $VARS and && work; an array runs as given, without a shell (for images that have none). " +
+			"A non-zero exit is an error that gives the command, the status and the tail of stdout and stderr as they came. " +
+			"Cancelling (Esc) also ends what the command started inside the container.",
 		parameters: Type.Object({
 			id: Type.String({ description: ID_HELP }),
-			command: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description: "command and arguments (string or array)" })),
+			command: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description: COMMAND_HELP })),
 		}),
 		async execute(_id, params, signal, onUpdate) {
-			const words = commandWords(params.command);
+			const words = shellCommand(params.command);
 			if (!words.length || words.every((w) => w.trim() === "")) throw new Error("docker exec: empty command");
 			const id = checkId(params.id);
 			if (!NAME_RE.test(id)) throw new Error(`docker exec: invalid container id "${id}"`);
-			const r = await s.docker(["exec", id, ...words], { signal, what: `docker exec ${id}`, stream: { onUpdate, head: `exec ${id}` } });
+			// every process the command starts inherits the mark, so a cancel can find them all
+			const mark = randomBytes(8).toString("hex");
+			const argv = ["exec", "-e", `${EXEC_MARK}=${mark}`, id, ...words];
+			let r: RunResult;
+			try {
+				r = await s.docker(argv, { signal, what: `docker exec ${id}`, command: ["docker", "exec", id, ...words], stream: { onUpdate, head: `exec ${id}` } });
+			} catch (e) {
+				if (!(e instanceof Cancelled)) throw e;
+				throw new Cancelled(`docker exec ${id}`, await endMarked(s, ["exec", id], mark));
+			}
 			return result(r.output.trimEnd() || "(no output)", { sandbox: s.name, id, exitCode: r.code });
 		},
 	});
@@ -271,7 +340,9 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 		label: "Docker build",
 		promptSnippet: "Build an image from a workspace directory",
 		promptGuidelines: ["docker_build, docker_compose, docker_init and docker_run volumes take workspace paths: /workspace/... (or relative) is the project directory; nothing outside it."],
-		description: "Build an image from a directory of the workspace (/workspace/... or relative); output streams, up to 10 minutes.",
+		description:
+			"Build an image from a directory of the workspace (/workspace/... or relative); output streams, up to 10 minutes. " +
+			"The answer gives the image and the last lines; the whole build output is in the file it names (read it with the read tool when you need more).",
 		parameters: Type.Object({
 			context: Type.String({ description: "build context directory, e.g. /workspace or /workspace/app" }),
 			tag: Type.String({ description: "image tag, e.g. myapp:dev" }),
@@ -313,8 +384,11 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 			}
 			args.push(ctxDir);
 			const head = `build ${params.context} -> ${tag} (in sandbox "${s.name}")`;
-			const r = await s.docker(args, { signal, what: `docker build ${tag}`, stream: { onUpdate, head } });
-			return result(`${head}\n${r.output.trim()}`, { sandbox: s.name, tag });
+			const r = await s.docker(args, { signal, what: `docker build ${tag}`, log: "build", stream: { onUpdate, head } });
+			const img = await s.docker(["image", "inspect", "--format", "{{.Id}} {{.Size}}", tag], { signal, what: "docker image inspect", allowFail: true });
+			const [imageId = "", size = ""] = img.code === 0 ? img.stdout.trim().split(" ") : [];
+			const built = imageId ? `built ${tag} (${imageId.replace(/^sha256:/, "").slice(0, 12)}, ${formatSize(Number(size) || 0)})` : `built ${tag}`;
+			return brief([head, built], r, { sandbox: s.name, tag, image: imageId || undefined });
 		},
 	});
 
@@ -374,8 +448,9 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 		parameters: Type.Object({ volumes: Type.Optional(Type.Boolean({ description: "also remove unused volumes (default false)" })) }),
 		async execute(_id, params, signal, onUpdate) {
 			const args = ["system", "prune", "-af", ...(params.volumes ? ["--volumes"] : [])];
-			const r = await s.docker(args, { signal, what: "docker system prune", timeout: 600, stream: { onUpdate, head: "prune" } });
-			return result(r.output.trim() || "nothing to prune", { sandbox: s.name });
+			const r = await s.docker(args, { signal, what: "docker system prune", timeout: 600, log: "prune", stream: { onUpdate, head: "prune" } });
+			const freed = /Total reclaimed space:\s*(.*)/.exec(r.output)?.[1]?.trim();
+			return brief([`pruned sandbox "${s.name}"${freed ? `: ${freed} reclaimed` : ""}`], r, { sandbox: s.name });
 		},
 	});
 }

@@ -83,6 +83,71 @@ export function pickPair(u: URL, listing: Mapping[]): { ip: string; port: number
 	);
 }
 
+/** What to do about a failed sandbox call, from its words. */
+function diagnose(text: string): string {
+	if (/MissingProgram|was not found in DOCKER_SANDBOX_BIN/.test(text)) return `fix: ${INSTALL_HINT}`;
+	if (/not authenticated|not signed in|not logged in|login required/i.test(text)) return `fix: sign in to Docker with \`${sbxCli()} login\`, then call docker_status again.`;
+	if (/No such file or directory|not found \(exit 127\)|command not found/i.test(text))
+		return `fix: the sbx CLI (Docker Sandboxes) was not found at ${sbxCli()}: install it, or set DOCKER_SANDBOX_SBX to its path.`;
+	if (/sandbox name|DOCKER_SANDBOX "/.test(text)) return "fix: unset DOCKER_SANDBOX or give it a valid name ([A-Za-z0-9][A-Za-z0-9.-]{1,62}).";
+	if (/timed out/.test(text)) return `fix: sbx did not answer in time; \`${sbxCli()} ls\` shows whether its daemon runs.`;
+	return `fix: run \`${sbxCli()} ls\` in a terminal to see what sbx says; docker_verify audits the sandbox once it runs.`;
+}
+
+async function status(s: Session, signal: AbortSignal | undefined) {
+	const missing = PROGRAMS.filter((p) => !findProgram(p));
+	if (missing.includes("sbx-run")) {
+		// a status, not a failure: say what is missing and how to get it
+		const text = [`sandbox: none (the sbx-tools programs are missing: ${missing.join(", ")})`, `workspace: ${s.root}`, INSTALL_HINT, ...modeLines()].join("\n");
+		return result(text, { provisioned: false, missing });
+	}
+	const name = s.sandbox();
+	const head = [`sandbox: ${name}`, `workspace: ${s.root}`];
+	if (missing.length) head.push(`missing programs: ${missing.join(", ")}. ${INSTALL_HINT}`);
+	const r = await s.docker(["info", "--format", "{{json .}}"], {
+		signal,
+		what: "docker info",
+		env: { ...process.env, DOCKER_SANDBOX_AUTOCREATE: "0" },
+		allowFail: true,
+	});
+	if (r.code !== 0) {
+		if (/does not exist/.test(r.stderr))
+			return result([...head, "state: not provisioned yet (the first docker_* call creates it)", ...modeLines(), watcherLine(s)].join("\n"), {
+				sandbox: name,
+				provisioned: false,
+			});
+		const why = failure("docker info", r).message;
+		return result([...head, `state: unknown: ${why}`, diagnose(why), ...modeLines(), watcherLine(s)].join("\n"), {
+			sandbox: name,
+			provisioned: false,
+			problem: why.split("\n")[0],
+		});
+	}
+	let info: Record<string, unknown> = {};
+	try {
+		info = JSON.parse(r.stdout.trim().split("\n").pop() ?? "{}") as Record<string, unknown>;
+	} catch {
+		/* shown as unknowns */
+	}
+	const lines = [
+		...head,
+		"state: running",
+		`daemon: docker ${str(info.ServerVersion) || "?"} (${str(info.OSType) || "?"}-${str(info.Architecture) || "?"}), pinned to unix:///var/run/docker.sock in the sandbox`,
+		`resources: ${str(info.NCPU) || "?"} CPUs, ${gib(info.MemTotal)} memory`,
+		`containers: ${str(info.Containers) || "0"} (${str(info.ContainersRunning) || "0"} running), images: ${str(info.Images) || "0"}`,
+	];
+	if (findProgram("sbx-ports")) {
+		try {
+			const ms = await list(s, signal);
+			lines.push(ms.length ? `host ports: ${describe(ms).join("; ")}` : "host ports: none");
+		} catch (e) {
+			lines.push(`host ports: unknown (${(e as Error).message.split("\n")[0]})`);
+		}
+	}
+	lines.push(...modeLines(), watcherLine(s), "containers made by docker_run and docker_compose carry the label com.pi.sandbox=true");
+	return result(lines.join("\n"), { sandbox: name, provisioned: true });
+}
+
 export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 	pi.registerTool({
 		name: "docker_status",
@@ -91,52 +156,17 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 		description: "Show the session's sandbox: name, whether it exists yet, its docker daemon, counts, host ports and the modes in force. Does not create the sandbox.",
 		parameters: Type.Object({}),
 		async execute(_id, _params, signal) {
-			const missing = PROGRAMS.filter((p) => !findProgram(p));
-			if (missing.includes("sbx-run")) {
-				// a status, not a failure: say what is missing and how to get it
-				const text = [`sandbox: none (the sbx-tools programs are missing: ${missing.join(", ")})`, `workspace: ${s.root}`, INSTALL_HINT, ...modeLines()].join("\n");
-				return result(text, { provisioned: false, missing });
-			}
-			const name = s.sandbox();
-			const head = [`sandbox: ${name}`, `workspace: ${s.root}`];
-			if (missing.length) head.push(`missing programs: ${missing.join(", ")}. ${INSTALL_HINT}`);
-			const r = await s.docker(["info", "--format", "{{json .}}"], {
-				signal,
-				what: "docker info",
-				env: { ...process.env, DOCKER_SANDBOX_AUTOCREATE: "0" },
-				allowFail: true,
-			});
-			if (r.code !== 0) {
-				if (/does not exist/.test(r.stderr))
-					return result(
-						[...head, "state: not provisioned yet (the first docker_* call creates it)", ...modeLines(), watcherLine(s)].join("\n"),
-						{ sandbox: name, provisioned: false },
-					);
-				throw failure("docker info", r);
-			}
-			let info: Record<string, unknown> = {};
+			// a status never fails: whatever is wrong is its answer, with the way out
 			try {
-				info = JSON.parse(r.stdout.trim().split("\n").pop() ?? "{}") as Record<string, unknown>;
-			} catch {
-				/* shown as unknowns */
+				return await status(s, signal);
+			} catch (e) {
+				const why = (e as Error).message;
+				return result([`sandbox: unknown (${why.split("\n")[0]})`, `workspace: ${s.root}`, ...why.split("\n").slice(1), diagnose(why), ...modeLines()].join("\n"), {
+					sandbox: s.name,
+					provisioned: false,
+					problem: why.split("\n")[0],
+				});
 			}
-			const lines = [
-				...head,
-				"state: running",
-				`daemon: docker ${str(info.ServerVersion) || "?"} (${str(info.OSType) || "?"}-${str(info.Architecture) || "?"}), pinned to unix:///var/run/docker.sock in the sandbox`,
-				`resources: ${str(info.NCPU) || "?"} CPUs, ${gib(info.MemTotal)} memory`,
-				`containers: ${str(info.Containers) || "0"} (${str(info.ContainersRunning) || "0"} running), images: ${str(info.Images) || "0"}`,
-			];
-			if (findProgram("sbx-ports")) {
-				try {
-					const ms = await list(s, signal);
-					lines.push(ms.length ? `host ports: ${describe(ms).join("; ")}` : "host ports: none");
-				} catch (e) {
-					lines.push(`host ports: unknown (${(e as Error).message.split("\n")[0]})`);
-				}
-			}
-			lines.push(...modeLines(), watcherLine(s), "containers made by docker_run and docker_compose carry the label com.pi.sandbox=true");
-			return result(lines.join("\n"), { sandbox: name, provisioned: true });
 		},
 	});
 

@@ -3,6 +3,7 @@
  * docker_compose runs an allow-listed compose verb on a compose file of
  * the workspace, labels what it creates, and syncs the host ports.
  */
+import { randomBytes } from "node:crypto";
 import { statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
@@ -10,44 +11,95 @@ import { Type } from "typebox";
 import { present, workspaceRoot, writeInWorkspace } from "../hostfs.ts";
 import { mapHostPath, safeArg } from "../paths.ts";
 import { describe, sync } from "../ports.ts";
+import { Cancelled, type RunResult } from "../proc.ts";
 import type { Session } from "../session.ts";
 import { DOCKERIGNORE, LANGS, type Lang, compose as composeFile, detect, dockerfile } from "../templates.ts";
-import { jsonLines, result, str } from "../text.ts";
+import { brief, jsonLines, result, str } from "../text.ts";
+import { EXEC_MARK, endMarked, endRun, shellCommand } from "./containers.ts";
 
 const COMPOSE_FILES = ["compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml"];
 const SERVICE_RE = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
 
-/** Per verb: the words compose runs, and the extra options allowed (true: takes a value). */
-const VERBS: Record<string, { run: string[]; flags: Record<string, false | RegExp> }> = {
+const ENV_RE = /^[A-Za-z_][A-Za-z0-9_]*(=[^\0\r\n]*)?$/;
+const ABS_RE = /^\/[^\0\r\n]*$/;
+const USER_RE = /^[A-Za-z0-9_.-]+(:[A-Za-z0-9_.-]+)?$/;
+const NUM_RE = /^\d+$/;
+const TIMEOUT = { "-t": NUM_RE, "--timeout": NUM_RE };
+
+/**
+ * Per verb: the words compose runs, and the extra options allowed (true:
+ * takes a value).  An allow-list, because compose also takes its global
+ * options after the verb (-f, --env-file, --project-directory, -p) and
+ * docker's (-H, --context) would point it at another daemon: none of
+ * those is on any list.  `command`: exec and run take a command after
+ * the service, which runs inside the container and is not checked.
+ * exec and run get -T (there is no terminal), run gets --rm, rm gets -f
+ * (it would ask otherwise).
+ */
+interface Verb {
+	run: string[];
+	flags: Record<string, false | RegExp>;
+	command?: "required" | "optional";
+}
+const VERBS: Record<string, Verb> = {
 	up: {
 		run: ["up", "-d", "--build"],
 		flags: {
 			"--build": false, "--no-build": false, "--force-recreate": false, "--no-recreate": false, "--remove-orphans": false,
 			"--no-deps": false, "--always-recreate-deps": false, "--renew-anon-volumes": false, "-V": false, "--quiet-pull": false,
-			"--no-start": false, "--wait": false, "--scale": /^[a-zA-Z0-9][a-zA-Z0-9_.-]*=\d+$/, "-t": /^\d+$/, "--timeout": /^\d+$/,
+			"--no-start": false, "--wait": false, "--scale": /^[a-zA-Z0-9][a-zA-Z0-9_.-]*=\d+$/, ...TIMEOUT,
 		},
 	},
-	down: { run: ["down"], flags: { "-v": false, "--volumes": false, "--remove-orphans": false, "--rmi": /^(local|all)$/, "-t": /^\d+$/, "--timeout": /^\d+$/ } },
+	down: { run: ["down"], flags: { "-v": false, "--volumes": false, "--remove-orphans": false, "--rmi": /^(local|all)$/, ...TIMEOUT } },
 	ps: { run: ["ps"], flags: { "-a": false, "--all": false, "-q": false, "--quiet": false, "--services": false } },
 	logs: { run: ["logs", "--no-color"], flags: { "--tail": /^(\d+|all)$/, "-t": false, "--timestamps": false, "--since": /^[0-9A-Za-z:.+-]+$/, "--until": /^[0-9A-Za-z:.+-]+$/ } },
-	restart: { run: ["restart"], flags: { "-t": /^\d+$/, "--timeout": /^\d+$/ } },
-	stop: { run: ["stop"], flags: { "-t": /^\d+$/, "--timeout": /^\d+$/ } },
+	restart: { run: ["restart"], flags: { ...TIMEOUT } },
+	stop: { run: ["stop"], flags: { ...TIMEOUT } },
 	start: { run: ["start"], flags: {} },
 	config: { run: ["config"], flags: { "--services": false, "--volumes": false, "-q": false, "--quiet": false, "--resolve-image-digests": false } },
 	build: { run: ["build"], flags: { "--no-cache": false, "--pull": false, "-q": false, "--quiet": false, "--build-arg": /^[A-Za-z_][A-Za-z0-9_]*=[^\0\r\n]*$/ } },
 	pull: { run: ["pull"], flags: { "-q": false, "--quiet": false, "--ignore-pull-failures": false, "--include-deps": false } },
+	exec: {
+		run: ["exec", "-T"],
+		flags: { "-T": false, "-d": false, "--detach": false, "-e": ENV_RE, "--env": ENV_RE, "-w": ABS_RE, "--workdir": ABS_RE, "-u": USER_RE, "--user": USER_RE, "--index": NUM_RE },
+		command: "required",
+	},
+	run: {
+		run: ["run", "-T", "--rm"],
+		flags: {
+			"-T": false, "--rm": false, "--no-deps": false, "-e": ENV_RE, "--env": ENV_RE, "-w": ABS_RE, "--workdir": ABS_RE, "-u": USER_RE, "--user": USER_RE,
+			"--entrypoint": /^[^\0\r\n]+$/, "--name": /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/,
+		},
+		command: "optional",
+	},
+	kill: { run: ["kill"], flags: { "-s": /^(SIG)?[A-Z0-9]+$/i, "--signal": /^(SIG)?[A-Z0-9]+$/i } },
+	rm: { run: ["rm", "-f"], flags: { "-f": false, "--force": false, "-s": false, "--stop": false, "-v": false } },
+	top: { run: ["top"], flags: {} },
+	images: { run: ["images"], flags: { "-q": false, "--quiet": false } },
+	pause: { run: ["pause"], flags: {} },
+	unpause: { run: ["unpause"], flags: {} },
+	port: { run: ["port"], flags: { "--protocol": /^(tcp|udp)$/, "--index": NUM_RE } },
 };
-const CHANGES_PORTS = new Set(["up", "down", "restart", "stop", "start"]);
+const CHANGES_PORTS = new Set(["up", "down", "restart", "stop", "start", "kill", "rm", "pause", "unpause"]);
+/** Their success answers are short (outcome and last lines), the whole output in a file. */
+const LONG = new Set(["up", "build", "pull"]);
 
-/** extraArgs checked against the verb's allow-list: its options, and service names (plain names). */
-export function checkExtraArgs(action: string, extra: string[]): { opts: string[]; services: string[] } {
-	const allowed = VERBS[action].flags;
+/**
+ * extraArgs checked against the verb's allow-list: its options, and
+ * service names (plain names).  For exec and run the first word that is
+ * not an option is the service (unless `service` named it), and every
+ * word after it is the command.
+ */
+export function checkExtraArgs(action: string, extra: string[], service?: string): { opts: string[]; services: string[]; command: string[] } {
+	const verb = VERBS[action];
+	const allowed = verb.flags;
 	const out: string[] = [];
 	const services: string[] = [];
 	for (let i = 0; i < extra.length; i++) {
 		const a = String(extra[i]);
-		if (/[\0-\x1f\x7f]/.test(a)) throw new Error("docker compose: extraArgs must not contain control characters");
+		if (/[\0-\x1f\x7f]/.test(a) && !(verb.command && (service || services.length))) throw new Error("docker compose: extraArgs must not contain control characters");
 		if (!a.startsWith("-")) {
+			if (verb.command && (service || services.length)) return { opts: out, services, command: extra.slice(i).map(String) };
 			if (!SERVICE_RE.test(a)) throw new Error(`docker compose: "${a}" is not a service name`);
 			services.push(a);
 			continue;
@@ -59,14 +111,14 @@ export function checkExtraArgs(action: string, extra: string[]): { opts: string[
 			throw new Error(`docker compose ${action}: option "${flag}" is not allowed (allowed: ${Object.keys(allowed).join(" ") || "none"})`);
 		if (rule === false) {
 			if (flag !== a) throw new Error(`docker compose ${action}: option ${flag} takes no value`);
-			out.push(a);
+			if (!verb.run.includes(a)) out.push(a);
 			continue;
 		}
 		const value = flag !== a ? a.slice(eq + 1) : extra[++i];
 		if (value === undefined || !rule.test(String(value))) throw new Error(`docker compose ${action}: bad value for ${flag}: "${value ?? ""}"`);
 		out.push(flag, String(value));
 	}
-	return { opts: out, services };
+	return { opts: out, services, command: [] };
 }
 
 /** The compose file: given (in the workspace) or the first of the usual names in the workspace root. */
@@ -149,28 +201,44 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 	pi.registerTool({
 		name: "docker_compose",
 		label: "Docker compose",
-		promptSnippet: "Run docker compose (up, down, ps, logs, ...) on a workspace compose file",
+		promptSnippet: "Run docker compose (up, down, ps, logs, exec, run, ...) on a workspace compose file",
 		description:
 			"Run docker compose on a compose file of the workspace (default: compose.yaml, compose.yml, docker-compose.yaml or docker-compose.yml in the root). " +
-			"action: up (detached, builds), down, ps, logs (last 200 lines), restart, stop, start, config, build or pull. " +
-			"extraArgs: service names and the options of that action (e.g. down: -v, --remove-orphans). Published ports are forwarded to the host; the result gives the URLs.",
+			"action: up (detached, builds), down, ps, logs (last 200 lines), restart, stop, start, config, build, pull, " +
+			"exec (no TTY: -T), run (no TTY, removed after: -T --rm), kill, rm (forced), top, images, pause, unpause or port. " +
+			"extraArgs: service names and the options of that action (e.g. down: -v, --remove-orphans; exec: -e NAME=value, -w /dir, -u user); " +
+			"options that would name another daemon or a file outside the workspace are refused. " +
+			"exec and run: the command goes in `command` (a string runs as sh -c STRING in the container, an array as given), or after the service in extraArgs. " +
+			"up, build and pull answer with the outcome and the last lines; the whole output is in the file the answer names. " +
+			"Published ports are forwarded to the host; the result gives the URLs.",
 		parameters: Type.Object({
 			file: Type.Optional(Type.String({ description: "compose file in the workspace" })),
-			action: Type.Optional(Type.String({ description: "up | down | ps | logs | restart | stop | start | config | build | pull (default up)" })),
-			service: Type.Optional(Type.String({ description: "only this service" })),
+			action: Type.Optional(Type.String({ description: `${Object.keys(VERBS).join(" | ")} (default up)` })),
+			service: Type.Optional(Type.String({ description: "only this service (exec and run: the service to run in)" })),
+			command: Type.Optional(
+				Type.Union([Type.String(), Type.Array(Type.String())], { description: "exec and run: the command; a string runs as sh -c STRING in the container, an array as given" }),
+			),
 			extraArgs: Type.Optional(Type.Array(Type.String(), { description: "more service names or allowed options of the action" })),
 		}),
 		async execute(_id, params, signal, onUpdate) {
 			const action = (params.action ?? "up").trim().toLowerCase();
 			const verb = VERBS[action];
 			if (!verb) throw new Error(`docker compose: action "${params.action}" is not allowed (use ${Object.keys(VERBS).join(", ")})`);
-			const { opts: extra, services: more } = checkExtraArgs(action, params.extraArgs ?? []);
 			const svc: string[] = [];
 			if (params.service !== undefined && params.service.trim() !== "") {
 				const v = safeArg(params.service.trim(), "service");
 				if (!SERVICE_RE.test(v)) throw new Error(`docker compose: invalid service "${v}"`);
 				svc.push(v);
 			}
+			const { opts: extra, services: more, command: trailing } = checkExtraArgs(action, params.extraArgs ?? [], svc[0]);
+			let command: string[] = [];
+			if (verb.command) {
+				if ([...svc, ...more].length !== 1) throw new Error(`docker compose ${action}: name one service (service="web"), then the command`);
+				const given = shellCommand(params.command);
+				if (given.length && trailing.length) throw new Error(`docker compose ${action}: give the command once: in command, or after the service in extraArgs`);
+				command = given.length ? given : trailing;
+				if (verb.command === "required" && !command.length) throw new Error(`docker compose ${action}: no command (command="ls -la" runs as sh -c in the container)`);
+			} else if (params.command !== undefined) throw new Error(`docker compose ${action}: takes no command (only exec and run do)`);
 			const file = composePath(s.root, params.file);
 			let run = [...verb.run];
 			if (action === "up" && extra.includes("--no-build")) run = run.filter((w) => w !== "--build");
@@ -191,14 +259,29 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 				}
 			}
 			const head = `compose ${action} (${file})`;
+			// what a cancel must end inside: exec's processes carry a mark, run's container a name
+			const shown = ["docker", ...base, ...run, ...extra, ...svc, ...more, ...command];
+			const mark = randomBytes(8).toString("hex");
+			if (action === "exec") extra.push("-e", `${EXEC_MARK}=${mark}`);
+			if (action === "run" && !extra.includes("--name")) extra.push("--name", `pi-run-${mark.slice(0, 12)}`);
 			// options first, then services: compose v1 takes them in that order only
-			const r = await s.docker([...base, ...run, ...extra, ...svc, ...more], {
-				signal,
-				input,
-				what: `docker compose ${action}`,
-				stream: ["up", "build", "pull"].includes(action) ? { onUpdate, head } : undefined,
-			});
-			const lines = [head, r.output.trim() || "(no output)"];
+			let r: RunResult;
+			try {
+				r = await s.docker([...base, ...run, ...extra, ...svc, ...more, ...command], {
+					signal,
+					input,
+					what: `docker compose ${action}`,
+					command: shown,
+					log: LONG.has(action) ? `compose-${action}` : undefined,
+					stream: LONG.has(action) || verb.command ? { onUpdate, head } : undefined,
+				});
+			} catch (e) {
+				if (!(e instanceof Cancelled) || !verb.command) throw e;
+				const index = extra.includes("--index") ? ["--index", extra[extra.indexOf("--index") + 1]] : [];
+				const done = action === "exec" ? await endMarked(s, [...base, "exec", "-T", ...index, ...svc, ...more], mark) : await endRun(s, extra[extra.indexOf("--name") + 1]);
+				throw new Cancelled(`docker compose ${action}`, done);
+			}
+			const lines = [head];
 			const details: Record<string, unknown> = { sandbox: s.name, action, file };
 			if (CHANGES_PORTS.has(action)) {
 				const { mappings, note } = await sync(s, signal);
@@ -209,14 +292,20 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 						allowFail: true,
 					});
 					const mine = new Set<string>();
-					for (const c of ps.code === 0 ? jsonLines("docker ps", ps.stdout) : []) for (const p of psPorts(str(c.Ports))) mine.add(p);
+					const made: string[] = [];
+					for (const c of ps.code === 0 ? jsonLines("docker ps", ps.stdout) : []) {
+						made.push(`${str(c.Names)} (${str(c.Status)})`);
+						for (const p of psPorts(str(c.Ports))) mine.add(p);
+					}
+					if (made.length) lines.push(`containers: ${made.join(", ")}`);
 					const ours = mappings.filter((m) => mine.has(`${m.sandboxPort}/${m.proto}`));
 					details.urls = ours.map((m) => m.url);
 					if (ours.length) lines.push("host reachable at (use docker_curl):", ...describe(ours).map((l) => `  ${l}`));
 				}
 				if (note) lines.push(note);
 			}
-			return result(lines.join("\n"), details);
+			if (LONG.has(action)) return brief(lines, r, details);
+			return result([...lines, r.output.trim() || "(no output)"].join("\n"), details);
 		},
 	});
 }
