@@ -12,6 +12,7 @@
 /* Exit statuses shared by every program (see sbx-tools(7)). */
 #define SBX_EX_OK	0
 #define SBX_EX_FAIL	1
+#define SBX_EX_NOSANDBOX 68	/* the sandbox does not exist */
 #define SBX_EX_USAGE	64
 #define SBX_EX_TIMEOUT	124
 #define SBX_EX_CANTRUN	125

@@ -10,6 +10,8 @@
 #define PATH_MAX	4096
 #endif
 
+#define WATCH_EX_BUSY	75	/* -n: a provisioning held the lock too long */
+
 enum { MODE_REMOVE, MODE_STOP, MODE_NONE };
 
 struct watch {
@@ -29,6 +31,8 @@ struct watch {
 
 /* loop.c: after detaching: wait for the end, then tear down once */
 void	 watch_run(struct watch *);
+int	 watch_teardown(const struct watch *, int);
+int	 watch_provlock(const struct watch *);
 
 /* pidwait.c: learn of a process's death without polling, where we can */
 int	 pw_open(pid_t);

@@ -7,7 +7,7 @@ load sim-setup
 load lifecycle
 
 N=pi-sbx-4242-abcd1234
-USAGE="usage: sbx-watch [-k] [-m remove|stop|none] [-f fd | -p pid] name"
+USAGE="usage: sbx-watch [-k | -n] [-m remove|stop|none] [-f fd | -p pid] name"
 
 setup() {
 	common_setup
