@@ -38,16 +38,6 @@ build_poll_only() {
 	return 1
 }
 
-# A sandbox sbx-run provisioned: the stand-in knows it, and its markers.
-provisioned() {
-	stub_sandbox "$1" running
-	printf 'created=%s\nworkspace=%s\nmode=ro\n' "$(date +%s)" "$WS" \
-	    >"$SBX_STATE_DIR/$1.created"
-	mkdir -p "$SBX_STATE_DIR/$1.prime/sub"
-	echo scratch >"$SBX_STATE_DIR/$1.prime/sub/file"
-	echo '80/tcp 8080' >"$SBX_STATE_DIR/$1.ports"
-}
-
 # Watch a fresh session of $N (with these options), kill -9 it, and wait
 # for the watcher to finish its teardown.
 watched_session_killed() {

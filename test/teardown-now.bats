@@ -22,17 +22,6 @@ teardown() {
 	return 0
 }
 
-# A sandbox sbx-run provisioned: the stand-in knows it, and its markers.
-provisioned() {
-	stub_sandbox "$1" running
-	printf 'created=%s\nworkspace=%s\nmode=ro\n' "$(date +%s)" "$WS" \
-	    >"$SBX_STATE_DIR/$1.created"
-	mkdir -p "$SBX_STATE_DIR/$1.prime/sub"
-	echo scratch >"$SBX_STATE_DIR/$1.prime/sub/file"
-	echo '80/tcp 8080' >"$SBX_STATE_DIR/$1.ports"
-	echo 'time=1' >"$SBX_STATE_DIR/$1.failed"
-}
-
 # What the state directory holds of NAME, one file a line.
 left_of() {
 	(cd "$SBX_STATE_DIR" && ls -A | grep -F "$1." || true)
@@ -40,6 +29,7 @@ left_of() {
 
 @test "teardown now: with an armed watcher, only its lock is left; one rm" {
 	provisioned "$N"
+	echo 'time=1' >"$SBX_STATE_DIR/$N.failed"
 	session
 	"$W" -p "$SESSION" "$N"
 	wp=$(watcher_pid "$N")
