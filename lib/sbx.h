@@ -172,6 +172,8 @@ struct sbx_port {
 	int	host;		/* host port; 0 when not given */
 	int	vm;		/* sandbox (VM) port */
 	int	proto;		/* SBX_TCP or SBX_UDP */
+	char	cid[72];	/* dockerps.c: the container's ID, or "" */
+	char	cname[256];	/* dockerps.c: its Names, or "" */
 };
 struct sbx_ports {
 	struct sbx_port	*v;

@@ -7,7 +7,7 @@ import https from "node:https";
 import { isIP } from "node:net";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
-import { envNumber, findProgram, INSTALL_HINT, modeLines, PROGRAMS, sbxCli } from "../config.ts";
+import { envNumber, findProgram, INSTALL_HINT, modeLines, PROGRAMS } from "../config.ts";
 import { describe, list, type Mapping } from "../ports.ts";
 import type { Session } from "../session.ts";
 import { failure, result, str } from "../text.ts";
@@ -17,6 +17,8 @@ const METHODS = ["GET", "POST", "PUT", "DELETE", "HEAD", "PATCH", "OPTIONS"];
 const BODY_MAX = 1024 * 1024;
 const TIMEOUT_MAX = 600;
 const HOURS_MAX = 1000000; // sbx-gc -H takes no more
+/** The programs' documented status for "the sandbox does not exist" (sbx-tools(7)). */
+export const EX_NOSANDBOX = 68;
 
 function gib(bytes: unknown): string {
 	const n = Number(bytes);
@@ -303,12 +305,10 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 		parameters: Type.Object({}),
 		async execute(_id, _params, signal) {
 			const name = s.sandbox();
-			// the sbx CLI, run by sbx-env with the scrubbed environment
-			const r = await s.program("sbx-env", [sbxCli(), "rm", "--force", name], { signal, what: `removing sandbox "${name}"`, allowFail: true });
-			if (r.code !== 0) {
-				if (/no sandbox named|not found|does not exist/i.test(r.stderr)) return result(`sandbox "${name}" does not exist: nothing to remove.`, { sandbox: name });
-				throw failure(`removing sandbox "${name}"`, r);
-			}
+			// the programs' one teardown (sbx-watch's), markers and scratch dir included; an armed watcher stays armed
+			const r = await s.program("sbx-watch", ["-n", "-m", "remove", name], { signal, what: `removing sandbox "${name}"`, allowFail: true });
+			if (r.code === EX_NOSANDBOX) return result(`sandbox "${name}" does not exist: nothing to remove.`, { sandbox: name });
+			if (r.code !== 0) throw failure(`removing sandbox "${name}"`, r);
 			return result(`sandbox "${name}" removed (microVM and everything inside it deleted).`, { sandbox: name });
 		},
 	});
