@@ -8,7 +8,7 @@ import { isIP } from "node:net";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
 import { envNumber, findProgram, INSTALL_HINT, modeLines, PROGRAMS } from "../config.ts";
-import { describe, list, type Mapping } from "../ports.ts";
+import { describe, list, type Mapping, parseMappings } from "../ports.ts";
 import type { Session } from "../session.ts";
 import { failure, result, str } from "../text.ts";
 import { Int, intArg } from "./schema.ts";
@@ -102,20 +102,29 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 			const name = s.sandbox();
 			const head = [`sandbox: ${name}`, `workspace: ${s.root}`];
 			if (missing.length) head.push(`missing programs: ${missing.join(", ")}. ${INSTALL_HINT}`);
+			const notYet = () =>
+				result([...head, "state: not provisioned yet (the first docker_* call creates it)", ...modeLines(), watcherLine(s)].join("\n"), { sandbox: name, provisioned: false });
+			// sbx-ports answers first: 68 is its documented "the sandbox does not exist", and it never creates one
+			let ports = "";
+			if (findProgram("sbx-ports")) {
+				const p = await s.ports(["ls"], { signal, what: "sbx-ports ls", allowFail: true });
+				if (p.code === EX_NOSANDBOX) return notYet();
+				try {
+					if (p.code !== 0) throw new Error(`sbx-ports exit ${p.code}: ${p.stderr.trim()}`);
+					const ms = parseMappings(p.stdout);
+					ports = ms.length ? `host ports: ${describe(ms).join("; ")}` : "host ports: none";
+				} catch (e) {
+					ports = `host ports: unknown (${(e as Error).message.split("\n")[0]})`;
+				}
+			}
 			const r = await s.docker(["info", "--format", "{{json .}}"], {
 				signal,
 				what: "docker info",
 				env: { ...process.env, DOCKER_SANDBOX_AUTOCREATE: "0" },
 				allowFail: true,
 			});
-			if (r.code !== 0) {
-				if (/does not exist/.test(r.stderr))
-					return result(
-						[...head, "state: not provisioned yet (the first docker_* call creates it)", ...modeLines(), watcherLine(s)].join("\n"),
-						{ sandbox: name, provisioned: false },
-					);
-				throw failure("docker info", r);
-			}
+			if (r.code === EX_NOSANDBOX) return notYet();
+			if (r.code !== 0) throw failure("docker info", r);
 			let info: Record<string, unknown> = {};
 			try {
 				info = JSON.parse(r.stdout.trim().split("\n").pop() ?? "{}") as Record<string, unknown>;
@@ -129,14 +138,7 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 				`resources: ${str(info.NCPU) || "?"} CPUs, ${gib(info.MemTotal)} memory`,
 				`containers: ${str(info.Containers) || "0"} (${str(info.ContainersRunning) || "0"} running), images: ${str(info.Images) || "0"}`,
 			];
-			if (findProgram("sbx-ports")) {
-				try {
-					const ms = await list(s, signal);
-					lines.push(ms.length ? `host ports: ${describe(ms).join("; ")}` : "host ports: none");
-				} catch (e) {
-					lines.push(`host ports: unknown (${(e as Error).message.split("\n")[0]})`);
-				}
-			}
+			if (ports) lines.push(ports);
 			lines.push(...modeLines(), watcherLine(s), "containers made by docker_run and docker_compose carry the label com.pi.sandbox=true");
 			return result(lines.join("\n"), { sandbox: name, provisioned: true });
 		},

@@ -9,10 +9,10 @@ import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
 import { present, workspaceRoot, writeInWorkspace } from "../hostfs.ts";
 import { mapHostPath, safeArg } from "../paths.ts";
-import { describe, sync } from "../ports.ts";
+import { describe, ofContainer, sync } from "../ports.ts";
 import type { Session } from "../session.ts";
 import { DOCKERIGNORE, LANGS, type Lang, compose as composeFile, detect, dockerfile } from "../templates.ts";
-import { jsonLines, result, str } from "../text.ts";
+import { result } from "../text.ts";
 
 const COMPOSE_FILES = ["compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml"];
 const SERVICE_RE = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
@@ -82,16 +82,6 @@ function composePath(root: string, file: string | undefined): string {
 		if (statSync(p, { throwIfNoEntry: false })?.isFile()) return mapHostPath(root, p, "compose file");
 	}
 	throw new Error(`docker compose: no compose file found in the workspace (${COMPOSE_FILES.join(", ")}); pass file=...`);
-}
-
-/** The sandbox-side ports ("8080/tcp") published by a docker ps Ports cell. */
-function psPorts(cell: string): Set<string> {
-	const out = new Set<string>();
-	for (const part of cell.split(",")) {
-		const m = /:(\d+)->\d+\/(tcp|udp|sctp)/.exec(part.trim());
-		if (m) out.add(`${m[1]}/${m[2]}`);
-	}
-	return out;
 }
 
 export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
@@ -203,14 +193,13 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 			if (CHANGES_PORTS.has(action)) {
 				const { mappings, note } = await sync(s, signal);
 				if (action !== "down" && action !== "stop") {
-					const ps = await s.docker(["ps", "--filter", `label=com.docker.compose.project.working_dir=${dirname(file)}`, "--format", "{{json .}}"], {
+					const ps = await s.docker(["ps", "--filter", `label=com.docker.compose.project.working_dir=${dirname(file)}`, "--format", "{{.ID}}"], {
 						signal,
 						what: "docker ps",
 						allowFail: true,
 					});
-					const mine = new Set<string>();
-					for (const c of ps.code === 0 ? jsonLines("docker ps", ps.stdout) : []) for (const p of psPorts(str(c.Ports))) mine.add(p);
-					const ours = mappings.filter((m) => mine.has(`${m.sandboxPort}/${m.proto}`));
+					const ids = ps.code === 0 ? ps.stdout.split("\n").filter((l) => l.trim()) : [];
+					const ours = mappings.filter((m) => ids.some((id) => ofContainer([m], id).length));
 					details.urls = ours.map((m) => m.url);
 					if (ours.length) lines.push("host reachable at (use docker_curl):", ...describe(ours).map((l) => `  ${l}`));
 				}
