@@ -111,10 +111,32 @@ sbx_ports_dockertext(const char *s, struct sbx_ports *l, const char **errstr)
 	return 0;
 }
 
+/* A string member of a docker ps object into buf, "" when absent. */
+static int
+member(const struct sbx_json *o, const char *key, char *buf, size_t size,
+    const char **errstr)
+{
+	const struct sbx_json *v;
+
+	buf[0] = '\0';
+	if ((v = sbx_json_get(o, key)) == NULL || v->type == SBX_JNULL)
+		return 0;
+	if (v->type != SBX_JSTR || v->len >= size || strlen(v->str) != v->len) {
+		*errstr = v->type != SBX_JSTR ? "ID or Names is not a string" :
+		    "ID or Names is too long";
+		return -1;
+	}
+	memcpy(buf, v->str, v->len + 1);
+	return 0;
+}
+
+/* One container: its published ports, each knowing whose it is. */
 static int
 container(const struct sbx_json *o, struct sbx_ports *l, const char **errstr)
 {
 	const struct sbx_json *ports;
+	struct sbx_port who;
+	size_t i, first = l->n;
 
 	if (o->type != SBX_JOBJ) {
 		*errstr = "a line is not a JSON object";
@@ -127,7 +149,15 @@ container(const struct sbx_json *o, struct sbx_ports *l, const char **errstr)
 		*errstr = "Ports is not a string";
 		return -1;
 	}
-	return sbx_ports_dockertext(ports->str, l, errstr);
+	if (member(o, "ID", who.cid, sizeof(who.cid), errstr) == -1 ||
+	    member(o, "Names", who.cname, sizeof(who.cname), errstr) == -1 ||
+	    sbx_ports_dockertext(ports->str, l, errstr) == -1)
+		return -1;
+	for (i = first; i < l->n; i++) {
+		memcpy(l->v[i].cid, who.cid, sizeof(who.cid));
+		memcpy(l->v[i].cname, who.cname, sizeof(who.cname));
+	}
+	return 0;
 }
 
 /*

@@ -14,7 +14,8 @@
 #define SBX_EX_FAIL	1
 #define SBX_EX_NOAUDIT	2	/* sbx-verify: the audit could not run */
 #define SBX_EX_USAGE	64
-#define SBX_EX_BUSY	75	/* sbx-gc: another sweep holds the lock */
+#define SBX_EX_NOSANDBOX 68	/* the sandbox does not exist */
+#define SBX_EX_BUSY	75	/* a lock is held: sbx-gc's sweep, sbx-watch -n */
 #define SBX_EX_TIMEOUT	124
 #define SBX_EX_CANTRUN	125
 #define SBX_EX_NOEXEC	126
@@ -241,6 +242,8 @@ struct sbx_port {
 	int	host;		/* host port; 0 when not given */
 	int	vm;		/* sandbox (VM) port */
 	int	proto;		/* SBX_TCP or SBX_UDP */
+	char	cid[72];	/* dockerps.c: the container's ID, or "" */
+	char	cname[256];	/* dockerps.c: its Names, or "" */
 };
 struct sbx_ports {
 	struct sbx_port	*v;

@@ -32,7 +32,7 @@ usage(void)
 	exit(SBX_EX_USAGE);
 }
 
-/* sbx's stderr, then a message naming the sandbox; exits 1. */
+/* sbx's stderr, then a message naming the sandbox; exits 1 (68: none). */
 void SBX_DEAD
 ports_failed(const struct ctx *c, const char *what, const char *why)
 {
@@ -45,7 +45,7 @@ ports_failed(const struct ctx *c, const char *what, const char *why)
 	if (pc->err.len > 0)
 		(void)sbx_writeall(STDERR_FILENO, pc->err.data, pc->err.len);
 	if (sbx_portcli_missing(pc))
-		errx(SBX_EX_FAIL, "sandbox %s does not exist", pc->name);
+		errx(SBX_EX_NOSANDBOX, "sandbox %s does not exist", pc->name);
 	if (pc->status != 0)
 		errx(SBX_EX_FAIL, "sandbox %s: %s failed (exit %d)", pc->name,
 		    what, pc->status);
@@ -89,6 +89,13 @@ ports_show(const struct ctx *c, const struct sbx_port *p, int why)
 		}
 		if (!sbx_ip_loopback(ip))
 			printf(",\"loopback\":false");
+		if (p->cid[0] != '\0' || p->cname[0] != '\0') {
+			/* sync: the container whose port this is */
+			printf(",\"container_id\":");
+			sbx_json_puts(stdout, p->cid);
+			printf(",\"container\":");
+			sbx_json_puts(stdout, p->cname);
+		}
 		printf("}\n");
 		return;
 	}

@@ -84,6 +84,18 @@ listed(const struct sbx_ports *l, const struct sbx_port *p)
 	return 0;
 }
 
+/* A mapping shown with the container that wants it (docker ps's). */
+static void
+show_for(const struct ctx *c, const struct sbx_port *have,
+    const struct sbx_port *want, int why)
+{
+	struct sbx_port p = *have;
+
+	memcpy(p.cid, want->cid, sizeof(p.cid));
+	memcpy(p.cname, want->cname, sizeof(p.cname));
+	ports_show(c, &p, why);
+}
+
 int
 cmd_sync(struct ctx *c, int argc, char **argv)
 {
@@ -169,10 +181,10 @@ cmd_sync(struct ctx *c, int argc, char **argv)
 	for (i = 0; i < want.n; i++) {
 		if ((have = sbx_ports_findvm(&pub, want.v[i].vm,
 		    want.v[i].proto)) != NULL)
-			ports_show(c, have, why[i]);
+			show_for(c, have, &want.v[i], why[i]);
 		else if ((have = sbx_ports_findvm(&l, want.v[i].vm,
 		    want.v[i].proto)) != NULL)
-			ports_show(c, have, -1);
+			show_for(c, have, &want.v[i], -1);
 	}
 	free(why);
 	sbx_ports_free(&l);

@@ -237,7 +237,7 @@ provision(const struct run *r)
 		warnx("sandbox %s does not exist and DOCKER_SANDBOX_AUTOCREATE "
 		    "is off; create it with:", r->name);
 		print_argv(create_argv(r, &c, 0));
-		exit(SBX_EX_FAIL);
+		exit(SBX_EX_NOSANDBOX);
 	}
 	ret = create(r, &c, dfd, now);
 done:

@@ -189,35 +189,56 @@ record_failure(const struct watch *w, const char *verb, int tries,
 	(void)sbx_state_write(w->dfd, file, text);
 }
 
-static void
-teardown(const struct watch *w)
+/*
+ * Wait, at most w->timeout seconds, for the provisioning lock that sbx-run
+ * holds while it creates, so a removal and a creation never interleave.
+ * Returns the descriptor that holds it, or -1 (errno EAGAIN: still held).
+ */
+int
+watch_provlock(const struct watch *w)
+{
+	long long until = now_ms() + (long long)w->timeout * 1000;
+	int fd;
+
+	while ((fd = sbx_lock(w->dfd, SBX_PROVISION_LOCK, 0)) == -1 &&
+	    errno == EAGAIN && now_ms() < until)
+		sleep_ms(POLL_MS);
+	return fd;
+}
+
+/*
+ * The one teardown of NAME: the sandbox, its markers and scratch dir, all
+ * under the provisioning lock.  The lock and owner marker stay: they are
+ * the watcher's.  Returns 0 when done, SBX_EX_NOSANDBOX when there was no
+ * sandbox to tear down, SBX_EX_FAIL when it failed (NAME.failed says why),
+ * SBX_EX_BUSY when a provisioning held the lock too long.
+ */
+int
+watch_teardown(const struct watch *w, int mustlock)
 {
 	const char *verb = w->mode == MODE_STOP ? "stop" : "rm";
 	const char *flag = w->mode == MODE_STOP ? NULL : "--force";
 	struct sbx_cmd c;
 	long delay = w->backoff;
-	int try, ok = 0, removed = 0;
+	int try, ok = 0, removed = 0, gone = 0, lfd;
 
+	/* the watcher tears down even past the bound: no guard is left */
+	if ((lfd = watch_provlock(w)) == -1 && mustlock)
+		return SBX_EX_BUSY;
 	if (!present(w, "created")) {
 		/* never provisioned by us: no sbx call at all */
 		drop(w, "prime");
 		drop(w, "journal");
-		drop(w, "owner");
-		drop(w, "lock");
-		return;
+		if (lfd != -1)
+			close(lfd);
+		return SBX_EX_NOSANDBOX;
 	}
-	if (w->mode == MODE_NONE) {
-		drop(w, "owner");
-		drop(w, "lock");
-		return;
-	}
-	for (try = 1; try <= TRIES; try++) {
+	for (try = 1; w->mode != MODE_NONE && try <= TRIES; try++) {
 		if (sbx(w, verb, flag, &c) == 0 ||
-		    sbx_notfound(c.err.data, w->name)) {
+		    (gone = sbx_notfound(c.err.data, w->name))) {
 			/* a sandbox sbx does not know is gone all the same */
 			ok = 1;
-			removed = w->mode == MODE_REMOVE ||
-			    sbx_notfound(c.err.data, w->name);
+			removed = w->mode == MODE_REMOVE || gone;
 			sbx_cmd_free(&c);
 			break;
 		}
@@ -239,8 +260,11 @@ teardown(const struct watch *w)
 		drop(w, "journal");	/* sbx-run's record of its calls */
 	}
 	/* a stopped or failed sandbox keeps its marker and scratch dir */
-	drop(w, "owner");
-	drop(w, "lock");
+	if (lfd != -1)
+		close(lfd);
+	if (w->mode == MODE_NONE)
+		return SBX_EX_OK;
+	return gone ? SBX_EX_NOSANDBOX : ok ? SBX_EX_OK : SBX_EX_FAIL;
 }
 
 /* Is the session over?  Answers from the poll results and the clock. */
@@ -340,5 +364,7 @@ watch_run(struct watch *w)
 	trap(SIGTERM, SIG_IGN);
 	trap(SIGINT, SIG_IGN);
 	trap(SIGCHLD, SIG_DFL);
-	teardown(w);
+	(void)watch_teardown(w, 0);
+	drop(w, "owner");
+	drop(w, "lock");
 }

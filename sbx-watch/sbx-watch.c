@@ -37,7 +37,7 @@ enum { READY_WATCHING, READY_WATCHED, READY_FAILED };
 static void SBX_DEAD
 usage(void)
 {
-	fprintf(stderr, "usage: sbx-watch [-k] [-m remove|stop|none] "
+	fprintf(stderr, "usage: sbx-watch [-k | -n] [-m remove|stop|none] "
 	    "[-f fd | -p pid] name\n");
 	exit(SBX_EX_USAGE);
 }
@@ -189,6 +189,38 @@ detach(struct watch *w, pid_t owner, unsigned long long ownerstart)
 	}
 }
 
+/*
+ * -n: tear down now, in the foreground, with the watcher's own teardown.
+ * An armed watcher keeps its lock and owner marker, and keeps watching.
+ */
+static int
+now(const struct watch *w, const char *statedir)
+{
+	char lock[SBX_NAME_MAX + 16], owner[SBX_NAME_MAX + 16];
+	int lfd, rv;
+
+	snprintf(lock, sizeof(lock), "%s.lock", w->name);
+	snprintf(owner, sizeof(owner), "%s.owner", w->name);
+	if ((lfd = sbx_lock(w->dfd, lock, 0)) == -1 && errno != EAGAIN)
+		err(SBX_EX_FAIL, "%s/%s", statedir, lock);
+	rv = watch_teardown(w, 1);
+	if (lfd != -1) {
+		/* no watcher: what one left behind goes too */
+		(void)sbx_state_remove(w->dfd, owner);
+		(void)sbx_state_remove(w->dfd, lock);
+		close(lfd);
+	}
+	if (rv == SBX_EX_NOSANDBOX)
+		warnx("%s: no sandbox to tear down", w->name);
+	else if (rv == SBX_EX_BUSY)
+		warnx("%s/%s: still held after %d seconds", statedir,
+		    SBX_PROVISION_LOCK, w->timeout);
+	else if (rv == SBX_EX_FAIL)
+		warnx("%s: the teardown failed; %s/%s.failed says why",
+		    w->name, statedir, w->name);
+	return rv;
+}
+
 /* A name fit for a message: printable ASCII, at most 80 characters. */
 static const char *
 shown(const char *s)
@@ -212,13 +244,13 @@ main(int argc, char *argv[])
 	unsigned long long ownerstart = 0;
 	pid_t owner, holder;
 	long long n;
-	int ch, fd = -1, kflag = 0, flags;
+	int ch, fd = -1, kflag = 0, nflag = 0, flags, rv;
 
 	memset(&w, 0, sizeof(w));
 	w.lifeline = w.pidfd = w.dfd = -1;
 	w.pid = -1;
 	opterr = 0;
-	while ((ch = getopt(argc, argv, "+f:km:p:")) != -1) {
+	while ((ch = getopt(argc, argv, "+f:km:np:")) != -1) {
 		switch (ch) {
 		case 'f':
 			n = sbx_strtonum(optarg, 0, 1 << 20, &errstr);
@@ -232,6 +264,9 @@ main(int argc, char *argv[])
 		case 'm':
 			mflag = optarg;
 			break;
+		case 'n':
+			nflag = 1;
+			break;
 		case 'p':
 			n = sbx_strtonum(optarg, 1, 0x7fffffff, &errstr);
 			if (errstr != NULL)
@@ -244,11 +279,15 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc != 1 || (fd != -1 && w.pid != -1))
+	if (argc != 1 || (fd != -1 && w.pid != -1) ||
+	    (nflag && (kflag || fd != -1 || w.pid != -1)))
 		usage();
 	sbx_conf_check(SBX_CONF_TEARDOWN | SBX_CONF_KEEPALIVE |
 	    SBX_CONF_TIMEOUT);
-	w.mode = teardownmode(mflag);
+	/* -n is a removal unless -m says stop; keeping is no teardown */
+	w.mode = nflag && mflag == NULL ? MODE_REMOVE : teardownmode(mflag);
+	if (nflag && w.mode == MODE_NONE)
+		usage();
 	if (!sbx_name_valid(argv[0]))
 		errx(SBX_EX_USAGE, "%s: invalid sandbox name", shown(argv[0]));
 	snprintf(w.name, sizeof(w.name), "%s", argv[0]);
@@ -279,7 +318,9 @@ main(int argc, char *argv[])
 	sigaction(SIGPIPE, &sa, NULL);
 
 	/* the session: -p pid, the lifeline's holder, or our parent */
-	if (w.lifeline == -1) {
+	if (nflag)
+		owner = -1;	/* none: -n does not watch */
+	else if (w.lifeline == -1) {
 		if (w.pid == -1)
 			w.pid = getppid();
 		if (sbx_proc_start(w.pid, &w.start) == -1)
@@ -302,6 +343,11 @@ main(int argc, char *argv[])
 
 	if ((w.dfd = sbx_state_open(statedir, sizeof(statedir))) == -1)
 		exit(SBX_EX_FAIL);
+	if (nflag) {
+		rv = now(&w, statedir);
+		free(w.envp);
+		return rv;
+	}
 	snprintf(lock, sizeof(lock), "%s.lock", w.name);
 	if ((holder = sbx_lock_holder(w.dfd, lock)) == -1) {
 		if (errno == EINVAL)

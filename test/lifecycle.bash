@@ -54,3 +54,13 @@ synopsis() {
 	    sed -n '/^SYNOPSIS/,/^[A-Z]/p' | sed '1d;$d' | tr -s ' \n' '  ' |
 	    sed 's/^ //;s/ $//'
 }
+
+# A sandbox sbx-run provisioned: the stand-in knows it, and its markers.
+provisioned() {
+	stub_sandbox "$1" running
+	printf 'created=%s\nworkspace=%s\nmode=ro\n' "$(date +%s)" "$WS" \
+	    >"$SBX_STATE_DIR/$1.created"
+	mkdir -p "$SBX_STATE_DIR/$1.prime/sub"
+	echo scratch >"$SBX_STATE_DIR/$1.prime/sub/file"
+	echo '80/tcp 8080' >"$SBX_STATE_DIR/$1.ports"
+}

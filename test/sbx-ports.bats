@@ -77,10 +77,10 @@ http://127.0.0.1:9000/ -> 9000/tcp (bound to 0.0.0.0, not loopback)" ]
 	[ -z "$output" ]
 }
 
-@test "sbx's answer that the sandbox is missing, and other failures, exit 1" {
+@test "sbx's answer that the sandbox is missing exits 68, other failures 1" {
 	echo 1 >"$SBX_STUB_DIR/rc.ports"
 	echo "ERROR: no sandbox named 'pi-sbx-1-ports001'" >"$SBX_STUB_DIR/err.ports"
-	run -1 --separate-stderr sbx-ports ls
+	run -68 --separate-stderr sbx-ports ls
 	[[ $stderr == *"sbx-ports: sandbox pi-sbx-1-ports001 does not exist" ]]
 	echo 'ERROR: boom' >"$SBX_STUB_DIR/err.ports"
 	run -1 --separate-stderr sbx-ports ls

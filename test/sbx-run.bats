@@ -250,8 +250,8 @@ none_survived() {
 	grep -q '^state=creating$' "$SBX_STATE_DIR/$N.created"
 }
 
-@test "sbx-run: DOCKER_SANDBOX_AUTOCREATE=0 prints the create line to run instead" {
-	DOCKER_SANDBOX_AUTOCREATE=no run -1 --separate-stderr sbx-run -s "$N" ps
+@test "sbx-run: DOCKER_SANDBOX_AUTOCREATE=0 prints the create line to run instead, and exits 68" {
+	DOCKER_SANDBOX_AUTOCREATE=no run -68 --separate-stderr sbx-run -s "$N" ps
 	[ "${stderr_lines[0]}" = "sbx-run: sandbox $N does not exist and DOCKER_SANDBOX_AUTOCREATE is off; create it with:" ]
 	[ "${stderr_lines[1]}" = "  sbx create --name $N --cpus 2 --memory 2g shell $WS" ]
 	# exec, then the listing that confirms the sandbox is missing

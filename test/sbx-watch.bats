@@ -7,7 +7,7 @@ load sim-setup
 load lifecycle
 
 N=pi-sbx-4242-abcd1234
-USAGE="usage: sbx-watch [-k] [-m remove|stop|none] [-f fd | -p pid] name"
+USAGE="usage: sbx-watch [-k | -n] [-m remove|stop|none] [-f fd | -p pid] name"
 
 setup() {
 	common_setup
@@ -36,16 +36,6 @@ build_poll_only() {
 		    return 0
 	done
 	return 1
-}
-
-# A sandbox sbx-run provisioned: the stand-in knows it, and its markers.
-provisioned() {
-	stub_sandbox "$1" running
-	printf 'created=%s\nworkspace=%s\nmode=ro\n' "$(date +%s)" "$WS" \
-	    >"$SBX_STATE_DIR/$1.created"
-	mkdir -p "$SBX_STATE_DIR/$1.prime/sub"
-	echo scratch >"$SBX_STATE_DIR/$1.prime/sub/file"
-	echo '80/tcp 8080' >"$SBX_STATE_DIR/$1.ports"
 }
 
 # Watch a fresh session of $N (with these options), kill -9 it, and wait

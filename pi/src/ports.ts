@@ -1,10 +1,10 @@
 /*
  * Host ports: sbx-ports does the work (`sync` after every run, rm, stop,
- * start and compose); this reads what it prints with -j, one object a line.
+ * start and compose); this reads what it prints with -j, one object a line,
+ * in the one schema sbx-ports(1) documents under JSON OUTPUT.
  */
 import { Cancelled } from "./proc.ts";
 import type { Session } from "./session.ts";
-import { jsonLines, str } from "./text.ts";
 
 export interface Mapping {
 	hostIp: string;
@@ -12,38 +12,75 @@ export interface Mapping {
 	sandboxPort: number;
 	proto: string;
 	url: string;
+	/** sync only: the container publishing sandboxPort (docker ps's abbreviated ID, and its names) */
+	containerId?: string;
+	container?: string;
 }
 
-function num(v: unknown): number {
-	const n = typeof v === "number" ? v : Number(str(v));
-	return Number.isFinite(n) ? n : 0;
+type Kind = "string" | "port" | "boolean";
+/** The members of a line, in sbx-ports' order; true: required. */
+const SCHEMA: [string, Kind, boolean][] = [
+	["url", "string", true],
+	["host_ip", "string", true],
+	["host_port", "port", true],
+	["sandbox_port", "port", true],
+	["protocol", "string", true],
+	["ephemeral", "boolean", false],
+	["reason", "string", false],
+	["loopback", "boolean", false],
+	["container_id", "string", false],
+	["container", "string", false],
+];
+
+function fits(v: unknown, k: Kind): boolean {
+	if (k === "port") return Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 65535;
+	return typeof v === k;
 }
 
-function pick(o: Record<string, unknown>, ...keys: string[]): unknown {
-	for (const k of keys) if (o[k] !== undefined && o[k] !== null) return o[k];
-	return undefined;
-}
-
-/** sbx-ports -j lines as mappings; lines that are not mappings (warnings, errors) are skipped. */
-export function parseMappings(text: string): Mapping[] {
-	const out: Mapping[] = [];
-	let rows: Record<string, unknown>[];
+/** One -j line as a mapping; anything but the documented shape is an error. */
+function mapping(line: string): Mapping {
+	const bad = (why: string) => new Error(`sbx-ports -j: ${why}: ${line.slice(0, 200)}`);
+	let o: unknown;
 	try {
-		rows = jsonLines("sbx-ports", text);
+		o = JSON.parse(line);
 	} catch {
-		rows = [];
+		throw bad("not JSON");
 	}
-	for (const o of rows) {
-		const hostPort = num(pick(o, "host_port", "hostPort", "HostPort", "host"));
-		const sandboxPort = num(pick(o, "sandbox_port", "sandboxPort", "SandboxPort", "sandbox", "vm_port"));
-		if (!hostPort || !sandboxPort) continue;
-		const proto = str(pick(o, "protocol", "proto", "Protocol") ?? "tcp").toLowerCase() || "tcp";
-		const hostIp = str(pick(o, "host_ip", "hostIp", "HostIp", "ip") ?? "127.0.0.1") || "127.0.0.1";
-		const host = hostIp.includes(":") ? `[${hostIp}]` : hostIp;
-		const url = str(pick(o, "url", "URL")) || (proto === "tcp" ? `http://${host}:${hostPort}/` : `${proto}://${host}:${hostPort}`);
-		out.push({ hostIp, hostPort, sandboxPort, proto, url });
+	if (!o || typeof o !== "object" || Array.isArray(o)) throw bad("not an object");
+	const r = o as Record<string, unknown>;
+	for (const k of Object.keys(r)) if (!SCHEMA.some(([n]) => n === k)) throw bad(`unknown member "${k}"`);
+	for (const [n, kind, required] of SCHEMA) {
+		if (!(n in r)) {
+			if (required) throw bad(`no "${n}"`);
+		} else if (!fits(r[n], kind)) throw bad(`"${n}" is not a ${kind}`);
 	}
-	return out;
+	if (r.protocol !== "tcp" && r.protocol !== "udp") throw bad('"protocol" is neither tcp nor udp');
+	const m: Mapping = { hostIp: r.host_ip as string, hostPort: r.host_port as number, sandboxPort: r.sandbox_port as number, proto: r.protocol, url: r.url as string };
+	if ("container_id" in r) m.containerId = r.container_id as string;
+	if ("container" in r) m.container = r.container as string;
+	return m;
+}
+
+/** What sbx-ports -j printed: every non-empty line is a mapping. */
+export function parseMappings(text: string): Mapping[] {
+	return text
+		.split("\n")
+		.filter((l) => l.trim())
+		.map(mapping);
+}
+
+/**
+ * The mappings of one container, as sync names it: ref is what docker
+ * took (a name, or an ID or a prefix of one, as docker run prints it).
+ */
+export function ofContainer(ms: Mapping[], ref: string): Mapping[] {
+	const r = ref.trim().replace(/^\//, "");
+	if (!r) return [];
+	return ms.filter((m) => {
+		const id = m.containerId ?? "";
+		if (id && (id.startsWith(r) || (r.length >= id.length && r.startsWith(id)))) return true;
+		return (m.container ?? "").split(",").includes(r);
+	});
 }
 
 /** One line per host port, IPv4 and IPv6 bindings of the same port folded together. */
@@ -72,7 +109,12 @@ export async function sync(s: Session, signal: AbortSignal | undefined): Promise
 		if (e instanceof Cancelled) throw e;
 		return { mappings: [], note: `host ports not synced: ${(e as Error).message}` };
 	}
-	const mappings = parseMappings(r.stdout);
+	let mappings: Mapping[];
+	try {
+		mappings = parseMappings(r.stdout);
+	} catch (e) {
+		return { mappings: [], note: `host ports not read: ${(e as Error).message}` };
+	}
 	if (r.code !== 0) return { mappings, note: `host ports not fully synced (sbx-ports exit ${r.code}): ${r.stderr.trim().slice(0, 600)}` };
 	return { mappings };
 }
@@ -81,14 +123,4 @@ export async function sync(s: Session, signal: AbortSignal | undefined): Promise
 export async function list(s: Session, signal: AbortSignal | undefined): Promise<Mapping[]> {
 	const r = await s.ports(["ls"], { signal, what: "sbx-ports ls" });
 	return parseMappings(r.stdout);
-}
-
-/** `docker port` lines ("8000/tcp -> 0.0.0.0:8080") as the sandbox-side ports "8080/tcp". */
-export function vmPorts(text: string): Set<string> {
-	const out = new Set<string>();
-	for (const l of text.split("\n")) {
-		const m = /^(\d+)\/(tcp|udp|sctp)\s*->\s*(?:\[[^\]]*\]|[^:\s]*):(\d+)\s*$/.exec(l.trim());
-		if (m) out.add(`${m[3]}/${m[2]}`);
-	}
-	return out;
 }

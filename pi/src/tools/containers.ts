@@ -11,7 +11,7 @@ import { Type } from "typebox";
 import { setting } from "../config.ts";
 import { present, workspaceRoot } from "../hostfs.ts";
 import { commandWords, mapHostPath, safeArg } from "../paths.ts";
-import { describe, list, sync, vmPorts } from "../ports.ts";
+import { describe, list, ofContainer, sync } from "../ports.ts";
 import { Cancelled, type RunResult } from "../proc.ts";
 import type { Session } from "../session.ts";
 import { brief, jsonLines, result, str, table } from "../text.ts";
@@ -267,13 +267,11 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 			lines.push(...volLines);
 			const details: Record<string, unknown> = { sandbox: s.name, id: cid, image };
 			if (params.ports?.length) {
-				const pr = await s.docker(["port", cid], { signal, what: "docker port", allowFail: true });
-				const mine = vmPorts(pr.stdout);
 				const { mappings, note } = await sync(s, signal);
-				const ours = mappings.filter((m) => mine.has(`${m.sandboxPort}/${m.proto}`));
+				const ours = ofContainer(mappings, cid);
 				details.urls = ours.map((m) => m.url);
 				if (ours.length) lines.push("host reachable at (use docker_curl):", ...describe(ours).map((l) => `  ${l}`));
-				else lines.push(`no host port published for ${[...mine].join(", ") || "its ports"}`);
+				else lines.push(`no host port published for ${params.ports.join(", ")}`);
 				if (note) lines.push(note);
 			}
 			lines.push("use docker_logs / docker_exec with this id; docker_rm removes it");
@@ -415,10 +413,8 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 		async execute(_id, params, signal) {
 			const id = checkId(params.id);
 			await s.docker(["start", id], { signal, what: `docker start ${id}` });
-			const pr = await s.docker(["port", id], { signal, what: "docker port", allowFail: true });
-			const mine = vmPorts(pr.stdout);
 			const { mappings, note } = await sync(s, signal);
-			const ours = mappings.filter((m) => mine.has(`${m.sandboxPort}/${m.proto}`));
+			const ours = ofContainer(mappings, id);
 			const lines = [`started ${id}`];
 			if (ours.length) lines.push("host reachable at:", ...describe(ours).map((l) => `  ${l}`));
 			if (note) lines.push(note);

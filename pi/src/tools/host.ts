@@ -8,7 +8,7 @@ import { isIP } from "node:net";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
 import { findProgram, INSTALL_HINT, modeLines, PROGRAMS, sbxCli, setting } from "../config.ts";
-import { describe, list, type Mapping } from "../ports.ts";
+import { describe, list, type Mapping, parseMappings } from "../ports.ts";
 import type { Session } from "../session.ts";
 import { failure, result, str } from "../text.ts";
 import { Int, intArg } from "./schema.ts";
@@ -17,6 +17,8 @@ const METHODS = ["GET", "POST", "PUT", "DELETE", "HEAD", "PATCH", "OPTIONS"];
 const BODY_MAX = 1024 * 1024;
 const TIMEOUT_MAX = 600;
 const HOURS_MAX = 1000000; // sbx-gc -H takes no more
+/** The programs' documented status for "the sandbox does not exist" (sbx-tools(7)). */
+export const EX_NOSANDBOX = 68;
 
 function gib(bytes: unknown): string {
 	const n = Number(bytes);
@@ -104,18 +106,32 @@ async function status(s: Session, signal: AbortSignal | undefined) {
 	const name = s.sandbox();
 	const head = [`sandbox: ${name}`, `workspace: ${s.root}`];
 	if (missing.length) head.push(`missing programs: ${missing.join(", ")}. ${INSTALL_HINT}`);
+	const notYet = () =>
+		result([...head, "state: not provisioned yet (the first docker_* call creates it)", ...modeLines(), watcherLine(s)].join("\n"), {
+			sandbox: name,
+			provisioned: false,
+		});
+	// sbx-ports answers first: 68 is its documented "the sandbox does not exist", and it never creates one
+	let ports = "";
+	if (findProgram("sbx-ports")) {
+		const p = await s.ports(["ls"], { signal, what: "sbx-ports ls", allowFail: true });
+		if (p.code === EX_NOSANDBOX) return notYet();
+		try {
+			if (p.code !== 0) throw new Error(`sbx-ports exit ${p.code}: ${p.stderr.trim()}`);
+			const ms = parseMappings(p.stdout);
+			ports = ms.length ? `host ports: ${describe(ms).join("; ")}` : "host ports: none";
+		} catch (e) {
+			ports = `host ports: unknown (${(e as Error).message.split("\n")[0]})`;
+		}
+	}
 	const r = await s.docker(["info", "--format", "{{json .}}"], {
 		signal,
 		what: "docker info",
 		env: { ...process.env, DOCKER_SANDBOX_AUTOCREATE: "0" },
 		allowFail: true,
 	});
+	if (r.code === EX_NOSANDBOX) return notYet();
 	if (r.code !== 0) {
-		if (/does not exist/.test(r.stderr))
-			return result([...head, "state: not provisioned yet (the first docker_* call creates it)", ...modeLines(), watcherLine(s)].join("\n"), {
-				sandbox: name,
-				provisioned: false,
-			});
 		const why = failure("docker info", r).message;
 		return result([...head, `state: unknown: ${why}`, diagnose(why), ...modeLines(), watcherLine(s)].join("\n"), {
 			sandbox: name,
@@ -136,14 +152,7 @@ async function status(s: Session, signal: AbortSignal | undefined) {
 		`resources: ${str(info.NCPU) || "?"} CPUs, ${gib(info.MemTotal)} memory`,
 		`containers: ${str(info.Containers) || "0"} (${str(info.ContainersRunning) || "0"} running), images: ${str(info.Images) || "0"}`,
 	];
-	if (findProgram("sbx-ports")) {
-		try {
-			const ms = await list(s, signal);
-			lines.push(ms.length ? `host ports: ${describe(ms).join("; ")}` : "host ports: none");
-		} catch (e) {
-			lines.push(`host ports: unknown (${(e as Error).message.split("\n")[0]})`);
-		}
-	}
+	if (ports) lines.push(ports);
 	lines.push(...modeLines(), watcherLine(s), "containers made by docker_run and docker_compose carry the label com.pi.sandbox=true");
 	return result(lines.join("\n"), { sandbox: name, provisioned: true });
 }
@@ -333,12 +342,10 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 		parameters: Type.Object({}),
 		async execute(_id, _params, signal) {
 			const name = s.sandbox();
-			// the sbx CLI, run by sbx-env with the scrubbed environment
-			const r = await s.program("sbx-env", [sbxCli(), "rm", "--force", name], { signal, what: `removing sandbox "${name}"`, allowFail: true });
-			if (r.code !== 0) {
-				if (/no sandbox named|not found|does not exist/i.test(r.stderr)) return result(`sandbox "${name}" does not exist: nothing to remove.`, { sandbox: name });
-				throw failure(`removing sandbox "${name}"`, r);
-			}
+			// the programs' one teardown (sbx-watch's), markers and scratch dir included; an armed watcher stays armed
+			const r = await s.program("sbx-watch", ["-n", "-m", "remove", name], { signal, what: `removing sandbox "${name}"`, allowFail: true });
+			if (r.code === EX_NOSANDBOX) return result(`sandbox "${name}" does not exist: nothing to remove.`, { sandbox: name });
+			if (r.code !== 0) throw failure(`removing sandbox "${name}"`, r);
 			return result(`sandbox "${name}" removed (microVM and everything inside it deleted).`, { sandbox: name });
 		},
 	});

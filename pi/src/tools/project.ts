@@ -10,7 +10,7 @@ import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
 import { present, workspaceRoot, writeInWorkspace } from "../hostfs.ts";
 import { mapHostPath, safeArg } from "../paths.ts";
-import { describe, sync } from "../ports.ts";
+import { describe, ofContainer, sync } from "../ports.ts";
 import { Cancelled, type RunResult } from "../proc.ts";
 import type { Session } from "../session.ts";
 import { DOCKERIGNORE, LANGS, type Lang, compose as composeFile, detect, dockerfile } from "../templates.ts";
@@ -134,16 +134,6 @@ function composePath(root: string, file: string | undefined): string {
 		if (statSync(p, { throwIfNoEntry: false })?.isFile()) return mapHostPath(root, p, "compose file");
 	}
 	throw new Error(`docker compose: no compose file found in the workspace (${COMPOSE_FILES.join(", ")}); pass file=...`);
-}
-
-/** The sandbox-side ports ("8080/tcp") published by a docker ps Ports cell. */
-function psPorts(cell: string): Set<string> {
-	const out = new Set<string>();
-	for (const part of cell.split(",")) {
-		const m = /:(\d+)->\d+\/(tcp|udp|sctp)/.exec(part.trim());
-		if (m) out.add(`${m[1]}/${m[2]}`);
-	}
-	return out;
 }
 
 export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
@@ -291,14 +281,14 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 						what: "docker ps",
 						allowFail: true,
 					});
-					const mine = new Set<string>();
+					const ids: string[] = [];
 					const made: string[] = [];
 					for (const c of ps.code === 0 ? jsonLines("docker ps", ps.stdout) : []) {
 						made.push(`${str(c.Names)} (${str(c.Status)})`);
-						for (const p of psPorts(str(c.Ports))) mine.add(p);
+						ids.push(str(c.ID));
 					}
 					if (made.length) lines.push(`containers: ${made.join(", ")}`);
-					const ours = mappings.filter((m) => mine.has(`${m.sandboxPort}/${m.proto}`));
+					const ours = mappings.filter((m) => ids.some((id) => ofContainer([m], id).length));
 					details.urls = ours.map((m) => m.url);
 					if (ours.length) lines.push("host reachable at (use docker_curl):", ...describe(ours).map((l) => `  ${l}`));
 				}
