@@ -103,7 +103,7 @@ static void SBX_DEAD
 watcher(struct watch *w, int readyfd, pid_t owner,
     unsigned long long ownerstart)
 {
-	char lock[SBX_NAME_MAX + 16];
+	char lock[SBX_MARKER_MAX];
 	int keep[4], fd;
 
 	keep[0] = w->dfd;
@@ -119,7 +119,7 @@ watcher(struct watch *w, int readyfd, pid_t owner,
 			close(fd);
 	}
 	close_others(keep, 4);
-	snprintf(lock, sizeof(lock), "%s.lock", w->name);
+	(void)sbx_marker_path(lock, sizeof(lock), w->name, SBX_M_LOCK);
 	if (sbx_lock(w->dfd, lock, 0) == -1) {
 		if (errno == EAGAIN) {
 			tell(readyfd, READY_WATCHED, 0, NULL);
@@ -207,7 +207,7 @@ main(int argc, char *argv[])
 	struct sbx_envpolicy pol;
 	struct watch w;
 	struct sigaction sa;
-	char statedir[PATH_MAX], lock[SBX_NAME_MAX + 16];
+	char statedir[PATH_MAX], lock[SBX_MARKER_MAX];
 	const char *errstr, *mflag = NULL;
 	unsigned long long ownerstart = 0;
 	pid_t owner, holder;
@@ -302,7 +302,7 @@ main(int argc, char *argv[])
 
 	if ((w.dfd = sbx_state_open(statedir, sizeof(statedir))) == -1)
 		exit(SBX_EX_FAIL);
-	snprintf(lock, sizeof(lock), "%s.lock", w.name);
+	(void)sbx_marker_path(lock, sizeof(lock), w.name, SBX_M_LOCK);
 	if ((holder = sbx_lock_holder(w.dfd, lock)) == -1) {
 		if (errno == EINVAL)
 			errx(SBX_EX_FAIL, "%s/%s: not a lock file of ours",
