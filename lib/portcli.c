@@ -43,7 +43,8 @@ cache_write(const struct sbx_portcli *pc)
 	if (pc->dfd == -1)
 		return;
 	snprintf(buf, sizeof(buf), "%s\n", dialect_word[pc->dialect]);
-	(void)sbx_state_write(pc->dfd, SBX_DIALECT_CACHE, buf);	/* a hint only */
+	/* a hint only */
+	(void)sbx_state_write(pc->dfd, SBX_DIALECT_CACHE, buf);
 }
 
 /* Run sbx with av (av[0] is filled in); output kept in pc. */
