@@ -68,7 +68,7 @@ left_of() {
 failed SBX_MF_OURS journal SBX_MF_OURS lock SBX_MF_LOCK owner SBX_MF_OURS \
 ports 0 prime SBX_MF_DIR verify- SBX_MF_NONCE " ]
 	# by position nowhere: sbx-gc asks the table for what a suffix is
-	! grep -n 'suffixes\[\|i < [0-9]' "$TOP/sbx-gc/markers.c"
+	[ -z "$(grep -n 'suffixes\[\|i < [0-9]' "$TOP/sbx-gc/markers.c")" ]
 }
 
 @test "markers vocabulary class: sbx-tools(7) FILES names every suffix of the table" {
