@@ -1,133 +1,159 @@
 /*
- * marker.c: the per-sandbox markers that sbx-watch writes and sbx-gc
- * reads.  NAME.owner holds the session process as "pid=", its start time
- * as "start=" (0 when the platform cannot tell) and the watcher as
- * "watcher="; NAME.created holds "created=" in Unix seconds.  Anything
- * else in them is ignored; a missing or malformed field is EINVAL.
- * sbx-run writes NAME.created twice: with state=creating before `sbx
- * create` runs (the intent, so an interrupted create is still torn down
- * and swept), then with state=ready once it succeeded.
+ * marker.c: the state directory's vocabulary.  Every file a program
+ * keeps there for a sandbox is NAME.SUFFIX, with SUFFIX from the one
+ * table below, and each suffix says what kind of file it is; the path
+ * builder, the test for presence, the directory-entry parser and the
+ * one drop of a sandbox's markers all read that table, never a list of
+ * their own.  What each marker holds is in markerio.c.
  */
+#include <sys/stat.h>
+
 #include <errno.h>
-#include <limits.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sbx.h"
 
+/*
+ * The owner and the lock come last: sbx_marker_drop() goes in this
+ * order, so a watcher holds NAME.lock until the rest is gone and a sweep
+ * meanwhile sees the sandbox as watched.
+ */
+static const struct {
+	const char	*suffix;
+	unsigned	 flags;		/* SBX_MF_* */
+} markers[SBX_M_COUNT] = {
+	[SBX_M_CREATED] =	{ "created",	SBX_MF_OURS },
+	[SBX_M_FAILED] =	{ "failed",	SBX_MF_OURS },
+	[SBX_M_JOURNAL] =	{ "journal",	SBX_MF_OURS },
+	[SBX_M_PRIME] =		{ "prime",	SBX_MF_DIR },
+	[SBX_M_PORTS] =		{ "ports",	0 },
+	[SBX_M_OWNER] =		{ "owner",	SBX_MF_OURS },
+	[SBX_M_LOCK] =		{ "lock",	SBX_MF_LOCK },
+	[SBX_M_VERIFY] =	{ "verify-",	SBX_MF_NONCE },
+};
+
+const char *
+sbx_marker_suffix(enum sbx_marker m)
+{
+	return markers[m].suffix;
+}
+
+unsigned
+sbx_marker_flags(enum sbx_marker m)
+{
+	return markers[m].flags;
+}
+
 static int
-markerpath(char *buf, size_t size, const char *name, const char *suffix)
+build(char *buf, size_t size, const char *name, enum sbx_marker m,
+    const char *nonce)
 {
 	int n;
 
-	if (!sbx_name_valid(name))
+	if (!sbx_name_valid(name) || strchr(nonce, '/') != NULL ||
+	    (*nonce != '\0') != ((markers[m].flags & SBX_MF_NONCE) != 0))
 		return errno = EINVAL, -1;
-	n = snprintf(buf, size, "%s.%s", name, suffix);
+	n = snprintf(buf, size, "%s.%s%s", name, markers[m].suffix, nonce);
 	if (n < 0 || (size_t)n >= size)
 		return errno = ENAMETOOLONG, -1;
 	return 0;
 }
 
-static int
-field(const char *content, const char *key, long long min, long long max,
-    long long *v)
-{
-	char buf[32];
-	const char *errstr;
-
-	if (sbx_state_field(content, key, buf, sizeof(buf)) == NULL)
-		return errno = EINVAL, -1;
-	*v = sbx_strtonum(buf, min, max, &errstr);
-	if (errstr != NULL)
-		return errno = EINVAL, -1;
-	return 0;
-}
-
+/* NAME.SUFFIX of marker m into buf; -1 with EINVAL for a bad name. */
 int
-sbx_owner_write(int dfd, const char *name, pid_t pid,
-    unsigned long long start, pid_t watcher)
+sbx_marker_path(char *buf, size_t size, const char *name, enum sbx_marker m)
 {
-	char file[SBX_NAME_MAX + 16], text[128];
-
-	if (markerpath(file, sizeof(file), name, "owner") == -1)
-		return -1;
-	snprintf(text, sizeof(text), "pid=%ld\nstart=%llu\nwatcher=%ld\n",
-	    (long)pid, start, (long)watcher);
-	return sbx_state_write(dfd, file, text);
+	return build(buf, size, name, m, "");
 }
 
-/* Read NAME.SUFFIX into text; a marker too large to be ours is EINVAL. */
-static int
-readmarker(int dfd, const char *name, const char *suffix, char *text,
-    size_t size)
+/* NAME.verify-NONCE, sbx-verify's mounts canary. */
+int
+sbx_marker_canary(char *buf, size_t size, const char *name,
+    const char *nonce)
 {
-	char file[SBX_NAME_MAX + 16];
+	return build(buf, size, name, SBX_M_VERIFY, nonce);
+}
 
-	if (markerpath(file, sizeof(file), name, suffix) == -1)
+/* Is marker m of name there, whatever it is (a link counts)? */
+int
+sbx_marker_present(int dfd, const char *name, enum sbx_marker m)
+{
+	char file[SBX_MARKER_MAX];
+	struct stat st;
+
+	return sbx_marker_path(file, sizeof(file), name, m) == 0 &&
+	    fstatat(dfd, file, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/*
+ * Which marker is the directory entry file, and of which sandbox (to
+ * name, SBX_NAME_MAX + 1 bytes or more)?  -1 for anything else, the
+ * nonce-named files included: their programs remove them.
+ */
+int
+sbx_marker_parse(const char *file, char *name, size_t size)
+{
+	const char *dot;
+	size_t len;
+	int m;
+
+	if (file[0] == '.' || (dot = strrchr(file, '.')) == NULL)
 		return -1;
-	if (sbx_state_read(dfd, file, text, size) == -1) {
-		if (errno == EFBIG)
-			errno = EINVAL;
+	len = (size_t)(dot - file);
+	if (len > SBX_NAME_MAX || len >= size)
 		return -1;
+	for (m = 0; m < SBX_M_COUNT; m++)
+		if (!(markers[m].flags & SBX_MF_NONCE) &&
+		    strcmp(dot + 1, markers[m].suffix) == 0)
+			break;
+	if (m == SBX_M_COUNT)
+		return -1;
+	memcpy(name, file, len);
+	name[len] = '\0';
+	return sbx_name_valid(name) ? m : -1;
+}
+
+/*
+ * Remove the markers of name in which (SBX_MB bits), in table order.  A
+ * scratch dir goes as a tree, a planted link in its place just goes.  A
+ * lock goes only when we can take it, so never while a watcher holds it,
+ * unless flags has SBX_DROP_HELD: the caller is that holder.  Returns
+ * the set that could not be removed (a held lock is not counted), with
+ * errno from the last failure.
+ */
+unsigned
+sbx_marker_drop(int dfd, const char *name, unsigned which, int flags)
+{
+	char file[SBX_MARKER_MAX];
+	unsigned failed = 0;
+	int m, fd, e = 0;
+
+	for (m = 0; m < SBX_M_COUNT; m++) {
+		if (!(which & SBX_MB(m)) || (markers[m].flags & SBX_MF_NONCE))
+			continue;
+		if (sbx_marker_path(file, sizeof(file), name, m) == -1) {
+			e = errno;
+			failed |= SBX_MB(m);
+			continue;
+		}
+		if ((markers[m].flags & SBX_MF_LOCK) &&
+		    !(flags & SBX_DROP_HELD)) {
+			if ((fd = sbx_lock(dfd, file, 0)) != -1) {
+				(void)sbx_state_remove(dfd, file);
+				close(fd);
+			}
+			continue;
+		}
+		if (sbx_state_remove(dfd, file) == 0 ||
+		    ((markers[m].flags & SBX_MF_DIR) &&
+		    sbx_state_rmtree(dfd, file) == 0))
+			continue;
+		e = errno;
+		failed |= SBX_MB(m);
 	}
-	return 0;
-}
-
-/*
- * Read NAME.owner.  Returns 0, or -1 with errno ENOENT when there is
- * none and EINVAL when it is not a marker we wrote.
- */
-int
-sbx_owner_read(int dfd, const char *name, pid_t *pid,
-    unsigned long long *start)
-{
-	char text[512];
-	long long p, s;
-
-	if (readmarker(dfd, name, "owner", text, sizeof(text)) == -1 ||
-	    field(text, "pid", 1, INT_MAX, &p) == -1 ||
-	    field(text, "start", 0, LLONG_MAX, &s) == -1)
-		return -1;
-	*pid = (pid_t)p;
-	*start = (unsigned long long)s;
-	return 0;
-}
-
-/* The created= time of NAME.created; -1 with ENOENT or EINVAL as above. */
-int
-sbx_created_read(int dfd, const char *name, long long *when)
-{
-	char text[4096];
-
-	if (readmarker(dfd, name, "created", text, sizeof(text)) == -1)
-		return -1;
-	return field(text, "created", 0, LLONG_MAX, when);
-}
-
-/*
- * Write NAME.created in state (SBX_CREATING or SBX_READY) for the
- * workspace mounted in mode ("rw" or "ro").  by= names the writer, so two
- * provisionings in the same second still differ.
- */
-int
-sbx_created_write(int dfd, const char *name, const char *state,
-    const char *workspace, const char *mode)
-{
-	char file[SBX_NAME_MAX + 16], text[PATH_MAX + 192];
-
-	if (markerpath(file, sizeof(file), name, "created") == -1)
-		return -1;
-	snprintf(text, sizeof(text), "created=%lld\nstate=%s\nby=%ld\n"
-	    "workspace=%s\nmode=%s\n", (long long)time(NULL), state,
-	    (long)getpid(), workspace, mode);
-	return sbx_state_write(dfd, file, text);
-}
-
-/* The whole text of NAME.created; -1 with ENOENT or EINVAL as above. */
-int
-sbx_created_text(int dfd, const char *name, char *text, size_t size)
-{
-	return readmarker(dfd, name, "created", text, size);
+	errno = e;
+	return failed;
 }

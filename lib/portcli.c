@@ -7,7 +7,7 @@
  *
  * The dialect is found once: the first call tries the documented `ports`;
  * if sbx answers `unknown command "ports"` the other is tried, and the one
- * that worked is kept in the state directory (sbx-port-dialect).  A cached
+ * that worked is kept in the state directory (SBX_DIALECT_CACHE, sbx-port-dialect).  A cached
  * answer that stops working (sbx was upgraded) is found again the same
  * way, so the cache never needs clearing by hand.
  */
@@ -18,8 +18,6 @@
 
 #include "sbx.h"
 
-#define CACHE_FILE	"sbx-port-dialect"
-
 static const char *const dialect_word[] = { "", "ports", "port" };
 
 static int
@@ -27,7 +25,7 @@ cache_read(const struct sbx_portcli *pc)
 {
 	char buf[32];
 
-	if (pc->dfd == -1 || sbx_state_read(pc->dfd, CACHE_FILE, buf,
+	if (pc->dfd == -1 || sbx_state_read(pc->dfd, SBX_DIALECT_CACHE, buf,
 	    sizeof(buf)) == -1)
 		return SBX_DIALECT_UNKNOWN;
 	if (strcmp(buf, "ports\n") == 0)
@@ -45,7 +43,8 @@ cache_write(const struct sbx_portcli *pc)
 	if (pc->dfd == -1)
 		return;
 	snprintf(buf, sizeof(buf), "%s\n", dialect_word[pc->dialect]);
-	(void)sbx_state_write(pc->dfd, CACHE_FILE, buf);	/* a hint only */
+	/* a hint only */
+	(void)sbx_state_write(pc->dfd, SBX_DIALECT_CACHE, buf);
 }
 
 /* Run sbx with av (av[0] is filled in); output kept in pc. */

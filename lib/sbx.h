@@ -21,12 +21,6 @@
 #define SBX_EX_NOEXEC	126
 #define SBX_EX_NOTFOUND	127
 
-/*
- * Held by sbx-run while it provisions.  A sandbox name never starts with
- * '.', so no NAME.lock can be this file.
- */
-#define SBX_PROVISION_LOCK	".provision.lock"
-
 /* The canonical socket every inner docker call is pinned to. */
 #define SBX_DOCKER_HOST	"unix:///var/run/docker.sock"
 
@@ -210,7 +204,44 @@ void	 sbx_xcli_find(char *const *, char *, size_t);
 int	 sbx_path_search(char *const *, const char *, char *, size_t);
 int	 sbx_runnable(const char *);
 
-/* marker.c: NAME.owner and NAME.created (sbx-watch, sbx-gc) */
+/*
+ * marker.c: the state directory's vocabulary, one table of NAME.SUFFIX
+ * files (see sbx-tools(7), FILES); markerio.c: one writer per marker.
+ * Beside the markers, the directory holds files of its own; no sandbox
+ * name starts with '.' or has the dialect cache's name and no dot, so
+ * none of them can be a marker.  Atomic writes pass through temporary
+ * files named .FILE.PID.SEQ (state.c).
+ */
+#define SBX_PROVISION_LOCK	".provision.lock"	/* sbx-run provisions */
+#define SBX_GC_LOCK		".gc.lock"		/* sbx-gc sweeps */
+#define SBX_DIALECT_CACHE	"sbx-port-dialect"	/* sbx's port verbs */
+enum sbx_marker {
+	SBX_M_CREATED,		/* sbx-run provisioned it */
+	SBX_M_FAILED,		/* sbx-watch's teardown gave up */
+	SBX_M_JOURNAL,		/* sbx-run's calls */
+	SBX_M_PRIME,		/* the scratch workspace of read-only mode */
+	SBX_M_PORTS,		/* sbx-ports' mappings */
+	SBX_M_OWNER,		/* the session and its watcher */
+	SBX_M_LOCK,		/* held by the watcher */
+	SBX_M_VERIFY,		/* NAME.verify-NONCE: sbx-verify's canary */
+	SBX_M_COUNT
+};
+#define SBX_MF_OURS	0x1	/* proves the sandbox was ours: swept by it */
+#define SBX_MF_DIR	0x2	/* a directory */
+#define SBX_MF_LOCK	0x4	/* removed only when nobody holds it */
+#define SBX_MF_NONCE	0x8	/* named with a nonce; its program removes it */
+#define SBX_MB(m)	(1u << (m))
+#define SBX_MB_ALL	(SBX_MB(SBX_M_COUNT) - 1)	/* nonce-named ones skipped */
+#define SBX_MB_WATCH	(SBX_MB(SBX_M_OWNER) | SBX_MB(SBX_M_LOCK))
+#define SBX_DROP_HELD	1	/* the caller holds NAME.lock */
+#define SBX_MARKER_MAX	(SBX_NAME_MAX + 48)	/* a buffer for any of them */
+const char *sbx_marker_suffix(enum sbx_marker);
+unsigned sbx_marker_flags(enum sbx_marker);
+int	 sbx_marker_path(char *, size_t, const char *, enum sbx_marker);
+int	 sbx_marker_canary(char *, size_t, const char *, const char *);
+int	 sbx_marker_present(int, const char *, enum sbx_marker);
+int	 sbx_marker_parse(const char *, char *, size_t);
+unsigned sbx_marker_drop(int, const char *, unsigned, int);
 int	 sbx_owner_write(int, const char *, pid_t, unsigned long long, pid_t);
 int	 sbx_owner_read(int, const char *, pid_t *, unsigned long long *);
 int	 sbx_created_read(int, const char *, long long *);
@@ -219,6 +250,8 @@ int	 sbx_created_read(int, const char *, long long *);
 int	 sbx_created_write(int, const char *, const char *, const char *,
 	    const char *);
 int	 sbx_created_text(int, const char *, char *, size_t);
+int	 sbx_failed_write(int, const char *, const char *, int, int,
+	    const char *);
 
 /* rfc3339.c: an RFC 3339 timestamp to Unix seconds */
 int	 sbx_rfc3339(const char *, long long *);
@@ -291,6 +324,10 @@ int	 sbx_portcli_missing(const struct sbx_portcli *);
 void	 sbx_portcli_free(struct sbx_portcli *);
 
 int	 sbx_sibling(const char *, char *const *, const char *, char *, size_t);
+
+/* markerio.c: NAME.ports, the mappings sbx-ports made */
+int	 sbx_portsmark_read(int, const char *, struct sbx_ports *);
+int	 sbx_portsmark_write(int, const char *, const struct sbx_ports *);
 
 /* capture.c: run for the output, stdin on /dev/null, own process group */
 int	 sbx_cmd_capture(struct sbx_cmd *, char *const *, char *const *, int);

@@ -20,42 +20,23 @@
 #include "sbx.h"
 #include "sbx-gc.h"
 
-#define PROVISION_LOCK	SBX_PROVISION_LOCK	/* held by sbx-run */
-
-static const char *const suffixes[] = {
-	"created", "owner", "failed", "journal", "prime", "lock", "ports"
-};
-#define NSUFFIX	(sizeof(suffixes) / sizeof(suffixes[0]))
-
-void
-gc_marker(char *buf, size_t size, const char *name, const char *suffix)
-{
-	snprintf(buf, size, "%s.%s", name, suffix);
-}
-
 /* Remove every marker of name; a lock file only if nobody holds it. */
 void
 gc_drop(const char *name)
 {
-	char file[SBX_NAME_MAX + 16];
-	size_t i;
-	int fd;
+	char file[SBX_MARKER_MAX];
+	unsigned failed;
+	int m, e;
 
-	for (i = 0; i < NSUFFIX; i++) {
-		gc_marker(file, sizeof(file), name, suffixes[i]);
-		if (strcmp(suffixes[i], "prime") == 0) {
-			/* a tree, or a planted link that just goes */
-			if (sbx_state_remove(gc_dfd, file) == -1 &&
-			    sbx_state_rmtree(gc_dfd, file) == -1)
-				warn("%s/%s", gc_statedir, file);
-		} else if (strcmp(suffixes[i], "lock") == 0) {
-			if ((fd = sbx_lock(gc_dfd, file, 0)) != -1) {
-				(void)sbx_state_remove(gc_dfd, file);
-				close(fd);
-			}
-		} else if (sbx_state_remove(gc_dfd, file) == -1)
+	if ((failed = sbx_marker_drop(gc_dfd, name, SBX_MB_ALL, 0)) == 0)
+		return;
+	e = errno;
+	for (m = 0; m < SBX_M_COUNT; m++)
+		if (failed & SBX_MB(m)) {
+			(void)sbx_marker_path(file, sizeof(file), name, m);
+			errno = e;
 			warn("%s/%s", gc_statedir, file);
-	}
+		}
 }
 
 /*
@@ -103,11 +84,11 @@ gc_namepid(const char *name, pid_t *pid)
 int
 gc_alive(const char *name, char *why, size_t size)
 {
-	char file[SBX_NAME_MAX + 16];
+	char file[SBX_MARKER_MAX];
 	unsigned long long start;
 	pid_t pid;
 
-	gc_marker(file, sizeof(file), name, "lock");
+	(void)sbx_marker_path(file, sizeof(file), name, SBX_M_LOCK);
 	if ((pid = sbx_lock_holder(gc_dfd, file)) > 0) {
 		snprintf(why, size, "watched by pid %ld", (long)pid);
 		return 1;
@@ -134,7 +115,7 @@ gc_alive(const char *name, char *why, size_t size)
 		    "name is alive", (long)pid);
 		return 1;
 	}
-	gc_marker(file, sizeof(file), name, "owner");
+	(void)sbx_marker_path(file, sizeof(file), name, SBX_M_OWNER);
 	warnx("sandbox %s: %s/%s: %s, keeping it", name, gc_statedir, file,
 	    errno == EINVAL ? "not an owner marker" : strerror(errno));
 	snprintf(why, size, "unreadable owner marker");
@@ -152,8 +133,8 @@ static char **
 markednames(size_t *np)
 {
 	struct dirent *de;
-	char **v = NULL, **nv, *dot;
-	size_t n = 0, cap = 0, i;
+	char **v = NULL, **nv, name[SBX_NAME_MAX + 1];
+	size_t n = 0, cap = 0;
 	DIR *d;
 	int fd;
 
@@ -166,13 +147,7 @@ markednames(size_t *np)
 		return NULL;
 	}
 	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.' ||
-		    (dot = strrchr(de->d_name, '.')) == NULL)
-			continue;
-		for (i = 0; i < NSUFFIX; i++)
-			if (strcmp(dot + 1, suffixes[i]) == 0)
-				break;
-		if (i == NSUFFIX || (size_t)(dot - de->d_name) > SBX_NAME_MAX)
+		if (sbx_marker_parse(de->d_name, name, sizeof(name)) == -1)
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 64;
@@ -180,14 +155,8 @@ markednames(size_t *np)
 				err(SBX_EX_FAIL, NULL);
 			v = nv;
 		}
-		if ((v[n] = strndup(de->d_name, (size_t)(dot - de->d_name))) ==
-		    NULL)
+		if ((v[n++] = strdup(name)) == NULL)
 			err(SBX_EX_FAIL, NULL);
-		if (!sbx_name_valid(v[n])) {
-			free(v[n]);
-			continue;
-		}
-		n++;
 	}
 	closedir(d);
 	if (n > 0)
@@ -200,20 +169,20 @@ markednames(size_t *np)
 static int
 markerstat(const char *name, time_t since, int *fresh)
 {
-	char file[SBX_NAME_MAX + 16];
+	char file[SBX_MARKER_MAX];
 	struct stat st;
-	size_t i;
-	int any = 0;
+	int m, any = 0;
 
 	*fresh = 0;
-	for (i = 0; i < NSUFFIX; i++) {
-		gc_marker(file, sizeof(file), name, suffixes[i]);
-		if (fstatat(gc_dfd, file, &st, AT_SYMLINK_NOFOLLOW) == -1)
+	for (m = 0; m < SBX_M_COUNT; m++) {
+		if ((sbx_marker_flags(m) & SBX_MF_NONCE) ||
+		    sbx_marker_path(file, sizeof(file), name, m) == -1 ||
+		    fstatat(gc_dfd, file, &st, AT_SYMLINK_NOFOLLOW) == -1)
 			continue;
 		if (st.st_mtime >= since)
 			*fresh = 1;
 		/* a lock file or scratch dir alone is no sandbox's marker */
-		if (i < 4)
+		if (sbx_marker_flags(m) & SBX_MF_OURS)
 			any = 1;
 	}
 	return any;
@@ -228,7 +197,7 @@ gc_sweep_orphans(const struct box *boxes, size_t nboxes, time_t since)
 	size_t n, i;
 	int fresh;
 
-	if (sbx_lock_holder(gc_dfd, PROVISION_LOCK) > 0) {
+	if (sbx_lock_holder(gc_dfd, SBX_PROVISION_LOCK) > 0) {
 		if (gc_vflag)
 			printf("note: a sandbox is being provisioned; markers "
 			    "are left for the next sweep\n");

@@ -17,7 +17,6 @@
 #include "sbx.h"
 #include "sbx-gc.h"
 
-#define GC_LOCK		".gc.lock"	/* no sandbox name starts with '.' */
 #define LS_MAX		(2 * 1024 * 1024)	/* bytes of listing we parse */
 #define HOURS_MAX	1000000
 #define XMAX		64
@@ -119,7 +118,7 @@ sbx(struct sbx_cmd *c, const char *a1, const char *a2, const char *name)
 static int
 lastused(const struct box *b, long long *when)
 {
-	char file[SBX_NAME_MAX + 16], buf[80];
+	char file[SBX_MARKER_MAX], buf[80];
 	long long t;
 	int known = 0;
 
@@ -127,7 +126,8 @@ lastused(const struct box *b, long long *when)
 		*when = t;
 		known = 1;
 	} else if (errno != ENOENT) {
-		gc_marker(file, sizeof(file), b->name, "created");
+		(void)sbx_marker_path(file, sizeof(file), b->name,
+		    SBX_M_CREATED);
 		warnx("sandbox %s: %s/%s: %s", b->name, gc_statedir, file,
 		    errno == EINVAL ? "no valid created= time" :
 		    strerror(errno));
@@ -344,13 +344,13 @@ main(int argc, char *argv[])
 
 	if ((gc_dfd = sbx_state_open(gc_statedir, sizeof(gc_statedir))) == -1)
 		exit(SBX_EX_FAIL);
-	if ((lfd = sbx_lock(gc_dfd, GC_LOCK, 0)) == -1) {
+	if ((lfd = sbx_lock(gc_dfd, SBX_GC_LOCK, 0)) == -1) {
 		if (errno == EAGAIN) {
 			if (gc_vflag)
 				warnx("another sbx-gc is running");
 			exit(SBX_EX_BUSY);
 		}
-		err(SBX_EX_FAIL, "%s/%s", gc_statedir, GC_LOCK);
+		err(SBX_EX_FAIL, "%s/%s", gc_statedir, SBX_GC_LOCK);
 	}
 	sbx_xcli_find(environ, sbxpath, sizeof(sbxpath));
 	memset(&pol, 0, sizeof(pol));	/* strict: the host set only */

@@ -31,7 +31,6 @@ int	 gc_boxcmp(const void *, const void *);
 void	 gc_say(const char *, const char *, const char *);
 
 /* markers.c */
-void	 gc_marker(char *, size_t, const char *, const char *);
 void	 gc_drop(const char *);
 int	 gc_alive(const char *, char *, size_t);
 int	 gc_namepid(const char *, pid_t *);

@@ -1,7 +1,8 @@
 /*
- * hostport.c: which host port a sandbox port gets, and the record of the
- * mappings that sync made (NAME.ports in the state directory), so that
- * sync removes only what it published and never a mapping made by hand.
+ * hostport.c: which host port a sandbox port gets.  The record of the
+ * mappings that sync made (NAME.ports in the state directory, so that
+ * sync removes only what it published and never a mapping made by hand)
+ * is read and written by lib/markerio.c.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -113,64 +114,4 @@ choose_host(struct sbx_port *p, const struct sbx_ports *batch)
 	if ((p->host = ephemeral(p->proto, batch)) == -1)
 		return -1;
 	return why;
-}
-
-static void
-record_file(char *buf, size_t size, const char *name)
-{
-	snprintf(buf, size, "%s.ports", name);
-}
-
-/* The record: lines "PROTO HOSTPORT SANDBOXPORT".  A bad line is dropped. */
-int
-record_read(int dfd, const char *name, struct sbx_ports *l)
-{
-	char file[SBX_NAME_MAX + 8], buf[8192], *line, *next;
-	char proto[8], host[8], vm[8];
-	struct sbx_port p;
-	const char *e;
-
-	record_file(file, sizeof(file), name);
-	if (sbx_state_read(dfd, file, buf, sizeof(buf)) == -1)
-		return errno == ENOENT ? 0 : -1;
-	for (line = buf; *line != '\0'; line = next) {
-		if ((next = strchr(line, '\n')) == NULL)
-			next = line + strlen(line);
-		else
-			*next++ = '\0';
-		memset(&p, 0, sizeof(p));
-		if (sscanf(line, "%7s %7s %7s", proto, host, vm) != 3 ||
-		    (p.proto = sbx_proto_parse(proto, strlen(proto))) == -1 ||
-		    (p.host = sbx_port_parse(host, strlen(host), &e)) == -1 ||
-		    (p.vm = sbx_port_parse(vm, strlen(vm), &e)) == -1)
-			continue;
-		if (sbx_ports_add(l, &p) == -1)
-			return -1;
-	}
-	return 0;
-}
-
-int
-record_write(int dfd, const char *name, const struct sbx_ports *l)
-{
-	char file[SBX_NAME_MAX + 8], line[48];
-	struct sbx_buf b;
-	size_t i;
-	int r;
-
-	record_file(file, sizeof(file), name);
-	if (l->n == 0)
-		return sbx_state_remove(dfd, file);
-	memset(&b, 0, sizeof(b));
-	for (i = 0; i < l->n; i++) {
-		snprintf(line, sizeof(line), "%s %d %d\n",
-		    sbx_proto_name(l->v[i].proto), l->v[i].host, l->v[i].vm);
-		if (sbx_buf_add(&b, line, strlen(line)) == -1) {
-			sbx_buf_free(&b);
-			return -1;
-		}
-	}
-	r = sbx_state_write(dfd, file, b.data);
-	sbx_buf_free(&b);
-	return r;
 }

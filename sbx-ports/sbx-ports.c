@@ -238,7 +238,7 @@ cmd_unpublish(struct ctx *c, int argc, char **argv)
 				break;
 			}
 	ports_change(c, &none, &unpub);
-	if (record_read(dfd, c->pc.name, &rec) == 0) {
+	if (sbx_portsmark_read(dfd, c->pc.name, &rec) == 0) {
 		for (i = 0; i < rec.n; i++) {
 			for (j = 0; j < unpub.n; j++)
 				if (unpub.v[j].host == rec.v[i].host &&
@@ -247,7 +247,8 @@ cmd_unpublish(struct ctx *c, int argc, char **argv)
 			if (j == unpub.n && sbx_ports_add(&keep, &rec.v[i]))
 				err(SBX_EX_FAIL, NULL);
 		}
-		if (keep.n != rec.n && record_write(dfd, c->pc.name, &keep))
+		if (keep.n != rec.n &&
+		    sbx_portsmark_write(dfd, c->pc.name, &keep))
 			warn("%s/%s.ports", c->statedir, c->pc.name);
 	}
 	sbx_ports_free(&want);

@@ -27,5 +27,3 @@ int	 cmd_sync(struct ctx *, int, char **);
 /* hostport.c */
 int	 host_free(int, int);
 int	 choose_host(struct sbx_port *, const struct sbx_ports *);
-int	 record_read(int, const char *, struct sbx_ports *);
-int	 record_write(int, const char *, const struct sbx_ports *);

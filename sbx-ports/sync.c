@@ -115,7 +115,7 @@ cmd_sync(struct ctx *c, int argc, char **argv)
 	memset(&keep, 0, sizeof(keep));
 	ports_list(c, &l);
 	container_ports(c, &want);
-	if (record_read(dfd, c->pc.name, &rec) == -1)
+	if (sbx_portsmark_read(dfd, c->pc.name, &rec) == -1)
 		warn("%s/%s.ports", c->statedir, c->pc.name);
 	if ((why = calloc(want.n + 1, sizeof(*why))) == NULL)
 		err(SBX_EX_FAIL, NULL);
@@ -169,13 +169,13 @@ cmd_sync(struct ctx *c, int argc, char **argv)
 		for (i = 0; i < unpub.n; i++)
 			if (sbx_ports_add(&keep, &unpub.v[i]) == -1)
 				err(SBX_EX_FAIL, NULL);
-		if (record_write(dfd, c->pc.name, &keep) == -1)
+		if (sbx_portsmark_write(dfd, c->pc.name, &keep) == -1)
 			warn("%s/%s.ports", c->statedir, c->pc.name);
 		keep.n -= unpub.n;
 	}
 	ports_change(c, &pub, &unpub);
 	if ((keep.n != rec.n || pub.n > 0 || unpub.n > 0) &&
-	    record_write(dfd, c->pc.name, &keep) == -1)
+	    sbx_portsmark_write(dfd, c->pc.name, &keep) == -1)
 		warn("%s/%s.ports", c->statedir, c->pc.name);
 
 	for (i = 0; i < want.n; i++) {

@@ -38,14 +38,6 @@
 unsigned long long journal_bytes;
 static struct timespec began, mbegan;
 
-static int
-journalpath(char *buf, size_t size, const char *name)
-{
-	int n = snprintf(buf, size, "%s.journal", name);
-
-	return n < 0 || (size_t)n >= size ? -1 : 0;
-}
-
 void
 journal_begin(void)
 {
@@ -236,11 +228,11 @@ append(int dfd, const char *file, const char *rec, size_t len)
 void
 journal_add(const char *name, char *const *argv, int raw, int status)
 {
-	char rec[RECORD_MAX], dir[4096], file[SBX_NAME_MAX + 16];
+	char rec[RECORD_MAX], dir[4096], file[SBX_MARKER_MAX];
 	size_t len = record(rec, argv, raw, status);
 	int dfd;
 
-	if (journalpath(file, sizeof(file), name) == -1 ||
+	if (sbx_marker_path(file, sizeof(file), name, SBX_M_JOURNAL) == -1 ||
 	    (dfd = sbx_state_open(dir, sizeof(dir))) == -1)
 		return;	/* it said why */
 	if (append(dfd, file, rec, len) == -1)
@@ -257,11 +249,11 @@ journal_print(const char *name, long long count)
 {
 	struct sbx_buf b = { NULL, 0, 0 };
 	struct sbx_json *j;
-	char dir[4096], file[SBX_NAME_MAX + 16], *p, *nl;
+	char dir[4096], file[SBX_MARKER_MAX], *p, *nl;
 	long long calls = 0, valid = 0, seen = 0, first;
 	int dfd, fd, pass;
 
-	if (journalpath(file, sizeof(file), name) == -1 ||
+	if (sbx_marker_path(file, sizeof(file), name, SBX_M_JOURNAL) == -1 ||
 	    (dfd = sbx_state_open(dir, sizeof(dir))) == -1)
 		return SBX_EX_FAIL;
 	fd = openat(dfd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);

@@ -25,7 +25,7 @@ struct create {
 	char	 memory[32];
 	const char *template;
 	char	 workspace[PATH_MAX];
-	char	 prime[PATH_MAX + 96];	/* read-only mode: scratch primary */
+	char	 prime[PATH_MAX + SBX_MARKER_MAX];	/* ro mode: scratch primary */
 	char	 rospec[PATH_MAX + 4];	/* WORKSPACE:ro */
 	int	 readonly;
 };
@@ -113,9 +113,9 @@ print_argv(char **av)
 static void
 restore(const struct run *r, int dfd, const char *prev)
 {
-	char file[SBX_NAME_MAX + 16];
+	char file[SBX_MARKER_MAX];
 
-	snprintf(file, sizeof(file), "%s.created", r->name);
+	(void)sbx_marker_path(file, sizeof(file), r->name, SBX_M_CREATED);
 	if (*prev != '\0')
 		(void)sbx_state_write(dfd, file, prev);
 	else
@@ -133,12 +133,12 @@ static int
 create(const struct run *r, const struct create *c, int dfd,
     const char *prev)
 {
-	char file[SBX_NAME_MAX + 16];
+	char file[SBX_MARKER_MAX];
 	const char *mode = c->readonly ? "ro" : "rw";
 	struct sbx_cmd cmd;
 	int made = 0, already, status;
 
-	snprintf(file, sizeof(file), "%s.prime", r->name);
+	(void)sbx_marker_path(file, sizeof(file), r->name, SBX_M_PRIME);
 	if (c->readonly)
 		prime_dir(dfd, file, c->prime, &made);
 	if (sbx_created_write(dfd, r->name, SBX_CREATING, c->workspace,
@@ -203,7 +203,7 @@ provision(const struct run *r)
 {
 	struct create c;
 	char statedir[PATH_MAX], now[sizeof(r->before)], why[PATH_MAX + 128];
-	char state[16];
+	char state[16], prime[SBX_MARKER_MAX];
 	int dfd, lfd, ret, autocreate, refused;
 
 	memset(&c, 0, sizeof(c));
@@ -215,7 +215,8 @@ provision(const struct run *r)
 	if ((dfd = sbx_state_open(statedir, sizeof(statedir))) == -1)
 		exit(SBX_EX_FAIL);
 	refused = workspace_check(r, statedir, c.workspace, why, sizeof(why));
-	snprintf(c.prime, sizeof(c.prime), "%s/%s.prime", statedir, r->name);
+	(void)sbx_marker_path(prime, sizeof(prime), r->name, SBX_M_PRIME);
+	snprintf(c.prime, sizeof(c.prime), "%s/%s", statedir, prime);
 	snprintf(c.rospec, sizeof(c.rospec), "%s:ro", c.workspace);
 
 	if ((lfd = sbx_lock(dfd, SBX_PROVISION_LOCK, 1)) == -1)

@@ -267,12 +267,12 @@ workspace_ro(const struct audit *a, struct result *r)
 static void
 teardown_armed(const struct audit *a, struct result *r)
 {
-	char file[SBX_NAME_MAX + 8];
+	char file[SBX_MARKER_MAX];
 	const char *mode = sbx_conf_str("DOCKER_SANDBOX_TEARDOWN");
 	const char *pin = sbx_conf_str("DOCKER_SANDBOX");
 	pid_t pid;
 
-	snprintf(file, sizeof(file), "%s.lock", a->name);
+	(void)sbx_marker_path(file, sizeof(file), a->name, SBX_M_LOCK);
 	pid = sbx_lock_holder(a->dfd, file);
 	if (pid > 0)
 		say(r, PASS, "pid %ld holds %s/%s", (long)pid, a->statedir,

@@ -93,10 +93,9 @@ addq(struct sbx_buf *b, const char *s)
 static void
 mode(struct audit *a)
 {
-	char file[SBX_NAME_MAX + 16], buf[PATH_MAX + 256], v[16];
+	char buf[PATH_MAX + 256], v[16];
 
-	snprintf(file, sizeof(file), "%s.created", a->name);
-	if (sbx_state_read(a->dfd, file, buf, sizeof(buf)) >= 0) {
+	if (sbx_created_text(a->dfd, a->name, buf, sizeof(buf)) == 0) {
 		a->marker = 1;
 		if (sbx_state_field(buf, "workspace", a->project,
 		    sizeof(a->project)) == NULL)
@@ -136,8 +135,9 @@ probe_prepare(struct audit *a)
 		a->home = NULL;
 	mode(a);
 
-	snprintf(a->canaryfile, sizeof(a->canaryfile), "%s.verify-%s",
-	    a->name, a->nonce);
+	if (sbx_marker_canary(a->canaryfile, sizeof(a->canaryfile), a->name,
+	    a->nonce) == -1)
+		err(SBX_EX_NOAUDIT, "%s", a->name);
 	snprintf(a->canary, sizeof(a->canary), "%s/%s", a->statedir,
 	    a->canaryfile);
 	if (sbx_state_write(a->dfd, a->canaryfile, "sbx-verify mounts "

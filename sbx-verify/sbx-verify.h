@@ -31,7 +31,7 @@ struct audit {
 	char		 tmpdir[PATH_MAX];	/* holds the canary docker */
 	char		 ran[PATH_MAX + 8];	/* made if the canary runs */
 	char		 canary[PATH_MAX + 128];	/* the mounts canary */
-	char		 canaryfile[SBX_NAME_MAX + 40];
+	char		 canaryfile[SBX_MARKER_MAX];
 	const char	*home;		/* the host's HOME, or NULL */
 	int		 readonly;	/* read-only mode */
 	int		 marker;	/* NAME.created was read */

@@ -58,34 +58,6 @@ sleep_ms(long ms)
 }
 
 static void
-marker(const struct watch *w, const char *suffix, char *buf, size_t size)
-{
-	snprintf(buf, size, "%s.%s", w->name, suffix);
-}
-
-static int
-present(const struct watch *w, const char *suffix)
-{
-	char file[SBX_NAME_MAX + 16];
-	struct stat st;
-
-	marker(w, suffix, file, sizeof(file));
-	return fstatat(w->dfd, file, &st, AT_SYMLINK_NOFOLLOW) == 0;
-}
-
-static void
-drop(const struct watch *w, const char *suffix)
-{
-	char file[SBX_NAME_MAX + 16];
-
-	/* a scratch dir is a tree; a planted link in its place just goes */
-	marker(w, suffix, file, sizeof(file));
-	if (sbx_state_remove(w->dfd, file) == -1 &&
-	    strcmp(suffix, "prime") == 0)
-		(void)sbx_state_rmtree(w->dfd, file);
-}
-
-static void
 trap(int signo, void (*fn)(int))
 {
 	struct sigaction sa;
@@ -135,7 +107,8 @@ keepalive(const struct watch *w)
 	struct sbx_cmd c;
 	int status;
 
-	if (kapid > 0 || !present(w, "created"))
+	if (kapid > 0 ||
+	    !sbx_marker_present(w->dfd, w->name, SBX_M_CREATED))
 		return;
 	if ((kapid = fork()) != 0) {
 		if (kapid == -1)
@@ -176,17 +149,13 @@ static void
 record_failure(const struct watch *w, const char *verb, int tries,
     const struct sbx_cmd *c)
 {
-	char file[SBX_NAME_MAX + 16], text[512], why[200];
+	char why[200];
 	const char *e = c->err.data != NULL ? c->err.data : "";
 
 	/* the first line sbx said */
 	sbx_shown(e, why, strcspn(e, "\n") + 1 < sizeof(why) ?
 	    strcspn(e, "\n") + 1 : sizeof(why));
-	snprintf(text, sizeof(text), "time=%lld\naction=%s\ntries=%d\n"
-	    "status=%d\nerror=%s\n", (long long)time(NULL), verb, tries,
-	    c->status, why);
-	marker(w, "failed", file, sizeof(file));
-	(void)sbx_state_write(w->dfd, file, text);
+	(void)sbx_failed_write(w->dfd, w->name, verb, tries, c->status, why);
 }
 
 /*
@@ -225,10 +194,10 @@ watch_teardown(const struct watch *w, int mustlock)
 	/* the watcher tears down even past the bound: no guard is left */
 	if ((lfd = watch_provlock(w)) == -1 && mustlock)
 		return SBX_EX_BUSY;
-	if (!present(w, "created")) {
+	if (!sbx_marker_present(w->dfd, w->name, SBX_M_CREATED)) {
 		/* never provisioned by us: no sbx call at all */
-		drop(w, "prime");
-		drop(w, "journal");
+		(void)sbx_marker_drop(w->dfd, w->name, SBX_MB(SBX_M_PRIME) |
+		    SBX_MB(SBX_M_JOURNAL), 0);
 		if (lfd != -1)
 			close(lfd);
 		return SBX_EX_NOSANDBOX;
@@ -251,15 +220,10 @@ watch_teardown(const struct watch *w, int mustlock)
 		sleep_ms(delay);
 		delay *= 2;
 	}
-	if (ok)
-		drop(w, "failed");
-	if (removed) {
-		drop(w, "created");
-		drop(w, "prime");
-		drop(w, "ports");	/* sbx-ports' record of its mappings */
-		drop(w, "journal");	/* sbx-run's record of its calls */
-	}
 	/* a stopped or failed sandbox keeps its marker and scratch dir */
+	/* the lock and owner marker are the watcher's, dropped as it exits */
+	(void)sbx_marker_drop(w->dfd, w->name, removed ?
+	    SBX_MB_ALL & ~SBX_MB_WATCH : ok ? SBX_MB(SBX_M_FAILED) : 0, 0);
 	if (lfd != -1)
 		close(lfd);
 	if (w->mode == MODE_NONE)
@@ -365,6 +329,5 @@ watch_run(struct watch *w)
 	trap(SIGINT, SIG_IGN);
 	trap(SIGCHLD, SIG_DFL);
 	(void)watch_teardown(w, 0);
-	drop(w, "owner");
-	drop(w, "lock");
+	(void)sbx_marker_drop(w->dfd, w->name, SBX_MB_WATCH, SBX_DROP_HELD);
 }

@@ -103,7 +103,7 @@ static void SBX_DEAD
 watcher(struct watch *w, int readyfd, pid_t owner,
     unsigned long long ownerstart)
 {
-	char lock[SBX_NAME_MAX + 16];
+	char lock[SBX_MARKER_MAX];
 	int keep[4], fd;
 
 	keep[0] = w->dfd;
@@ -119,7 +119,7 @@ watcher(struct watch *w, int readyfd, pid_t owner,
 			close(fd);
 	}
 	close_others(keep, 4);
-	snprintf(lock, sizeof(lock), "%s.lock", w->name);
+	(void)sbx_marker_path(lock, sizeof(lock), w->name, SBX_M_LOCK);
 	if (sbx_lock(w->dfd, lock, 0) == -1) {
 		if (errno == EAGAIN) {
 			tell(readyfd, READY_WATCHED, 0, NULL);
@@ -196,11 +196,11 @@ detach(struct watch *w, pid_t owner, unsigned long long ownerstart)
 static int
 now(const struct watch *w, const char *statedir)
 {
-	char lock[SBX_NAME_MAX + 16], owner[SBX_NAME_MAX + 16];
+	char lock[SBX_MARKER_MAX], owner[SBX_MARKER_MAX];
 	int lfd, rv;
 
-	snprintf(lock, sizeof(lock), "%s.lock", w->name);
-	snprintf(owner, sizeof(owner), "%s.owner", w->name);
+	(void)sbx_marker_path(lock, sizeof(lock), w->name, SBX_M_LOCK);
+	(void)sbx_marker_path(owner, sizeof(owner), w->name, SBX_M_OWNER);
 	if ((lfd = sbx_lock(w->dfd, lock, 0)) == -1 && errno != EAGAIN)
 		err(SBX_EX_FAIL, "%s/%s", statedir, lock);
 	rv = watch_teardown(w, 1);
@@ -239,7 +239,7 @@ main(int argc, char *argv[])
 	struct sbx_envpolicy pol;
 	struct watch w;
 	struct sigaction sa;
-	char statedir[PATH_MAX], lock[SBX_NAME_MAX + 16];
+	char statedir[PATH_MAX], lock[SBX_MARKER_MAX];
 	const char *errstr, *mflag = NULL;
 	unsigned long long ownerstart = 0;
 	pid_t owner, holder;
@@ -348,7 +348,7 @@ main(int argc, char *argv[])
 		free(w.envp);
 		return rv;
 	}
-	snprintf(lock, sizeof(lock), "%s.lock", w.name);
+	(void)sbx_marker_path(lock, sizeof(lock), w.name, SBX_M_LOCK);
 	if ((holder = sbx_lock_holder(w.dfd, lock)) == -1) {
 		if (errno == EINVAL)
 			errx(SBX_EX_FAIL, "%s/%s: not a lock file of ours",

@@ -1,0 +1,198 @@
+/*
+ * markerio.c: what the markers hold, one writer each (and their readers).
+ * Every marker is lines of "key=value"; anything else in them is ignored,
+ * and a missing or malformed field is EINVAL.  NAME.owner (sbx-watch)
+ * holds the session process as "pid=", its start time as "start=" (0
+ * when the platform cannot tell) and the watcher as "watcher=".
+ * NAME.created (sbx-run) holds "created=" in Unix seconds; sbx-run
+ * writes it twice: with state=creating before `sbx create` runs (the
+ * intent, so an interrupted create is still torn down and swept), then
+ * with state=ready once it succeeded.  NAME.failed (sbx-watch) says why
+ * a teardown gave up.  NAME.ports (sbx-ports) is the exception: lines
+ * "PROTO HOSTPORT SANDBOXPORT".
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sbx.h"
+
+static int
+field(const char *content, const char *key, long long min, long long max,
+    long long *v)
+{
+	char buf[32];
+	const char *errstr;
+
+	if (sbx_state_field(content, key, buf, sizeof(buf)) == NULL)
+		return errno = EINVAL, -1;
+	*v = sbx_strtonum(buf, min, max, &errstr);
+	if (errstr != NULL)
+		return errno = EINVAL, -1;
+	return 0;
+}
+
+int
+sbx_owner_write(int dfd, const char *name, pid_t pid,
+    unsigned long long start, pid_t watcher)
+{
+	char file[SBX_MARKER_MAX], text[128];
+
+	if (sbx_marker_path(file, sizeof(file), name, SBX_M_OWNER) == -1)
+		return -1;
+	snprintf(text, sizeof(text), "pid=%ld\nstart=%llu\nwatcher=%ld\n",
+	    (long)pid, start, (long)watcher);
+	return sbx_state_write(dfd, file, text);
+}
+
+/* Read marker m of name into text; a marker too large to be ours is EINVAL. */
+static int
+readmarker(int dfd, const char *name, enum sbx_marker m, char *text,
+    size_t size)
+{
+	char file[SBX_MARKER_MAX];
+
+	if (sbx_marker_path(file, sizeof(file), name, m) == -1)
+		return -1;
+	if (sbx_state_read(dfd, file, text, size) == -1) {
+		if (errno == EFBIG)
+			errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Read NAME.owner.  Returns 0, or -1 with errno ENOENT when there is
+ * none and EINVAL when it is not a marker we wrote.
+ */
+int
+sbx_owner_read(int dfd, const char *name, pid_t *pid,
+    unsigned long long *start)
+{
+	char text[512];
+	long long p, s;
+
+	if (readmarker(dfd, name, SBX_M_OWNER, text, sizeof(text)) == -1 ||
+	    field(text, "pid", 1, INT_MAX, &p) == -1 ||
+	    field(text, "start", 0, LLONG_MAX, &s) == -1)
+		return -1;
+	*pid = (pid_t)p;
+	*start = (unsigned long long)s;
+	return 0;
+}
+
+/* The created= time of NAME.created; -1 with ENOENT or EINVAL as above. */
+int
+sbx_created_read(int dfd, const char *name, long long *when)
+{
+	char text[4096];
+
+	if (readmarker(dfd, name, SBX_M_CREATED, text, sizeof(text)) == -1)
+		return -1;
+	return field(text, "created", 0, LLONG_MAX, when);
+}
+
+/*
+ * Write NAME.created in state (SBX_CREATING or SBX_READY) for the
+ * workspace mounted in mode ("rw" or "ro").  by= names the writer, so two
+ * provisionings in the same second still differ.
+ */
+int
+sbx_created_write(int dfd, const char *name, const char *state,
+    const char *workspace, const char *mode)
+{
+	char file[SBX_MARKER_MAX], text[PATH_MAX + 192];
+
+	if (sbx_marker_path(file, sizeof(file), name, SBX_M_CREATED) == -1)
+		return -1;
+	snprintf(text, sizeof(text), "created=%lld\nstate=%s\nby=%ld\n"
+	    "workspace=%s\nmode=%s\n", (long long)time(NULL), state,
+	    (long)getpid(), workspace, mode);
+	return sbx_state_write(dfd, file, text);
+}
+
+/* The whole text of NAME.created; -1 with ENOENT or EINVAL as above. */
+int
+sbx_created_text(int dfd, const char *name, char *text, size_t size)
+{
+	return readmarker(dfd, name, SBX_M_CREATED, text, size);
+}
+
+/*
+ * Write NAME.failed: the teardown action that gave up after tries, its
+ * last status and the first line sbx said (already fit to show).
+ */
+int
+sbx_failed_write(int dfd, const char *name, const char *action, int tries,
+    int status, const char *error)
+{
+	char file[SBX_MARKER_MAX], text[512];
+
+	if (sbx_marker_path(file, sizeof(file), name, SBX_M_FAILED) == -1)
+		return -1;
+	snprintf(text, sizeof(text), "time=%lld\naction=%s\ntries=%d\n"
+	    "status=%d\nerror=%s\n", (long long)time(NULL), action, tries,
+	    status, error);
+	return sbx_state_write(dfd, file, text);
+}
+
+/* NAME.ports into l, appended; none is no error, a bad line is dropped. */
+int
+sbx_portsmark_read(int dfd, const char *name, struct sbx_ports *l)
+{
+	char file[SBX_MARKER_MAX], buf[8192], *line, *next;
+	char proto[8], host[8], vm[8];
+	struct sbx_port p;
+	const char *e;
+
+	if (sbx_marker_path(file, sizeof(file), name, SBX_M_PORTS) == -1)
+		return -1;
+	if (sbx_state_read(dfd, file, buf, sizeof(buf)) == -1)
+		return errno == ENOENT ? 0 : -1;
+	for (line = buf; *line != '\0'; line = next) {
+		if ((next = strchr(line, '\n')) == NULL)
+			next = line + strlen(line);
+		else
+			*next++ = '\0';
+		memset(&p, 0, sizeof(p));
+		if (sscanf(line, "%7s %7s %7s", proto, host, vm) != 3 ||
+		    (p.proto = sbx_proto_parse(proto, strlen(proto))) == -1 ||
+		    (p.host = sbx_port_parse(host, strlen(host), &e)) == -1 ||
+		    (p.vm = sbx_port_parse(vm, strlen(vm), &e)) == -1)
+			continue;
+		if (sbx_ports_add(l, &p) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* Write NAME.ports as l; an empty l removes it. */
+int
+sbx_portsmark_write(int dfd, const char *name, const struct sbx_ports *l)
+{
+	char file[SBX_MARKER_MAX], line[48];
+	struct sbx_buf b;
+	size_t i;
+	int r;
+
+	if (sbx_marker_path(file, sizeof(file), name, SBX_M_PORTS) == -1)
+		return -1;
+	if (l->n == 0)
+		return sbx_state_remove(dfd, file);
+	memset(&b, 0, sizeof(b));
+	for (i = 0; i < l->n; i++) {
+		snprintf(line, sizeof(line), "%s %d %d\n",
+		    sbx_proto_name(l->v[i].proto), l->v[i].host, l->v[i].vm);
+		if (sbx_buf_add(&b, line, strlen(line)) == -1) {
+			sbx_buf_free(&b);
+			return -1;
+		}
+	}
+	r = sbx_state_write(dfd, file, b.data);
+	sbx_buf_free(&b);
+	return r;
+}
