@@ -5,6 +5,7 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -79,12 +80,48 @@ sbx_name_new(char *buf, size_t size, long pid)
 				tail[t++] = set[rnd[i] % 36];
 	}
 	tail[t] = '\0';
-	n = snprintf(buf, size, "pi-sbx-%ld-%s", pid, tail);
+	n = snprintf(buf, size, "%s%ld-%s", SBX_NAME_PREFIX, pid, tail);
 	if (n < 0 || (size_t)n >= size) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Is name of the shape sbx_name_new makes with this prefix: the prefix,
+ * the session's pid, '-' and 8 of [a-z0-9]?  The pid goes to *pid when
+ * asked for.  Hand-made names never match, so they are nobody's session.
+ */
+int
+sbx_name_pid(const char *name, const char *prefix, pid_t *pid)
+{
+	const char *p, *errstr;
+	char digits[16];
+	size_t plen = strlen(prefix), n, i;
+	long long v;
+
+	if (strncmp(name, prefix, plen) != 0)
+		return 0;
+	p = name + plen;
+	n = strspn(p, "0123456789");
+	/* as sbx_name_new prints a pid: no leading zero, no overflow */
+	if (n == 0 || n >= sizeof(digits) || p[0] == '0' || p[n] != '-')
+		return 0;
+	memcpy(digits, p, n);
+	digits[n] = '\0';
+	v = sbx_strtonum(digits, 1, INT_MAX, &errstr);
+	if (errstr != NULL)
+		return 0;
+	for (p += n + 1, i = 0; p[i] != '\0'; i++)
+		if (!((p[i] >= 'a' && p[i] <= 'z') ||
+		    (p[i] >= '0' && p[i] <= '9')))
+			return 0;
+	if (i != 8)
+		return 0;
+	if (pid != NULL)
+		*pid = (pid_t)v;
+	return 1;
 }
 
 /*

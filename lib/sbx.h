@@ -152,8 +152,10 @@ void	 sbx_guard_stop(struct sbx_guard *);
 
 /* name.c: sandbox names */
 #define SBX_NAME_MAX	63
+#define SBX_NAME_PREFIX	"pi-sbx-"	/* of the names sbx_name_new makes */
 int	 sbx_name_valid(const char *);
 int	 sbx_name_new(char *, size_t, long);
+int	 sbx_name_pid(const char *, const char *, pid_t *);
 const char *sbx_name_pick(const char *);
 
 /* state.c: the state directory and its marker files */

@@ -39,39 +39,11 @@ gc_drop(const char *name)
 		}
 }
 
-/*
- * Is name of the shape sbx-run makes, the prefix, the session's pid, '-'
- * and 8 of [a-z0-9]?  The pid goes to *pid when asked for.
- */
+/* Is name of the generated shape for our prefix?  Its pid to *pid. */
 int
 gc_namepid(const char *name, pid_t *pid)
 {
-	const char *p, *errstr;
-	char digits[16];
-	size_t plen = strlen(gc_prefix), n, i;
-	long long v;
-
-	if (strncmp(name, gc_prefix, plen) != 0)
-		return 0;
-	p = name + plen;
-	n = strspn(p, "0123456789");
-	/* as sbx_name_new prints a pid: no leading zero, no overflow */
-	if (n == 0 || n >= sizeof(digits) || p[0] == '0' || p[n] != '-')
-		return 0;
-	memcpy(digits, p, n);
-	digits[n] = '\0';
-	v = sbx_strtonum(digits, 1, INT_MAX, &errstr);
-	if (errstr != NULL)
-		return 0;
-	for (p += n + 1, i = 0; p[i] != '\0'; i++)
-		if (!((p[i] >= 'a' && p[i] <= 'z') ||
-		    (p[i] >= '0' && p[i] <= '9')))
-			return 0;
-	if (i != 8)
-		return 0;
-	if (pid != NULL)
-		*pid = (pid_t)v;
-	return 1;
+	return sbx_name_pid(name, gc_prefix, pid);
 }
 
 /*

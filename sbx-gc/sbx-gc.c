@@ -27,7 +27,7 @@ int		 gc_nflag, gc_vflag;
 int		 gc_dfd = -1;
 char		 gc_statedir[PATH_MAX];
 static long long hours = 24;
-const char	*gc_prefix = "pi-sbx-";
+const char	*gc_prefix = SBX_NAME_PREFIX;
 static const char *excluded[XMAX];
 static size_t	 nexcluded;
 static char	 sbxpath[PATH_MAX];

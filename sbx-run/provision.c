@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,22 @@ create_argv(const struct run *r, const struct create *c, int quiet)
 		av[n++] = (char *)c->workspace;
 	av[n] = NULL;
 	return av;
+}
+
+/*
+ * Were we started by the session the generated name belongs to, and has
+ * that session ended since?  Then its watcher has torn down, or waits on
+ * our lock to do so, and an sbx-run it left behind must not make a
+ * sandbox nobody would remove.
+ */
+static int
+session_ended(const struct run *r)
+{
+	pid_t pid;
+
+	if (!sbx_name_pid(r->name, SBX_NAME_PREFIX, &pid) || pid != r->session)
+		return 0;
+	return kill(pid, 0) == -1 && errno == ESRCH;
 }
 
 /* A call cut short by the timeout or a signal ends the run: 124, 128+n. */
@@ -240,6 +257,9 @@ provision(const struct run *r)
 		print_argv(create_argv(r, &c, 0));
 		exit(SBX_EX_NOSANDBOX);
 	}
+	if (session_ended(r))
+		errx(SBX_EX_FAIL, "sandbox %s: its session has ended; not "
+		    "provisioning a sandbox no watcher would remove", r->name);
 	ret = create(r, &c, dfd, now);
 done:
 	close(lfd);

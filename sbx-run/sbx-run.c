@@ -137,6 +137,7 @@ main(int argc, char *argv[])
 	int status, absent;
 
 	memset(&r, 0, sizeof(r));
+	r.session = getppid();	/* before anything could orphan us */
 	opterr = 0;	/* usage() says it all, on one line */
 	while ((ch = getopt(argc, argv, "+iJ:ns:t:w:x")) != -1) {
 		switch (ch) {

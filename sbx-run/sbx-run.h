@@ -8,6 +8,7 @@ struct run {
 	int		 timeout;	/* seconds for the exec; 0: none */
 	int		 calltimeout;	/* seconds for ls and create; 0: none */
 	int		 given;		/* -t or DOCKER_SANDBOX_TIMEOUT was set */
+	pid_t		 session;	/* our parent when we started */
 	char		 before[4096];	/* NAME.created before the exec, or "" */
 };
 
