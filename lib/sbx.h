@@ -20,6 +20,7 @@
 #define SBX_EX_CANTRUN	125
 #define SBX_EX_NOEXEC	126
 #define SBX_EX_NOTFOUND	127
+#define SBX_SIGSTATUS(n)	(128 + (n))	/* ended by signal n */
 
 /* The canonical socket every inner docker call is pinned to. */
 #define SBX_DOCKER_HOST	"unix:///var/run/docker.sock"

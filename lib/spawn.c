@@ -53,7 +53,7 @@ sbx_waitstatus(int ws)
 	if (WIFEXITED(ws))
 		return WEXITSTATUS(ws);
 	if (WIFSIGNALED(ws))
-		return 128 + WTERMSIG(ws);
+		return SBX_SIGSTATUS(WTERMSIG(ws));
 	return SBX_EX_FAIL;
 }
 

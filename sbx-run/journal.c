@@ -36,6 +36,7 @@
 #define TRIMMED		"{\"trimmed\":"
 
 unsigned long long journal_bytes;
+int journal_timeout;
 static struct timespec began, mbegan;
 
 void
@@ -63,9 +64,10 @@ record(char *rec, char *const *argv, int raw, int status)
 	    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
 		strcpy(when, "1970-01-01T00:00:00");
 	len = (size_t)snprintf(rec, RECORD_MAX, "{\"time\":\"%s.%03ldZ\","
-	    "\"status\":%d,\"ms\":%lld,\"bytes\":%llu,\"raw\":%s,\"argv\":[",
+	    "\"status\":%d,\"ms\":%lld,\"bytes\":%llu,\"timeout\":%d,"
+	    "\"raw\":%s,\"argv\":[",
 	    when, began.tv_nsec / 1000000, status, ms, journal_bytes,
-	    raw ? "true" : "false");
+	    journal_timeout, raw ? "true" : "false");
 	for (i = 0; argv[i] != NULL && !cut; i++) {
 		if (len + 3 > room) {	/* a comma and two quotes */
 			cut = 1;

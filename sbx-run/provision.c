@@ -85,7 +85,7 @@ cut_short(const struct run *r, const struct sbx_cmd *c, const char *verb)
 		errx(SBX_EX_TIMEOUT, "sandbox %s: sbx %s timed out after %d s",
 		    r->name, verb, c->timeout);
 	if (c->signo != 0)
-		exit(128 + c->signo);
+		exit(SBX_SIGSTATUS(c->signo));
 }
 
 /* Does `sbx ls --json` list the sandbox?  1 yes, 0 no; exits on failure. */

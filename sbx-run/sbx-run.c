@@ -119,6 +119,7 @@ run_exec(const struct run *r, char **av, int in, int *absent,
 		warnx("sandbox %s: timed out after %d s", r->name, r->timeout);
 	status = c.status;
 	journal_bytes = c.relayed;
+	journal_timeout = r->timeout;
 	sbx_cmd_free(&c);
 	return status;
 }

@@ -26,6 +26,7 @@ int	 provision(const struct run *);
 
 /* journal.c */
 extern unsigned long long journal_bytes;	/* output of the last exec */
+extern int journal_timeout;	/* its bound in seconds; 0: none */
 void	 journal_begin(void);
 void	 journal_add(const char *, char *const *, int, int);
 int	 journal_print(const char *, long long);

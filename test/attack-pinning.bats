@@ -93,18 +93,29 @@ passed() {
 	    "-D -- ps" "-Dl debug -- ps" "ps --config /x" "run -c 512 busybox:local true"
 }
 
+# The bound (seconds) the last journaled call ran under.
+last_timeout() {
+	tail -n 1 "$SBX_STATE_DIR/$N.journal" | sed 's/.*"timeout":\([0-9]*\).*/\1/'
+}
+
 @test "pinning class: long_running reads the words by the same grammar" {
-	echo 2 >"$SBX_STUB_DIR/delay.exec"
-	# build, pull and compose get at least 600 s, however the globals look
+	stub_sandbox "$N"
+	# with no bound given, build, pull and compose get 600 s, however the
+	# globals look; the journal records the bound each call had
 	for args in "-Dl debug build ." "-Dldebug pull x" "-l debug compose up" \
 	    "--log-level debug build ." "-D -- pull x"; do
 		# shellcheck disable=SC2086
-		DOCKER_SANDBOX_TIMEOUT=1 run -0 sbx-run -s "$N" -- $args
+		run -0 sbx-run -s "$N" -- $args
+		[ "$(last_timeout)" = 600 ] || fail "$args: $(tail -n 1 "$SBX_STATE_DIR/$N.journal")"
 	done
 	# the subcommand is not the value of -l: "build" here is the level
-	DOCKER_SANDBOX_TIMEOUT=1 run -64 sbx-run -s "$N" -- -l build ps
+	run -64 sbx-run -s "$N" -- -l build ps
 	# and ps keeps the short one
-	DOCKER_SANDBOX_TIMEOUT=1 run -124 sbx-run -s "$N" -- -Dl debug ps
+	run -0 sbx-run -s "$N" -- -Dl debug ps
+	[ "$(last_timeout)" = 120 ] || fail "$(tail -n 1 "$SBX_STATE_DIR/$N.journal")"
+	# a bound given is a bound for every call, build too
+	DOCKER_SANDBOX_TIMEOUT=7 run -0 sbx-run -s "$N" -- -Dl debug build .
+	[ "$(last_timeout)" = 7 ] || fail "$(tail -n 1 "$SBX_STATE_DIR/$N.journal")"
 }
 
 @test "pinning class: compose's own options are read with its grammar" {

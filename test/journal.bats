@@ -290,21 +290,25 @@ journaled() {
 
 @test "journal gc class: sbx-gc removes it with a stale sandbox and as an orphan, not a fresh one" {
 	now=$(date +%s)
-	journaled pi-sbx-1-stale stopped $((now - 48 * 3600))
+	# generated names whose session pid is gone, as sbx-gc wants them
+	sh -c "exit 0" & d=$!
+	wait "$d"
+	S=pi-sbx-$d-stale000 G=pi-sbx-$d-gone0000 F=pi-sbx-$d-new00000
+	journaled "$S" stopped $((now - 48 * 3600))
 	# the sandbox is gone, its journal is left: an orphan
-	stub_sandbox pi-sbx-2-gone
-	sbx-run -s pi-sbx-2-gone ps
-	rm "$SBX_STUB_DIR/sandboxes/pi-sbx-2-gone"
-	touch -d '-1 hour' "$SBX_STATE_DIR/pi-sbx-2-gone.journal"
+	stub_sandbox "$G"
+	sbx-run -s "$G" ps
+	rm "$SBX_STUB_DIR/sandboxes/$G"
+	touch -d '-1 hour' "$SBX_STATE_DIR/$G.journal"
 	# an orphan journal written just now may belong to a call under way
-	stub_sandbox pi-sbx-3-new
-	sbx-run -s pi-sbx-3-new ps
-	rm "$SBX_STUB_DIR/sandboxes/pi-sbx-3-new"
-	touch -d '+1 minute' "$SBX_STATE_DIR/pi-sbx-3-new.journal"
+	stub_sandbox "$F"
+	sbx-run -s "$F" ps
+	rm "$SBX_STUB_DIR/sandboxes/$F"
+	touch -d '+1 minute' "$SBX_STATE_DIR/$F.journal"
 	run -0 "$TOP/sbx-gc/sbx-gc" -v
-	[[ "$output" == *"removed markers of pi-sbx-2-gone: no such sandbox"* ]]
-	[ ! -e "$SBX_STATE_DIR/pi-sbx-1-stale.journal" ]
-	[ ! -e "$SBX_STATE_DIR/pi-sbx-1-stale.created" ]
-	[ ! -e "$SBX_STATE_DIR/pi-sbx-2-gone.journal" ]
-	[ -e "$SBX_STATE_DIR/pi-sbx-3-new.journal" ]
+	[[ "$output" == *"removed markers of $G: no such sandbox"* ]]
+	[ ! -e "$SBX_STATE_DIR/$S.journal" ]
+	[ ! -e "$SBX_STATE_DIR/$S.created" ]
+	[ ! -e "$SBX_STATE_DIR/$G.journal" ]
+	[ -e "$SBX_STATE_DIR/$F.journal" ]
 }

@@ -113,22 +113,23 @@ verdict() {
 @test "portable class: sbx-gc never calls a live owner dead when start times are unknown" {
 	sleep 0 & gone=$!
 	wait "$gone"
-	owned pi-sbx-1-live-unknown $$ 0
-	owned pi-sbx-2-live-recorded $$ "$(start_of $$)"
+	# generated names (whose own pid is long gone): the owner marker judges
+	owned "pi-sbx-$gone-liveunkn" $$ 0
+	owned "pi-sbx-$gone-liverec0" $$ "$(start_of $$)"
 	# the Linux build removes this one as a reused pid; here it is kept
-	owned pi-sbx-3-live-mismatch $$ 1
-	owned pi-sbx-4-dead-unknown "$gone" 0
-	owned pi-sbx-5-dead-recorded "$gone" 12345
+	owned "pi-sbx-$gone-livemis0" $$ 1
+	owned "pi-sbx-$gone-deadunkn" "$gone" 0
+	owned "pi-sbx-$gone-deadrec0" "$gone" 12345
 	run -0 --separate-stderr "$P/sbx-gc/sbx-gc" -v -H 0
 	[ -z "$stderr" ]
-	for k in 1-live-unknown 2-live-recorded 3-live-mismatch; do
-		[ "$(verdict "pi-sbx-$k")" = "kept: owner pid $$ alive" ] ||
-		    fail "pi-sbx-$k: $(verdict "pi-sbx-$k")"
-		[ -e "$SBX_STATE_DIR/pi-sbx-$k.owner" ]
+	for k in liveunkn liverec0 livemis0; do
+		[ "$(verdict "pi-sbx-$gone-$k")" = "kept: owner pid $$ alive" ] ||
+		    fail "pi-sbx-$gone-$k: $(verdict "pi-sbx-$gone-$k")"
+		[ -e "$SBX_STATE_DIR/pi-sbx-$gone-$k.owner" ]
 	done
-	for k in 4-dead-unknown 5-dead-recorded; do
-		[[ "$(verdict "pi-sbx-$k")" == "removed: stopped, no live owner"* ]] ||
-		    fail "pi-sbx-$k: $(verdict "pi-sbx-$k")"
+	for k in deadunkn deadrec0; do
+		[[ "$(verdict "pi-sbx-$gone-$k")" == "removed: stopped, no live owner"* ]] ||
+		    fail "pi-sbx-$gone-$k: $(verdict "pi-sbx-$gone-$k")"
 	done
 	[ "$(stub_count rm)" -eq 2 ]
 }
