@@ -30,8 +30,6 @@ struct create {
 	int	 readonly;
 };
 
-}
-
 static char **
 create_argv(const struct run *r, const struct create *c, int quiet)
 {
