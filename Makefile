@@ -23,7 +23,8 @@ VERIFYOBJ = sbx-verify/sbx-verify.o sbx-verify/probe.o \
 MAN1 = man/sbx-env.1 man/sbx-run.1 man/sbx-ports.1 man/sbx-verify.1
 MAN7 = man/sbx-tools.7
 MAN8 = man/sbx-gc.8 man/sbx-watch.8
-TESTTOOLS = test/tools/hostile-env test/tools/failalloc.so test/tools/rfc3339
+TESTTOOLS = test/tools/hostile-env test/tools/failalloc.so test/tools/rfc3339 \
+	test/tools/selfpipe test/tools/orphan
 
 all: $(BIN)
 
@@ -66,6 +67,14 @@ test/tools/hostile-env: test/tools/hostile-env.c
 
 test/tools/rfc3339: test/tools/rfc3339.c lib/libsbx.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib $(LDFLAGS) -o $@ test/tools/rfc3339.c \
+		lib/libsbx.a
+
+test/tools/selfpipe: test/tools/selfpipe.c lib/libsbx.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib $(LDFLAGS) -o $@ test/tools/selfpipe.c \
+		lib/libsbx.a
+
+test/tools/orphan: test/tools/orphan.c lib/libsbx.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib $(LDFLAGS) -o $@ test/tools/orphan.c \
 		lib/libsbx.a
 
 test/tools/failalloc.so: test/tools/failalloc.c

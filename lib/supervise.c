@@ -334,6 +334,9 @@ out:
 	for (k = 0; k < NPASSED; k++)
 		if (mine[k] == 1)
 			sbx_selfpipe_untrap(passed[k]);
+	/* what came since the loop: ours is over, the outer user's goes back */
+	u.done = 1;
+	signals(&u, mine);
 	for (k = 0; k < u.nlater; k++)
 		sbx_selfpipe_push(u.later[k]);
 	errno = e;

@@ -100,3 +100,39 @@ stalled_reader() {
 	grep -c '"bytes":'"$b"',' "$SBX_STATE_DIR/$N.journal" | grep -qx 1
 	grep -c '"bytes":'"$((b + e))"',' "$SBX_STATE_DIR/$N.journal" | grep -qx 2
 }
+
+@test "self-pipe class: signals arrive all and in order; nested traps, untrap, hand-back, a child's defaults" {
+	run -0 "$TOP/test/tools/selfpipe"
+	printf '%s\n' "$output"
+	for c in trap order empty nested-trap untrap untrap-ignored run \
+	    passed-on handed-back restored child; do
+		grep -qx "ok $c" <<<"$output" || fail "check $c did not pass"
+	done
+}
+
+@test "dead-parent class: a child whose parent died before its exec never runs the command" {
+	run -0 "$TOP/test/tools/orphan" "$BATS_TEST_TMPDIR/ran" dead
+	[ "$output" = "status=127 errno=No such process" ]
+	[ ! -e "$BATS_TEST_TMPDIR/ran" ]
+	# the control: with its parent alive, the same child runs it
+	run -0 "$TOP/test/tools/orphan" "$BATS_TEST_TMPDIR/ran" alive
+	[ "$output" = "status=0 errno=none" ]
+	[ -e "$BATS_TEST_TMPDIR/ran" ]
+}
+
+@test "dead-parent class: sbx-run killed with KILL leaves no command behind (the guardian)" {
+	sbx-run -s "$N" -x sh -c "echo \$\$ >'$BATS_TEST_TMPDIR/pid'; exec sleep 60" &
+	pid=$!
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		[ -s "$BATS_TEST_TMPDIR/pid" ] && break
+		sleep 0.2
+	done
+	cmd=$(cat "$BATS_TEST_TMPDIR/pid")
+	alive "$cmd" || fail "the command did not start"
+	kill -KILL "$pid"
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		alive "$cmd" || break
+		sleep 0.2
+	done
+	! alive "$cmd"
+}
