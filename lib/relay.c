@@ -4,17 +4,37 @@
  * our own descriptor.  Passing on never blocks the supervision: the text
  * waits in a pending buffer until the destination polls writable, goes
  * out at most PIPE_BUF bytes at a time (a pipe that polls writable takes
- * that much without blocking), and the child's pipe is not read while
- * anything is pending, so a reader that stalls stalls the child, not us.
+ * that much without blocking; a regular file takes it all), and the
+ * child's pipe is not read while anything is pending, so a reader that
+ * stalls stalls the child, not us.  Our descriptors stay blocking: they
+ * are shared with others.
  */
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <limits.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "sbx.h"
 
 #define HOLD_MAX	(64 * 1024)	/* stderr held back at most */
 #define CAPTURE_MAX	(64 * 1024 * 1024)
+
+/* A regular file never makes a writer wait: it takes all at once. */
+void
+sbx_stream_init(struct sbx_stream *st, int dst, int capture,
+    struct sbx_buf *buf)
+{
+	struct stat sb;
+
+	memset(st, 0, sizeof(*st));
+	st->fd = -1;
+	st->dst = dst;
+	st->capture = capture;
+	st->buf = buf;
+	st->file = fstat(dst, &sb) == 0 && S_ISREG(sb.st_mode);
+}
 
 int
 sbx_stream_pending(const struct sbx_stream *st)
@@ -89,7 +109,7 @@ sbx_stream_write(struct sbx_stream *st)
 	size_t n = st->pend.len - st->off;
 	ssize_t w;
 
-	if (n > PIPE_BUF)
+	if (n > PIPE_BUF && !st->file)
 		n = PIPE_BUF;
 	while ((w = write(st->dst, st->pend.data + st->off, n)) == -1 &&
 	    errno == EINTR)

@@ -158,6 +158,7 @@ struct sbx_stream {
 	int	 dst;		/* where passed-on output goes */
 	int	 capture;	/* collect into buf instead */
 	int	 gone;		/* dst failed: what comes is dropped */
+	int	 file;		/* dst is a regular file: no PIPE_BUF bound */
 	struct sbx_buf *buf;	/* captured or held output */
 	struct sbx_buf pend;	/* on its way to dst */
 	size_t	 off;		/* of pend, written already */
@@ -166,6 +167,7 @@ struct sbx_stream {
 	int	*holding;	/* held back now; NULL: never */
 	unsigned long long *counted;	/* relayed: bytes read, else NULL */
 };
+void	 sbx_stream_init(struct sbx_stream *, int, int, struct sbx_buf *);
 int	 sbx_stream_pending(const struct sbx_stream *);
 int	 sbx_stream_read(struct sbx_stream *);
 void	 sbx_stream_write(struct sbx_stream *);

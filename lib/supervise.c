@@ -219,16 +219,6 @@ loop(struct sup *u, const int *mine)
 	}
 }
 
-static void
-stream_init(struct sbx_stream *st, int dst, int capture, struct sbx_buf *buf)
-{
-	memset(st, 0, sizeof(*st));
-	st->fd = -1;
-	st->dst = dst;
-	st->capture = capture;
-	st->buf = buf;
-}
-
 static int
 start(struct sup *u, struct sbx_guard *g)
 {
@@ -288,8 +278,8 @@ sbx_supervise(const struct sbx_spawn *s, struct sbx_result *res)
 	u.s = s;
 	u.res = res;
 	u.deadline = u.killat = -1;
-	stream_init(&u.st[0], STDOUT_FILENO, s->capture_out, &res->out);
-	stream_init(&u.st[1], STDERR_FILENO, s->capture_err, &res->err);
+	sbx_stream_init(&u.st[0], STDOUT_FILENO, s->capture_out, &res->out);
+	sbx_stream_init(&u.st[1], STDERR_FILENO, s->capture_err, &res->err);
 	u.st[1].holding = &res->holding;
 	u.st[1].hold = s->hold_err;
 	u.st[1].hold_arg = s->hold_arg;
