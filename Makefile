@@ -6,7 +6,8 @@
 include config.mk
 
 LIBOBJ = lib/shown.o lib/conf.o lib/env.o lib/io.o lib/json.o lib/lock.o lib/name.o \
-	lib/num.o lib/proc.o lib/sbxcli.o lib/spawn.o lib/state.o \
+	lib/num.o lib/proc.o lib/sbxcli.o lib/spawn.o lib/supervise.o \
+	lib/relay.o lib/selfpipe.o lib/state.o \
 	lib/marker.o lib/rfc3339.o lib/notfound.o lib/portspec.o lib/dockerps.o \
 	lib/markerio.o lib/portcli.o lib/sibling.o lib/jsonout.o lib/sbxls.o lib/capture.o \
 	lib/guard.o
@@ -22,7 +23,8 @@ VERIFYOBJ = sbx-verify/sbx-verify.o sbx-verify/probe.o \
 MAN1 = man/sbx-env.1 man/sbx-run.1 man/sbx-ports.1 man/sbx-verify.1
 MAN7 = man/sbx-tools.7
 MAN8 = man/sbx-gc.8 man/sbx-watch.8
-TESTTOOLS = test/tools/hostile-env test/tools/failalloc.so test/tools/rfc3339
+TESTTOOLS = test/tools/hostile-env test/tools/failalloc.so test/tools/rfc3339 \
+	test/tools/selfpipe test/tools/orphan
 
 all: $(BIN)
 
@@ -65,6 +67,14 @@ test/tools/hostile-env: test/tools/hostile-env.c
 
 test/tools/rfc3339: test/tools/rfc3339.c lib/libsbx.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib $(LDFLAGS) -o $@ test/tools/rfc3339.c \
+		lib/libsbx.a
+
+test/tools/selfpipe: test/tools/selfpipe.c lib/libsbx.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib $(LDFLAGS) -o $@ test/tools/selfpipe.c \
+		lib/libsbx.a
+
+test/tools/orphan: test/tools/orphan.c lib/libsbx.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib $(LDFLAGS) -o $@ test/tools/orphan.c \
 		lib/libsbx.a
 
 test/tools/failalloc.so: test/tools/failalloc.c

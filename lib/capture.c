@@ -10,24 +10,26 @@
 
 #include "sbx.h"
 
-/* As sbx_cmd_run; c is filled in here.  Free it with sbx_cmd_free. */
+/* As sbx_supervise; free res with sbx_result_free. */
 int
-sbx_cmd_capture(struct sbx_cmd *c, char *const *argv, char *const *envp,
+sbx_capture(struct sbx_result *res, char *const *argv, char *const *envp,
     int timeout)
 {
+	struct sbx_spawn s;
 	int in, r, e;
 
-	memset(c, 0, sizeof(*c));
+	memset(res, 0, sizeof(*res));
 	if ((in = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1)
 		return -1;
-	c->argv = argv;
-	c->envp = envp;
-	c->timeout = timeout;
-	c->newpgrp = 1;
-	c->in = in;
-	c->capture_out = 1;
-	c->capture_err = 1;
-	r = sbx_cmd_run(c);
+	memset(&s, 0, sizeof(s));
+	s.argv = argv;
+	s.envp = envp;
+	s.timeout = timeout;
+	s.newpgrp = 1;
+	s.in = in;
+	s.capture_out = 1;
+	s.capture_err = 1;
+	r = sbx_supervise(&s, res);
 	e = errno;
 	close(in);
 	errno = e;

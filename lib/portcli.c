@@ -51,12 +51,12 @@ cache_write(const struct sbx_portcli *pc)
 static int
 run(struct sbx_portcli *pc, char **av)
 {
-	struct sbx_cmd c;
+	struct sbx_result c;
 
 	sbx_buf_free(&pc->out);
 	sbx_buf_free(&pc->err);
 	av[0] = (char *)pc->sbx;
-	if (sbx_cmd_capture(&c, av, pc->env, pc->timeout) == -1) {
+	if (sbx_capture(&c, av, pc->env, pc->timeout) == -1) {
 		pc->status = -1;	/* not run: errno says why */
 		pc->error = errno;
 		return -1;

@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <signal.h>
 #include <stddef.h>
 
 /* Exit statuses shared by every program (see sbx-tools(7)). */
@@ -109,36 +110,75 @@ char	**sbx_env_build(char *const *, const struct sbx_envpolicy *);
 char	**sbx_env_forwarded(char *const *);
 const char *sbx_env_get(char *const *, const char *);
 
-/* spawn.c: run a child, optionally under a timeout, in its own group */
-struct sbx_cmd {
+/* spawn.c: start one child; supervise.c: run it to its end */
+struct sbx_spawn {		/* what to run, and how */
 	char	*const *argv;	/* argv[0] is an absolute path */
 	char	*const *envp;
 	int	 timeout;	/* seconds; 0 means none */
 	int	 newpgrp;	/* child leads its own process group */
 	int	 fgtty;		/* hand it the controlling terminal */
 	int	 in;		/* stdin for the child; -1: inherit */
-	int	 capture_out;	/* collect stdout into out */
-	int	 capture_err;	/* collect stderr into err */
+	int	 capture_out;	/* collect stdout into the result's out */
+	int	 capture_err;	/* collect stderr into the result's err */
 	int	 relay;		/* both streams pass through us, counted */
 	/*
 	 * hold_err: stderr passes through, but while this returns non-zero
 	 * for the text held so far (called as each piece arrives) it is kept
-	 * in err instead; at exit the caller decides what to do with it.
+	 * in the result's err instead; at exit the caller decides what to do
+	 * with it.
 	 */
 	int	(*hold_err)(const char *, size_t, void *);
 	void	*hold_arg;
-	int	 holding;	/* out: stderr still held at exit */
+};
+struct sbx_result {		/* what came of it */
 	struct sbx_buf out;
 	struct sbx_buf err;
-	int	 status;	/* out: exit status, 128+sig, or 124 */
-	int	 timedout;	/* out */
-	int	 signo;		/* out: a signal we forwarded, or 0 */
-	unsigned long long relayed;	/* out: bytes read from both streams */
+	int	 status;	/* exit status, 128+sig, or 124 */
+	int	 timedout;
+	int	 signo;		/* a signal we forwarded, or 0 */
+	int	 holding;	/* stderr still held at exit */
+	unsigned long long relayed;	/* bytes read from both streams */
 };
-int	 sbx_cmd_run(struct sbx_cmd *);
-void	 sbx_cmd_free(struct sbx_cmd *);
+int	 sbx_pipe(int[2]);
+pid_t	 sbx_spawn(const struct sbx_spawn *, int, int, pid_t);
+void SBX_DEAD sbx_spawn_child(const struct sbx_spawn *, int, int, pid_t,
+	    pid_t, const sigset_t *, int);
+int	 sbx_supervise(const struct sbx_spawn *, struct sbx_result *);
+void	 sbx_result_free(struct sbx_result *);
 int	 sbx_waitstatus(int);
 int	 sbx_exec_status(int);
+
+/* relay.c: one output stream of a supervised child */
+struct sbx_stream {
+	int	 fd;		/* the child's pipe; -1 once closed */
+	int	 dst;		/* where passed-on output goes */
+	int	 capture;	/* collect into buf instead */
+	int	 gone;		/* dst failed: what comes is dropped */
+	int	 file;		/* dst is a regular file: no PIPE_BUF bound */
+	struct sbx_buf *buf;	/* captured or held output */
+	struct sbx_buf pend;	/* on its way to dst */
+	size_t	 off;		/* of pend, written already */
+	int	(*hold)(const char *, size_t, void *);
+	void	*hold_arg;
+	int	*holding;	/* held back now; NULL: never */
+	unsigned long long *counted;	/* relayed: bytes read, else NULL */
+};
+void	 sbx_stream_init(struct sbx_stream *, int, int, struct sbx_buf *);
+int	 sbx_stream_pending(const struct sbx_stream *);
+int	 sbx_stream_read(struct sbx_stream *);
+void	 sbx_stream_write(struct sbx_stream *);
+
+/*
+ * selfpipe.c: the process's one self-pipe; trapped signals arrive on its
+ * read end, in order.
+ */
+int	 sbx_selfpipe(void);
+int	 sbx_selfpipe_trap(int);
+int	 sbx_selfpipe_trapped(int);
+void	 sbx_selfpipe_untrap(int);
+int	 sbx_selfpipe_read(void);
+void	 sbx_selfpipe_push(int);
+void	 sbx_selfpipe_child(void);
 
 /*
  * guard.c: a guardian leads a new process group and kills it with SIGKILL
@@ -333,7 +373,7 @@ int	 sbx_portsmark_read(int, const char *, struct sbx_ports *);
 int	 sbx_portsmark_write(int, const char *, const struct sbx_ports *);
 
 /* capture.c: run for the output, stdin on /dev/null, own process group */
-int	 sbx_cmd_capture(struct sbx_cmd *, char *const *, char *const *, int);
+int	 sbx_capture(struct sbx_result *, char *const *, char *const *, int);
 
 /* sbxls.c: is a sandbox in the output of `sbx ls --json`? */
 int	 sbx_ls_listed(const char *, size_t, const char *, const char **);

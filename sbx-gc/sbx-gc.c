@@ -88,8 +88,9 @@ gc_say(const char *what, const char *name, const char *why)
 
 /* Run sbx with one or two arguments and the name; returns its status. */
 static int
-sbx(struct sbx_cmd *c, const char *a1, const char *a2, const char *name)
+sbx(struct sbx_result *c, const char *a1, const char *a2, const char *name)
 {
+	struct sbx_spawn s;
 	char *argv[5];
 	int n = 0;
 
@@ -99,15 +100,15 @@ sbx(struct sbx_cmd *c, const char *a1, const char *a2, const char *name)
 	if (name != NULL)
 		argv[n++] = (char *)name;	/* after sbx's own flags */
 	argv[n] = NULL;
-	memset(c, 0, sizeof(*c));
-	c->argv = argv;
-	c->envp = sbxenv;
-	c->timeout = timeout;
-	c->newpgrp = 1;
-	c->in = -1;
-	c->capture_out = 1;
-	c->capture_err = 1;
-	if (sbx_cmd_run(c) == -1) {
+	memset(&s, 0, sizeof(s));
+	s.argv = argv;
+	s.envp = sbxenv;
+	s.timeout = timeout;
+	s.newpgrp = 1;
+	s.in = -1;
+	s.capture_out = 1;
+	s.capture_err = 1;
+	if (sbx_supervise(&s, c) == -1) {
 		c->status = sbx_exec_status(errno);
 		warn("%s", sbxpath);
 	}
@@ -149,7 +150,7 @@ static int
 sweep_one(const struct box *b)
 {
 	char why[160], buf[40];
-	struct sbx_cmd c;
+	struct sbx_result c;
 	long long when, idle;
 
 	if (!gc_namepid(b->name, NULL)) {
@@ -193,10 +194,10 @@ sweep_one(const struct box *b)
 		warnx("sandbox %s: sbx rm --force: exit status %d%s%s",
 		    b->name, c.status, c.err.len ? ": " : "",
 		    c.err.len ? firstline(&c.err, why, 120) : "");
-		sbx_cmd_free(&c);
+		sbx_result_free(&c);
 		return 1;
 	}
-	sbx_cmd_free(&c);
+	sbx_result_free(&c);
 	gc_drop(b->name);
 	if (gc_vflag)
 		gc_say("removed", b->name, why);
@@ -231,7 +232,7 @@ listing(struct sbx_json **treep, size_t *np)
 {
 	const struct sbx_json *arr, *e;
 	struct sbx_json *tree;
-	struct sbx_cmd c;
+	struct sbx_result c;
 	struct box *v;
 	const char *json, *errstr;
 	char buf[160];
@@ -252,7 +253,7 @@ listing(struct sbx_json **treep, size_t *np)
 	if ((arr = sbx_json_get(tree, "sandboxes")) == NULL ||
 	    arr->type != SBX_JARR)
 		errx(SBX_EX_FAIL, "sbx ls --json: no \"sandboxes\" array");
-	sbx_cmd_free(&c);
+	sbx_result_free(&c);
 	for (n = 0, e = arr->child; e != NULL; e = e->next)
 		n++;
 	if ((v = calloc(n + 1, sizeof(*v))) == NULL)

@@ -30,7 +30,7 @@ container_ports(struct ctx *c, struct sbx_ports *want)
 	char *av[] = { run, "-s", (char *)c->pc.name, "ps", "--format",
 	    PS_FORMAT, NULL };
 	struct sbx_ports all;
-	struct sbx_cmd cmd;
+	struct sbx_result cmd;
 	const char *errstr;
 	size_t i, n, ncont;
 
@@ -45,7 +45,7 @@ container_ports(struct ctx *c, struct sbx_ports *want)
 	for (i = 0; i < n; i++)
 		env[i + 1] = environ[i];	/* the first value wins */
 	/* no timeout of its own: sbx-run applies DOCKER_SANDBOX_TIMEOUT */
-	if (sbx_cmd_capture(&cmd, av, env, 0) == -1)
+	if (sbx_capture(&cmd, av, env, 0) == -1)
 		err(sbx_exec_status(errno), "%s", run);
 	free(env);
 	if (cmd.status != 0) {
@@ -68,7 +68,7 @@ container_ports(struct ctx *c, struct sbx_ports *want)
 			err(SBX_EX_FAIL, NULL);
 	}
 	sbx_ports_free(&all);
-	sbx_cmd_free(&cmd);
+	sbx_result_free(&cmd);
 }
 
 /* Is the mapping host:vm/proto in l? */

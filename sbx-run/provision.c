@@ -79,11 +79,12 @@ session_ended(const struct run *r)
 
 /* A call cut short by the timeout or a signal ends the run: 124, 128+n. */
 static void
-cut_short(const struct run *r, const struct sbx_cmd *c, const char *verb)
+cut_short(const struct run *r, const struct sbx_spawn *s,
+    const struct sbx_result *c, const char *verb)
 {
 	if (c->timedout)
 		errx(SBX_EX_TIMEOUT, "sandbox %s: sbx %s timed out after %d s",
-		    r->name, verb, c->timeout);
+		    r->name, verb, s->timeout);
 	if (c->signo != 0)
 		exit(SBX_SIGSTATUS(c->signo));
 }
@@ -93,27 +94,28 @@ static int
 listed(const struct run *r)
 {
 	char *av[] = { (char *)r->sbx, "ls", "--json", NULL };
-	struct sbx_cmd c;
+	struct sbx_spawn s;
+	struct sbx_result c;
 	const char *errstr;
 	int found;
 
-	memset(&c, 0, sizeof(c));
-	c.argv = av;
-	c.envp = r->env;
-	c.timeout = r->calltimeout;
-	c.newpgrp = 1;
-	c.in = -1;
-	c.capture_out = 1;
-	if (sbx_cmd_run(&c) == -1)
+	memset(&s, 0, sizeof(s));
+	s.argv = av;
+	s.envp = r->env;
+	s.timeout = r->calltimeout;
+	s.newpgrp = 1;
+	s.in = -1;
+	s.capture_out = 1;
+	if (sbx_supervise(&s, &c) == -1)
 		err(sbx_exec_status(errno), "%s", r->sbx);
-	cut_short(r, &c, "ls");
+	cut_short(r, &s, &c, "ls");
 	if (c.status != 0)
 		errx(SBX_EX_FAIL, "sbx ls --json failed (exit %d)", c.status);
 	found = sbx_ls_listed(c.out.data ? c.out.data : "", c.out.len, r->name,
 	    &errstr);
 	if (found == -1)
 		errx(SBX_EX_FAIL, "sbx ls --json: %s", errstr);
-	sbx_cmd_free(&c);
+	sbx_result_free(&c);
 	return found;
 }
 
@@ -152,7 +154,8 @@ create(const struct run *r, const struct create *c, int dfd,
 {
 	char file[SBX_MARKER_MAX];
 	const char *mode = c->readonly ? "ro" : "rw";
-	struct sbx_cmd cmd;
+	struct sbx_spawn s;
+	struct sbx_result cmd;
 	int made = 0, already, status;
 
 	(void)sbx_marker_path(file, sizeof(file), r->name, SBX_M_PRIME);
@@ -165,31 +168,31 @@ create(const struct run *r, const struct create *c, int dfd,
 		err(SBX_EX_FAIL, "%s.created: cannot record the sandbox before "
 		    "creating it", r->name);
 	}
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.argv = create_argv(r, c, 1);
-	cmd.envp = r->env;
+	memset(&s, 0, sizeof(s));
+	s.argv = create_argv(r, c, 1);
+	s.envp = r->env;
 	/* the longer floor only when the user set no bound at all */
-	cmd.timeout = r->given ? r->calltimeout : CREATE_TIMEOUT;
-	cmd.newpgrp = 1;
-	cmd.in = -1;
-	cmd.capture_err = 1;
-	if (sbx_cmd_run(&cmd) == -1)
+	s.timeout = r->given ? r->calltimeout : CREATE_TIMEOUT;
+	s.newpgrp = 1;
+	s.in = -1;
+	s.capture_err = 1;
+	if (sbx_supervise(&s, &cmd) == -1)
 		err(sbx_exec_status(errno), "%s", r->sbx);
 	already = cmd.status != 0 && !cmd.timedout && cmd.signo == 0 &&
 	    cmd.err.data != NULL && strstr(cmd.err.data, "already exists");
 	/* sbx's own words, unless they only say that ours was no news */
 	if (!already && cmd.err.len > 0)
 		(void)sbx_writeall(STDERR_FILENO, cmd.err.data, cmd.err.len);
-	cut_short(r, &cmd, "create");
+	cut_short(r, &s, &cmd, "create");
 	if (cmd.status == 0) {
 		if (sbx_created_write(dfd, r->name, SBX_READY, c->workspace,
 		    mode) == -1)
 			warn("%s.created", r->name);	/* the intent stays */
-		sbx_cmd_free(&cmd);
+		sbx_result_free(&cmd);
 		return PROV_RETRY;
 	}
 	status = cmd.status;
-	sbx_cmd_free(&cmd);
+	sbx_result_free(&cmd);
 	/* "already exists" is sbx's own word that the sandbox is there */
 	if (already || !listed(r)) {
 		restore(r, dfd, prev);

@@ -88,23 +88,24 @@ static int
 run_exec(const struct run *r, char **av, int in, int *absent,
     struct sbx_buf *held)
 {
-	struct sbx_cmd c;
+	struct sbx_spawn s;
+	struct sbx_result c;
 	int status;
 
-	memset(&c, 0, sizeof(c));
-	c.argv = av;
-	c.envp = r->env;
-	c.timeout = r->timeout;
-	c.newpgrp = 1;
-	c.fgtty = in == -1 && isatty(STDIN_FILENO) &&
+	memset(&s, 0, sizeof(s));
+	s.argv = av;
+	s.envp = r->env;
+	s.timeout = r->timeout;
+	s.newpgrp = 1;
+	s.fgtty = in == -1 && isatty(STDIN_FILENO) &&
 	    tcgetpgrp(STDIN_FILENO) == getpgrp();
-	c.in = in;
-	c.relay = 1;	/* counted for the journal */
+	s.in = in;
+	s.relay = 1;	/* counted for the journal */
 	if (held != NULL) {
-		c.hold_err = missing;
-		c.hold_arg = (void *)r->name;
+		s.hold_err = missing;
+		s.hold_arg = (void *)r->name;
 	}
-	if (sbx_cmd_run(&c) == -1)
+	if (sbx_supervise(&s, &c) == -1)
 		err(sbx_exec_status(errno), "%s", r->sbx);
 	if (held != NULL)
 		*absent = c.holding && c.status == 1 && !c.timedout &&
@@ -120,7 +121,7 @@ run_exec(const struct run *r, char **av, int in, int *absent,
 	status = c.status;
 	journal_bytes = c.relayed;
 	journal_timeout = r->timeout;
-	sbx_cmd_free(&c);
+	sbx_result_free(&c);
 	return status;
 }
 

@@ -333,7 +333,7 @@ int
 probe_run(struct audit *a)
 {
 	struct sbx_buf sc;
-	struct sbx_cmd c;
+	struct sbx_result c;
 	char *hold[8], **env;
 	char *av[] = { a->run, "-s", (char *)a->name, "-x", "sh", "-c", NULL,
 	    NULL };
@@ -344,7 +344,7 @@ probe_run(struct audit *a)
 	av[6] = sc.data;
 	env = poisoned(a, hold);
 	/* no timeout of its own: sbx-run applies DOCKER_SANDBOX_TIMEOUT */
-	if (sbx_cmd_capture(&c, av, env, 0) == -1)
+	if (sbx_capture(&c, av, env, 0) == -1)
 		err(SBX_EX_NOAUDIT, "%s", a->run);
 	a->calls++;
 	a->status = c.status;

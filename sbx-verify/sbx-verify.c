@@ -59,17 +59,17 @@ static int
 exists(struct audit *a, char **env)
 {
 	char *av[] = { a->sbx, "ls", "--json", NULL };
-	struct sbx_cmd c;
+	struct sbx_result c;
 	const char *errstr;
 	int found = -1;
 
-	if (sbx_cmd_capture(&c, av, env, sbx_conf_timeout()) == -1)
+	if (sbx_capture(&c, av, env, sbx_conf_timeout()) == -1)
 		return -1;
 	a->calls++;
 	if (c.status == 0)
 		found = sbx_ls_listed(c.out.data ? c.out.data : "", c.out.len,
 		    a->name, &errstr);
-	sbx_cmd_free(&c);
+	sbx_result_free(&c);
 	return found;
 }
 

@@ -23,19 +23,11 @@
 #define POLL_MS		50	/* kill(pid, 0) polling, when nothing better */
 #define TRIES		5
 
-static volatile sig_atomic_t sigw = -1;
-static int sp[2] = { -1, -1 };
+/* what the watcher itself listens to, through the self-pipe */
+static const int watched[] = { SIGTERM, SIGINT, SIGCHLD };
+#define NWATCHED	(sizeof(watched) / sizeof(watched[0]))
+
 static pid_t kapid;
-
-static void
-onsignal(int signo)
-{
-	unsigned char c = (unsigned char)signo;
-	int saved = errno;
-
-	(void)write(sigw, &c, 1);
-	errno = saved;
-}
 
 static long long
 now_ms(void)
@@ -58,22 +50,22 @@ sleep_ms(long ms)
 }
 
 static void
-trap(int signo, void (*fn)(int))
+ignore(int signo)
 {
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = fn;
+	sa.sa_handler = SIG_IGN;
 	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
 	sigaction(signo, &sa, NULL);
 }
 
 /* Run one sbx call to its end; the answer is its status, or 127. */
 static int
 sbx(const struct watch *w, const char *verb, const char *flag,
-    struct sbx_cmd *c)
+    struct sbx_result *c)
 {
+	struct sbx_spawn s;
 	char *argv[8];
 	int n = 0;
 
@@ -87,15 +79,15 @@ sbx(const struct watch *w, const char *verb, const char *flag,
 		argv[n++] = "true";
 	}
 	argv[n] = NULL;
-	memset(c, 0, sizeof(*c));
-	c->argv = argv;
-	c->envp = w->envp;
-	c->timeout = w->timeout;
-	c->newpgrp = 1;
-	c->in = -1;
-	c->capture_out = 1;
-	c->capture_err = 1;
-	if (sbx_cmd_run(c) == -1)
+	memset(&s, 0, sizeof(s));
+	s.argv = argv;
+	s.envp = w->envp;
+	s.timeout = w->timeout;
+	s.newpgrp = 1;
+	s.in = -1;
+	s.capture_out = 1;
+	s.capture_err = 1;
+	if (sbx_supervise(&s, c) == -1)
 		c->status = sbx_exec_status(errno);
 	return c->status;
 }
@@ -104,7 +96,7 @@ sbx(const struct watch *w, const char *verb, const char *flag,
 static void
 keepalive(const struct watch *w)
 {
-	struct sbx_cmd c;
+	struct sbx_result c;
 	int status;
 
 	if (kapid > 0 ||
@@ -115,12 +107,7 @@ keepalive(const struct watch *w)
 			kapid = 0;
 		return;
 	}
-	trap(SIGTERM, SIG_DFL);
-	trap(SIGINT, SIG_DFL);
-	trap(SIGCHLD, SIG_DFL);
-	sigw = -1;
-	close(sp[0]);
-	close(sp[1]);
+	sbx_selfpipe_child();	/* the sbx call below makes its own */
 	if (w->lifeline != -1)
 		close(w->lifeline);
 	status = sbx(w, "exec", NULL, &c);
@@ -147,7 +134,7 @@ keepalive_stop(void)
 
 static void
 record_failure(const struct watch *w, const char *verb, int tries,
-    const struct sbx_cmd *c)
+    const struct sbx_result *c)
 {
 	char why[200];
 	const char *e = c->err.data != NULL ? c->err.data : "";
@@ -187,7 +174,7 @@ watch_teardown(const struct watch *w, int mustlock)
 {
 	const char *verb = w->mode == MODE_STOP ? "stop" : "rm";
 	const char *flag = w->mode == MODE_STOP ? NULL : "--force";
-	struct sbx_cmd c;
+	struct sbx_result c;
 	long delay = w->backoff;
 	int try, ok = 0, removed = 0, gone = 0, lfd;
 
@@ -208,15 +195,15 @@ watch_teardown(const struct watch *w, int mustlock)
 			/* a sandbox sbx does not know is gone all the same */
 			ok = 1;
 			removed = w->mode == MODE_REMOVE || gone;
-			sbx_cmd_free(&c);
+			sbx_result_free(&c);
 			break;
 		}
 		if (try == TRIES) {
 			record_failure(w, verb, try, &c);
-			sbx_cmd_free(&c);
+			sbx_result_free(&c);
 			break;
 		}
-		sbx_cmd_free(&c);
+		sbx_result_free(&c);
 		sleep_ms(delay);
 		delay *= 2;
 	}
@@ -261,21 +248,11 @@ watch_run(struct watch *w)
 {
 	struct pollfd pfd[2];
 	long long now, next_ka = 0, next_check = 0, t;
-	unsigned char sig;
-	int waitfd = -1, end = 0, ws;
+	size_t i;
+	int sig, waitfd = -1, end = 0, ws;
 
-	if (pipe(sp) == -1)
-		sp[0] = sp[1] = -1;
-	else {
-		(void)fcntl(sp[0], F_SETFD, FD_CLOEXEC);
-		(void)fcntl(sp[1], F_SETFD, FD_CLOEXEC);
-		(void)fcntl(sp[0], F_SETFL, O_NONBLOCK);
-		(void)fcntl(sp[1], F_SETFL, O_NONBLOCK);
-		sigw = sp[1];
-	}
-	trap(SIGTERM, onsignal);
-	trap(SIGINT, onsignal);
-	trap(SIGCHLD, onsignal);
+	for (i = 0; i < NWATCHED; i++)
+		(void)sbx_selfpipe_trap(watched[i]);
 	if (w->lifeline == -1)
 		waitfd = pw_arm(w->pid, w->pidfd);
 	now = now_ms();
@@ -302,7 +279,7 @@ watch_run(struct watch *w)
 			if (t == -1 || next_ka - now < t)
 				t = next_ka - now;
 		}
-		pfd[0].fd = sp[0];
+		pfd[0].fd = sbx_selfpipe();
 		pfd[0].events = POLLIN;
 		pfd[1].fd = w->lifeline != -1 ? w->lifeline : waitfd;
 		pfd[1].events = POLLIN;
@@ -314,10 +291,9 @@ watch_run(struct watch *w)
 			continue;
 		}
 		if (pfd[0].revents & POLLIN) {
-			while (read(sp[0], &sig, 1) == 1) {
+			while ((sig = sbx_selfpipe_read()) > 0)
 				if (sig == SIGTERM || sig == SIGINT)
 					end = 1;
-			}
 		}
 		if (kapid > 0 && waitpid(kapid, &ws, WNOHANG) == kapid)
 			kapid = 0;
@@ -325,9 +301,10 @@ watch_run(struct watch *w)
 			end = 1;
 	}
 	keepalive_stop();
-	trap(SIGTERM, SIG_IGN);
-	trap(SIGINT, SIG_IGN);
-	trap(SIGCHLD, SIG_DFL);
+	for (i = 0; i < NWATCHED; i++)
+		sbx_selfpipe_untrap(watched[i]);
+	ignore(SIGTERM);
+	ignore(SIGINT);
 	(void)watch_teardown(w, 0);
 	(void)sbx_marker_drop(w->dfd, w->name, SBX_MB_WATCH, SBX_DROP_HELD);
 }
