@@ -2,7 +2,7 @@
  * conf.c: the DOCKER_SANDBOX* settings.  One parser per setting, with one
  * set of limits, used by every program; a value it cannot understand is a
  * usage error (exit 64) that names the variable, never a silent default.
- * sbx_conf_check() runs the parsers a program needs before its first sbx
+ * sbx_xconf_check() runs the parsers a program needs before its first sbx
  * call, so a bad value never waits for the path that would read it.
  */
 #include <err.h>
@@ -46,7 +46,7 @@ sbx_conf_str(const char *var)
 }
 
 int
-sbx_conf_bool(const char *var, int def)
+sbx_xconf_bool(const char *var, int def)
 {
 	const char *v;
 	int b;
@@ -60,7 +60,7 @@ sbx_conf_bool(const char *var, int def)
 }
 
 long long
-sbx_conf_num(const char *var, long long def, long long min, long long max)
+sbx_xconf_num(const char *var, long long def, long long min, long long max)
 {
 	const char *v, *errstr;
 	long long n;
@@ -75,26 +75,26 @@ sbx_conf_num(const char *var, long long def, long long min, long long max)
 }
 
 int
-sbx_conf_autocreate(void)
+sbx_xconf_autocreate(void)
 {
-	return sbx_conf_bool("DOCKER_SANDBOX_AUTOCREATE", 1);
+	return sbx_xconf_bool("DOCKER_SANDBOX_AUTOCREATE", 1);
 }
 
 int
-sbx_conf_keepalive(void)
+sbx_xconf_keepalive(void)
 {
-	return sbx_conf_bool("DOCKER_SANDBOX_KEEPALIVE", 0);
+	return sbx_xconf_bool("DOCKER_SANDBOX_KEEPALIVE", 0);
 }
 
 int
-sbx_conf_passthrough(void)
+sbx_xconf_passthrough(void)
 {
-	return sbx_conf_bool("DOCKER_SANDBOX_ENV_PASSTHROUGH", 0);
+	return sbx_xconf_bool("DOCKER_SANDBOX_ENV_PASSTHROUGH", 0);
 }
 
 /* A boolean, or "ro" as the prior extension took it. */
 int
-sbx_conf_workspace_ro(void)
+sbx_xconf_workspace_ro(void)
 {
 	const char *v = sbx_conf_str("DOCKER_SANDBOX_WORKSPACE_RO");
 
@@ -103,21 +103,21 @@ sbx_conf_workspace_ro(void)
 	if (v != NULL && sbx_parsebool(v) == -1)
 		errx(SBX_EX_USAGE, "DOCKER_SANDBOX_WORKSPACE_RO: expected 1, "
 		    "true, yes, on, ro, 0, false, no or off");
-	return sbx_conf_bool("DOCKER_SANDBOX_WORKSPACE_RO", 0);
+	return sbx_xconf_bool("DOCKER_SANDBOX_WORKSPACE_RO", 0);
 }
 
 /* Seconds per sbx call; 0 means no limit, as timeout(1) reads 0. */
 int
-sbx_conf_timeout(void)
+sbx_xconf_timeout(void)
 {
-	return (int)sbx_conf_num("DOCKER_SANDBOX_TIMEOUT", 120, 0,
+	return (int)sbx_xconf_num("DOCKER_SANDBOX_TIMEOUT", 120, 0,
 	    SBX_TIMEOUT_MAX);
 }
 
 int
-sbx_conf_cpus(void)
+sbx_xconf_cpus(void)
 {
-	return (int)sbx_conf_num("DOCKER_SANDBOX_CPUS", 2, 0, CPUS_MAX);
+	return (int)sbx_xconf_num("DOCKER_SANDBOX_CPUS", 2, 0, CPUS_MAX);
 }
 
 /* remove, stop or none, in any case; -1 for anything else. */
@@ -142,7 +142,7 @@ sbx_teardown_name(int mode)
 
 /* DOCKER_SANDBOX_TEARDOWN, else none for a pinned name, else remove. */
 int
-sbx_conf_teardown(void)
+sbx_xconf_teardown(void)
 {
 	const char *v = sbx_conf_str("DOCKER_SANDBOX_TEARDOWN");
 	int m;
@@ -185,7 +185,7 @@ decimal(const char *s, long long max, int *frac, const char **endp)
 
 /* Whole hours; a fraction rounds up, so it never means "any age". */
 long long
-sbx_conf_gc_hours(void)
+sbx_xconf_gc_hours(void)
 {
 	const char *v = sbx_conf_str("DOCKER_SANDBOX_GC_HOURS"), *end;
 	long long h;
@@ -206,7 +206,7 @@ sbx_conf_gc_hours(void)
  * to 1g, as sbx needs that.
  */
 void
-sbx_conf_memory(char *buf, size_t size)
+sbx_xconf_memory(char *buf, size_t size)
 {
 	const char *v = sbx_conf_str("DOCKER_SANDBOX_MEMORY"), *p;
 	long long whole = 0, frac = 0, scale = 1, mib;
@@ -253,7 +253,7 @@ bad:
 
 /* An image reference for --template, or NULL when unset. */
 const char *
-sbx_conf_template(void)
+sbx_xconf_template(void)
 {
 	const char *t = sbx_conf_str("DOCKER_SANDBOX_TEMPLATE"), *p;
 
@@ -271,7 +271,7 @@ bad:
 
 /* The extra names to forward, each a valid variable name; NULL if none. */
 const char *
-sbx_conf_allowlist(void)
+sbx_xconf_allowlist(void)
 {
 	const char *v = sbx_conf_str("DOCKER_SANDBOX_ENV_ALLOWLIST"), *p;
 	size_t len;
@@ -290,7 +290,7 @@ sbx_conf_allowlist(void)
 
 /* The pinned name, if any; one that breaks the rule is a usage error. */
 const char *
-sbx_conf_pinned(void)
+sbx_xconf_pinned(void)
 {
 	const char *v = sbx_conf_str("DOCKER_SANDBOX");
 
@@ -305,48 +305,48 @@ sbx_conf_pinned(void)
  * when it is wanted.  The caller learns nothing but that they are valid.
  */
 void
-sbx_conf_value(unsigned which, char *buf, size_t size)
+sbx_xconf_value(unsigned which, char *buf, size_t size)
 {
 	char mem[32];
 	const char *s;
 
 	buf[0] = '\0';
 	if (which & SBX_CONF_PINNED)
-		snprintf(buf, size, "%s", (s = sbx_conf_pinned()) ? s : "");
+		snprintf(buf, size, "%s", (s = sbx_xconf_pinned()) ? s : "");
 	if (which & SBX_CONF_AUTOCREATE)
-		snprintf(buf, size, "%d", sbx_conf_autocreate());
+		snprintf(buf, size, "%d", sbx_xconf_autocreate());
 	if (which & SBX_CONF_CPUS)
-		snprintf(buf, size, "%d", sbx_conf_cpus());
+		snprintf(buf, size, "%d", sbx_xconf_cpus());
 	if (which & SBX_CONF_MEMORY) {
-		sbx_conf_memory(mem, sizeof(mem));
+		sbx_xconf_memory(mem, sizeof(mem));
 		snprintf(buf, size, "%s", mem);
 	}
 	if (which & SBX_CONF_TEMPLATE)
-		snprintf(buf, size, "%s", (s = sbx_conf_template()) ? s : "");
+		snprintf(buf, size, "%s", (s = sbx_xconf_template()) ? s : "");
 	if (which & SBX_CONF_WORKSPACE_RO)
-		snprintf(buf, size, "%d", sbx_conf_workspace_ro());
+		snprintf(buf, size, "%d", sbx_xconf_workspace_ro());
 	if (which & SBX_CONF_TEARDOWN)
 		snprintf(buf, size, "%s", sbx_teardown_name(
-		    sbx_conf_teardown()));
+		    sbx_xconf_teardown()));
 	if (which & SBX_CONF_KEEPALIVE)
-		snprintf(buf, size, "%d", sbx_conf_keepalive());
+		snprintf(buf, size, "%d", sbx_xconf_keepalive());
 	if (which & SBX_CONF_GC_HOURS)
-		snprintf(buf, size, "%lld", sbx_conf_gc_hours());
+		snprintf(buf, size, "%lld", sbx_xconf_gc_hours());
 	if (which & SBX_CONF_ALLOWLIST)
-		snprintf(buf, size, "%s", (s = sbx_conf_allowlist()) ? s : "");
+		snprintf(buf, size, "%s", (s = sbx_xconf_allowlist()) ? s : "");
 	if (which & SBX_CONF_PASSTHROUGH)
-		snprintf(buf, size, "%d", sbx_conf_passthrough());
+		snprintf(buf, size, "%d", sbx_xconf_passthrough());
 	if (which & SBX_CONF_TIMEOUT)
-		snprintf(buf, size, "%d", sbx_conf_timeout());
+		snprintf(buf, size, "%d", sbx_xconf_timeout());
 }
 
 /* Validate the settings a program may use; exits 64 on the first bad one. */
 void
-sbx_conf_check(unsigned which)
+sbx_xconf_check(unsigned which)
 {
 	char buf[512];
 
-	sbx_conf_value(which, buf, sizeof(buf));
+	sbx_xconf_value(which, buf, sizeof(buf));
 }
 
 /* The variable of one SBX_CONF_* bit, or NULL. */

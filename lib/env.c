@@ -136,13 +136,13 @@ addnames(struct sbx_envpolicy *pol, const char *src, const char *from)
  * variables.  A bad name or boolean is a usage error (exit 64).
  */
 int
-sbx_env_policy(struct sbx_envpolicy *pol, const char *aflag, int pflag)
+sbx_xenv_policy(struct sbx_envpolicy *pol, const char *aflag, int pflag)
 {
 	const char *v;
 
 	memset(pol, 0, sizeof(*pol));
-	pol->passthrough = pflag || sbx_conf_passthrough();
-	if ((v = sbx_conf_allowlist()) != NULL &&
+	pol->passthrough = pflag || sbx_xconf_passthrough();
+	if ((v = sbx_xconf_allowlist()) != NULL &&
 	    addnames(pol, v, ALLOWLIST_VAR) == -1)
 		return -1;
 	if (aflag != NULL && addnames(pol, aflag, "-a") == -1)

@@ -129,7 +129,7 @@ sbx_name_pid(const char *name, const char *prefix, pid_t *pid)
  * or one that breaks the rule, is a usage error (exit 64).
  */
 const char *
-sbx_name_pick(const char *given)
+sbx_xname_pick(const char *given)
 {
 	const char *name = given ? given : sbx_conf_str("DOCKER_SANDBOX");
 

@@ -1,6 +1,9 @@
 /*
  * sbx.h: the one header of libsbx, shared by every sbx-* program.
  * Every external symbol is sbx_-prefixed; each file in lib/ holds one concern.
+ * A function that may end the process (a bad setting or name is exit 64,
+ * a missing sbx 127) is named sbx_x..., as skalibs names its x functions,
+ * so a reader of a program sees which calls can exit; the rest return.
  */
 #ifndef SBX_H
 #define SBX_H
@@ -49,7 +52,7 @@ long long sbx_strtonum(const char *, long long, long long, const char **);
 
 /*
  * conf.c: the DOCKER_SANDBOX* settings, one parser each; a bad value
- * exits 64 naming the variable.  sbx_conf_check() takes SBX_CONF_* bits.
+ * exits 64 naming the variable.  sbx_xconf_check() takes SBX_CONF_* bits.
  */
 #define SBX_CONF_PINNED		0x001	/* DOCKER_SANDBOX */
 #define SBX_CONF_AUTOCREATE	0x002
@@ -74,25 +77,25 @@ long long sbx_strtonum(const char *, long long, long long, const char **);
 #define SBX_TEARDOWN_STOP	1
 #define SBX_TEARDOWN_NONE	2
 int	 sbx_parsebool(const char *);
-int	 sbx_conf_bool(const char *, int);
-long long sbx_conf_num(const char *, long long, long long, long long);
+int	 sbx_xconf_bool(const char *, int);
+long long sbx_xconf_num(const char *, long long, long long, long long);
 const char *sbx_conf_str(const char *);
-int	 sbx_conf_autocreate(void);
-int	 sbx_conf_keepalive(void);
-int	 sbx_conf_passthrough(void);
-int	 sbx_conf_workspace_ro(void);
-int	 sbx_conf_timeout(void);
-int	 sbx_conf_cpus(void);
+int	 sbx_xconf_autocreate(void);
+int	 sbx_xconf_keepalive(void);
+int	 sbx_xconf_passthrough(void);
+int	 sbx_xconf_workspace_ro(void);
+int	 sbx_xconf_timeout(void);
+int	 sbx_xconf_cpus(void);
 int	 sbx_teardown_parse(const char *);
 const char *sbx_teardown_name(int);
-int	 sbx_conf_teardown(void);
-long long sbx_conf_gc_hours(void);
-void	 sbx_conf_memory(char *, size_t);
-const char *sbx_conf_template(void);
-const char *sbx_conf_allowlist(void);
-const char *sbx_conf_pinned(void);
-void	 sbx_conf_value(unsigned, char *, size_t);
-void	 sbx_conf_check(unsigned);
+int	 sbx_xconf_teardown(void);
+long long sbx_xconf_gc_hours(void);
+void	 sbx_xconf_memory(char *, size_t);
+const char *sbx_xconf_template(void);
+const char *sbx_xconf_allowlist(void);
+const char *sbx_xconf_pinned(void);
+void	 sbx_xconf_value(unsigned, char *, size_t);
+void	 sbx_xconf_check(unsigned);
 const char *sbx_conf_name(unsigned);
 
 /* env.c: environment policy */
@@ -104,7 +107,7 @@ struct sbx_envpolicy {
 int	 sbx_env_isdocker(const char *);
 int	 sbx_env_ishostset(const char *);
 int	 sbx_env_validname(const char *, size_t);
-int	 sbx_env_policy(struct sbx_envpolicy *, const char *, int);
+int	 sbx_xenv_policy(struct sbx_envpolicy *, const char *, int);
 void	 sbx_env_policy_free(struct sbx_envpolicy *);
 char	**sbx_env_build(char *const *, const struct sbx_envpolicy *);
 char	**sbx_env_forwarded(char *const *);
@@ -197,11 +200,11 @@ void	 sbx_guard_stop(struct sbx_guard *);
 int	 sbx_name_valid(const char *);
 int	 sbx_name_new(char *, size_t, long);
 int	 sbx_name_pid(const char *, const char *, pid_t *);
-const char *sbx_name_pick(const char *);
+const char *sbx_xname_pick(const char *);
 
 /* state.c: the state directory and its marker files */
-int	 sbx_state_path(char *, size_t);
-int	 sbx_state_open(char *, size_t);
+int	 sbx_xstate_path(char *, size_t);
+int	 sbx_xstate_open(char *, size_t);
 int	 sbx_state_write(int, const char *, const char *);
 int	 sbx_state_read(int, const char *, char *, size_t);
 int	 sbx_state_remove(int, const char *);

@@ -27,7 +27,7 @@
 
 /* SBX_STATE_DIR, else $XDG_STATE_HOME/sbx-tools, else ~/.local/state/sbx-tools */
 int
-sbx_state_path(char *buf, size_t size)
+sbx_xstate_path(char *buf, size_t size)
 {
 	const char *v;
 	int n;
@@ -198,13 +198,13 @@ walk(const char *path, char *out, size_t size)
  * Returns a directory descriptor, or -1 after saying why on stderr.
  */
 int
-sbx_state_open(char *buf, size_t size)
+sbx_xstate_open(char *buf, size_t size)
 {
 	char real[PATH_MAX];
 	struct stat st, seen;
 	int fd;
 
-	if (sbx_state_path(buf, size) == -1) {
+	if (sbx_xstate_path(buf, size) == -1) {
 		warn("state directory (set SBX_STATE_DIR or HOME)");
 		return -1;
 	}

@@ -52,10 +52,10 @@ settings(int jflag)
 	const char *name;
 	unsigned bit;
 
-	sbx_conf_check(SBX_CONF_ALL);	/* all or nothing */
+	sbx_xconf_check(SBX_CONF_ALL);	/* all or nothing */
 	for (bit = 1; bit & SBX_CONF_ALL; bit <<= 1) {
 		name = sbx_conf_name(bit);
-		sbx_conf_value(bit, value, sizeof(value));
+		sbx_xconf_value(bit, value, sizeof(value));
 		if (!jflag) {
 			printf("%s=%s\n", name, value);
 			continue;
@@ -167,9 +167,9 @@ main(int argc, char *argv[])
 			usage();
 		return settings(jflag);
 	}
-	sbx_conf_check(SBX_CONF_ENV);
+	sbx_xconf_check(SBX_CONF_ENV);
 
-	if (sbx_env_policy(&pol, allow, pflag) == -1)
+	if (sbx_xenv_policy(&pol, allow, pflag) == -1)
 		err(SBX_EX_CANTRUN, NULL);
 	if ((env = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_CANTRUN, NULL);

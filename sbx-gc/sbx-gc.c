@@ -341,9 +341,9 @@ main(int argc, char *argv[])
 	if (plen == 0 || plen >= SBX_NAME_MAX || i < plen)
 		errx(SBX_EX_USAGE, "-P %s: invalid prefix",
 		    sbx_shown(gc_prefix, buf, 80));
-	timeout = sbx_conf_timeout();
+	timeout = sbx_xconf_timeout();
 
-	if ((gc_dfd = sbx_state_open(gc_statedir, sizeof(gc_statedir))) == -1)
+	if ((gc_dfd = sbx_xstate_open(gc_statedir, sizeof(gc_statedir))) == -1)
 		exit(SBX_EX_FAIL);
 	if ((lfd = sbx_lock(gc_dfd, SBX_GC_LOCK, 0)) == -1) {
 		if (errno == EAGAIN) {

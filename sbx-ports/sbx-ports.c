@@ -312,16 +312,16 @@ main(int argc, char *argv[])
 		specs(argc, argv, &check);	/* usage errors first */
 		sbx_ports_free(&check);
 	}
-	c.pc.name = sbx_name_pick(c.pc.name);
-	sbx_conf_check(SBX_CONF_RUN);	/* sync runs sbx-run */
+	c.pc.name = sbx_xname_pick(c.pc.name);
+	sbx_xconf_check(SBX_CONF_RUN);	/* sync runs sbx-run */
 
-	c.pc.timeout = sbx_conf_timeout();
-	if (sbx_env_policy(&pol, NULL, 0) == -1 ||
+	c.pc.timeout = sbx_xconf_timeout();
+	if (sbx_xenv_policy(&pol, NULL, 0) == -1 ||
 	    (c.pc.env = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_FAIL, NULL);
 	sbx_xcli_find(environ, c.sbx, sizeof(c.sbx));
 	c.pc.sbx = c.sbx;
-	if ((dfd = sbx_state_open(c.statedir, sizeof(c.statedir))) == -1)
+	if ((dfd = sbx_xstate_open(c.statedir, sizeof(c.statedir))) == -1)
 		exit(SBX_EX_FAIL);
 	c.pc.dfd = dfd;
 

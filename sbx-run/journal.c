@@ -235,7 +235,7 @@ journal_add(const char *name, char *const *argv, int raw, int status)
 	int dfd;
 
 	if (sbx_marker_path(file, sizeof(file), name, SBX_M_JOURNAL) == -1 ||
-	    (dfd = sbx_state_open(dir, sizeof(dir))) == -1)
+	    (dfd = sbx_xstate_open(dir, sizeof(dir))) == -1)
 		return;	/* it said why */
 	if (append(dfd, file, rec, len) == -1)
 		warn("journal %s/%s", dir, file);
@@ -256,7 +256,7 @@ journal_print(const char *name, long long count)
 	int dfd, fd, pass;
 
 	if (sbx_marker_path(file, sizeof(file), name, SBX_M_JOURNAL) == -1 ||
-	    (dfd = sbx_state_open(dir, sizeof(dir))) == -1)
+	    (dfd = sbx_xstate_open(dir, sizeof(dir))) == -1)
 		return SBX_EX_FAIL;
 	fd = openat(dfd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd == -1 && errno != ENOENT)

@@ -227,12 +227,12 @@ provision(const struct run *r)
 	int dfd, lfd, ret, autocreate, refused;
 
 	memset(&c, 0, sizeof(c));
-	snprintf(c.cpus, sizeof(c.cpus), "%d", sbx_conf_cpus());
-	sbx_conf_memory(c.memory, sizeof(c.memory));
-	c.template = sbx_conf_template();
-	c.readonly = sbx_conf_workspace_ro();
-	autocreate = sbx_conf_autocreate();
-	if ((dfd = sbx_state_open(statedir, sizeof(statedir))) == -1)
+	snprintf(c.cpus, sizeof(c.cpus), "%d", sbx_xconf_cpus());
+	sbx_xconf_memory(c.memory, sizeof(c.memory));
+	c.template = sbx_xconf_template();
+	c.readonly = sbx_xconf_workspace_ro();
+	autocreate = sbx_xconf_autocreate();
+	if ((dfd = sbx_xstate_open(statedir, sizeof(statedir))) == -1)
 		exit(SBX_EX_FAIL);
 	refused = workspace_check(r, statedir, c.workspace, why, sizeof(why));
 	(void)sbx_marker_path(prime, sizeof(prime), r->name, SBX_M_PRIME);
@@ -281,7 +281,7 @@ provision_snapshot(struct run *r)
 	int dfd;
 
 	r->before[0] = '\0';
-	if (sbx_state_path(path, sizeof(path)) == -1 ||
+	if (sbx_xstate_path(path, sizeof(path)) == -1 ||
 	    (dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1)
 		return;

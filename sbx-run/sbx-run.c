@@ -192,11 +192,11 @@ main(int argc, char *argv[])
 	    tflag != -1))
 		usage();
 	if (jflag != -1)
-		return journal_print(sbx_name_pick(r.name), jflag);
+		return journal_print(sbx_xname_pick(r.name), jflag);
 	if (argc == 0)
 		usage();
-	sbx_conf_check(SBX_CONF_RUN);
-	r.name = sbx_name_pick(r.name);
+	sbx_xconf_check(SBX_CONF_RUN);
+	r.name = sbx_xname_pick(r.name);
 	if (!xflag)
 		check_docker_args(argv);
 
@@ -205,14 +205,14 @@ main(int argc, char *argv[])
 	 * the longer floors (long docker commands, create) apply only when
 	 * neither is given.
 	 */
-	r.calltimeout = sbx_conf_timeout();
+	r.calltimeout = sbx_xconf_timeout();
 	r.given = tflag != -1 || sbx_conf_str("DOCKER_SANDBOX_TIMEOUT") != NULL;
 	if (tflag != -1)
 		r.calltimeout = tflag;
 	r.timeout = r.calltimeout;
 	if (!r.given && !xflag && long_running(argv))
 		r.timeout = LONG_TIMEOUT;
-	if (sbx_env_policy(&pol, NULL, 0) == -1 ||
+	if (sbx_xenv_policy(&pol, NULL, 0) == -1 ||
 	    (r.env = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_CANTRUN, NULL);
 	sbx_xcli_find(environ, r.sbx, sizeof(r.sbx));

@@ -99,7 +99,7 @@ env_forward(const struct audit *a, struct result *r)
 	char v[64];
 	int leak = probe_has(a, "env.seen", a->denied);
 	int got = probe_get(a, "env.allowed", v, sizeof(v)) != NULL;
-	int passthrough = sbx_conf_passthrough();
+	int passthrough = sbx_xconf_passthrough();
 
 	if (leak)
 		say(r, FAIL, "%s, never forwarded, is present inside",

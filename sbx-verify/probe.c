@@ -104,7 +104,7 @@ mode(struct audit *a)
 			a->readonly = strcmp(v, "ro") == 0;
 		return;
 	}
-	a->readonly = sbx_conf_workspace_ro();
+	a->readonly = sbx_xconf_workspace_ro();
 }
 
 /*

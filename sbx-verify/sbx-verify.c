@@ -63,7 +63,7 @@ exists(struct audit *a, char **env)
 	const char *errstr;
 	int found = -1;
 
-	if (sbx_capture(&c, av, env, sbx_conf_timeout()) == -1)
+	if (sbx_capture(&c, av, env, sbx_xconf_timeout()) == -1)
 		return -1;
 	a->calls++;
 	if (c.status == 0)
@@ -125,10 +125,10 @@ main(int argc, char *argv[])
 	argv += optind;
 	if (argc != 0)
 		usage();
-	a.name = sbx_name_pick(a.name);
-	sbx_conf_check(SBX_CONF_RUN | SBX_CONF_TEARDOWN);
+	a.name = sbx_xname_pick(a.name);
+	sbx_xconf_check(SBX_CONF_RUN | SBX_CONF_TEARDOWN);
 
-	if (sbx_env_policy(&pol, NULL, 0) == -1 ||
+	if (sbx_xenv_policy(&pol, NULL, 0) == -1 ||
 	    (env = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_NOAUDIT, NULL);
 	sbx_xcli_find(environ, a.sbx, sizeof(a.sbx));
@@ -136,7 +136,7 @@ main(int argc, char *argv[])
 	    == -1)
 		errx(SBX_EX_NOAUDIT, "sbx-run: not found beside sbx-verify or "
 		    "on PATH");
-	if ((a.dfd = sbx_state_open(a.statedir, sizeof(a.statedir))) == -1)
+	if ((a.dfd = sbx_xstate_open(a.statedir, sizeof(a.statedir))) == -1)
 		exit(SBX_EX_NOAUDIT);
 
 	probe_prepare(&a);
@@ -147,7 +147,7 @@ main(int argc, char *argv[])
 	pc.sbx = a.sbx;
 	pc.env = env;
 	pc.name = a.name;
-	pc.timeout = sbx_conf_timeout();
+	pc.timeout = sbx_xconf_timeout();
 	pc.dfd = a.dfd;
 	if (sbx_portcli_list(&pc, &a.ports, &errstr) == 0)
 		a.portsok = 1;

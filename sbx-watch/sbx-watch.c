@@ -53,7 +53,7 @@ teardownmode(const char *mflag)
 			usage();
 		return m;
 	}
-	return sbx_conf_teardown();
+	return sbx_xconf_teardown();
 }
 
 /* A daemon must not mistake a later open(2) for its stdin or stdout. */
@@ -282,7 +282,7 @@ main(int argc, char *argv[])
 	if (argc != 1 || (fd != -1 && w.pid != -1) ||
 	    (nflag && (kflag || fd != -1 || w.pid != -1)))
 		usage();
-	sbx_conf_check(SBX_CONF_TEARDOWN | SBX_CONF_KEEPALIVE |
+	sbx_xconf_check(SBX_CONF_TEARDOWN | SBX_CONF_KEEPALIVE |
 	    SBX_CONF_TIMEOUT);
 	/* -n is a removal unless -m says stop; keeping is no teardown */
 	w.mode = nflag && mflag == NULL ? MODE_REMOVE : teardownmode(mflag);
@@ -291,11 +291,11 @@ main(int argc, char *argv[])
 	if (!sbx_name_valid(argv[0]))
 		errx(SBX_EX_USAGE, "%s: invalid sandbox name", shown(argv[0]));
 	snprintf(w.name, sizeof(w.name), "%s", argv[0]);
-	if (kflag || sbx_conf_keepalive())
-		w.keepalive = (int)sbx_conf_num("SBX_WATCH_KEEPALIVE_SECONDS",
+	if (kflag || sbx_xconf_keepalive())
+		w.keepalive = (int)sbx_xconf_num("SBX_WATCH_KEEPALIVE_SECONDS",
 		    60, 1, 86400);
-	w.timeout = sbx_conf_timeout();
-	w.backoff = (long)sbx_conf_num("SBX_WATCH_BACKOFF_MS", 1000, 0, 60000);
+	w.timeout = sbx_xconf_timeout();
+	w.backoff = (long)sbx_xconf_num("SBX_WATCH_BACKOFF_MS", 1000, 0, 60000);
 
 	/* a lifeline descriptor of 0 to 2 must outlive stdio's /dev/null */
 	if (fd != -1) {
@@ -341,7 +341,7 @@ main(int argc, char *argv[])
 	if ((w.envp = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_FAIL, "environment");
 
-	if ((w.dfd = sbx_state_open(statedir, sizeof(statedir))) == -1)
+	if ((w.dfd = sbx_xstate_open(statedir, sizeof(statedir))) == -1)
 		exit(SBX_EX_FAIL);
 	if (nflag) {
 		rv = now(&w, statedir);
