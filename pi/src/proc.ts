@@ -3,7 +3,7 @@
  * its own process group so Esc (the turn's AbortSignal) kills all of it;
  * output is kept (bounded) and can be streamed as it comes.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -69,35 +69,6 @@ export class Cancelled extends Error {
 		super(`${what}: cancelled${more ? `; ${more}` : ""}`);
 		this.name = "Cancelled";
 	}
-}
-
-function killPid(pid: number, sig: NodeJS.Signals): void {
-	try {
-		process.kill(pid, sig);
-	} catch {
-		/* gone already */
-	}
-}
-
-/** Every process under pid, from one ps(1) listing (portable: Linux, macOS, BSD). */
-function descendants(pid: number | undefined): number[] {
-	if (pid === undefined) return [];
-	const r = spawnSync("ps", ["-A", "-o", "pid=,ppid="], { encoding: "utf8", timeout: 5000 });
-	const kids = new Map<number, number[]>();
-	for (const l of (r.stdout ?? "").split("\n")) {
-		const m = /^\s*(\d+)\s+(\d+)\s*$/.exec(l);
-		if (m) kids.set(Number(m[2]), [...(kids.get(Number(m[2])) ?? []), Number(m[1])]);
-	}
-	const out: number[] = [];
-	const todo = [pid];
-	while (todo.length) {
-		const p = todo.pop()!;
-		for (const k of kids.get(p) ?? []) {
-			out.push(k);
-			todo.push(k);
-		}
-	}
-	return out;
 }
 
 function killGroup(pid: number | undefined, sig: NodeJS.Signals): void {
@@ -175,13 +146,10 @@ export function runProgram(path: string, args: string[], opts: RunOptions = {}):
 
 		const onAbort = (): void => {
 			aborted = true;
-			// the tree now: once sbx-run is gone its orphans are no longer found under it
-			const tree = descendants(child.pid);
+			// the programs own their process groups: sbx-run passes TERM on to
+			// sbx's group, and its guardian kills that group should sbx-run die
 			killGroup(child.pid, "SIGTERM");
-			killTimer = setTimeout(() => {
-				for (const pid of new Set([...tree, ...descendants(child.pid)])) killPid(pid, "SIGKILL");
-				killGroup(child.pid, "SIGKILL");
-			}, KILL_GRACE_MS);
+			killTimer = setTimeout(() => killGroup(child.pid, "SIGKILL"), KILL_GRACE_MS);
 		};
 		opts.signal?.addEventListener("abort", onAbort, { once: true });
 
