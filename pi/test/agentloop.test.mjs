@@ -1,7 +1,7 @@
 // The agent loop as users run it: `pi -p --mode json` itself, with the
 // extension and a scripted model (testlib/scripted.mjs) that calls
 // docker_init, write, docker_build, docker_run with a port, docker_curl,
-// docker_verify, docker_compose up and down, then ends.  Each tool result
+// docker_verify, docker_compose up and down, docker_history, then ends.  Each tool result
 // is checked in pi's JSON event stream; once pi has exited nothing of the
 // session may be left: sandbox, state markers, processes.  On both pi
 // flavours: 0.73.1 on this node, 1.x on Node 22 from pi/compat.
@@ -53,6 +53,7 @@ function steps(dir) {
 		() => ({ name: "docker_verify", args: {} }),
 		() => ({ name: "docker_compose", args: { file: `/workspace/${dir}/compose.yaml`, action: "up" } }),
 		() => ({ name: "docker_compose", args: { file: `/workspace/${dir}/compose.yaml`, action: "down", extraArgs: ["-t", "0"] } }),
+		() => ({ name: "docker_history", args: { last: 5 } }),
 	];
 }
 
@@ -66,6 +67,8 @@ const EXPECT = [
 	["docker_verify", /All isolation checks passed/],
 	["docker_compose", /^compose up [\s\S]*containers: /m],
 	["docker_compose", /^compose down/],
+	// the calls the steps above made, the last of them compose down
+	["docker_history", /^\d+ docker calls in sandbox "pi-sbx-[\s\S]*compose[\s\S]*down/],
 ];
 
 /** Run pi; resolves to { code, events, stderr }. */

@@ -7,6 +7,7 @@ import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
 import type { Session } from "../session.ts";
 import { jsonLines, result, str } from "../text.ts";
+import { Int, intArg } from "./schema.ts";
 
 const LAST_DEFAULT = 20;
 const LAST_MAX = 1000;
@@ -55,15 +56,11 @@ export function registerHistoryTool(pi: ExtensionAPI, s: Session): void {
 			`Show the last docker calls made in the session's sandbox (by these tools or by hand through sbx-run), oldest first: time (UTC), exit status, duration, bytes of output and the command. last: how many (default ${LAST_DEFAULT}, at most ${LAST_MAX}).`,
 		parameters: Type.Object({
 			// a number with its bounds, so pi refuses what lies outside them naming the parameter
-			last: Type.Optional(
-				Type.Number({ minimum: 1, maximum: LAST_MAX, description: `how many of the latest calls to show (default ${LAST_DEFAULT}); a whole number from 1 to ${LAST_MAX}` }),
-			),
+			last: Type.Optional(Int(1, LAST_MAX, `how many of the latest calls to show (default ${LAST_DEFAULT})`)),
 		}),
 		async execute(_id, params, signal) {
-			const last: unknown = params.last ?? LAST_DEFAULT;
 			// again here: a fraction passes the schema, and a host may skip the validation
-			if (typeof last !== "number" || !Number.isSafeInteger(last) || last < 1 || last > LAST_MAX)
-				throw new Error(`docker_history: last must be an integer from 1 to ${LAST_MAX}, not ${typeof last === "number" ? String(last) : JSON.stringify(last)}`);
+			const last = intArg("docker_history", "last", params.last, 1, LAST_MAX, LAST_DEFAULT);
 			const name = s.sandbox();
 			const j = await readJournal(s, last, signal);
 			if (!j.records.length) return result(`no docker calls yet in sandbox "${name}".`, { sandbox: name, calls: j.calls, shown: 0 });
