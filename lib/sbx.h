@@ -47,6 +47,9 @@ void	 sbx_buf_free(struct sbx_buf *);
 int	 sbx_buf_readfd(struct sbx_buf *, int, size_t);
 int	 sbx_fshut(void);
 
+/* clock.c: the monotonic clock in milliseconds */
+long long sbx_now_ms(void);
+
 /* num.c: bounded number parsing, strtonum(3) semantics */
 long long sbx_strtonum(const char *, long long, long long, const char **);
 

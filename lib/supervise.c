@@ -42,15 +42,6 @@ struct sup {
 	size_t	 nlater;
 };
 
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void
 killgroup(const struct sup *u, int signo)
 {
@@ -75,7 +66,7 @@ forward(struct sup *u, int sig)
 	u->res->signo = sig;
 	/* a group that ignores it gets KILL after a grace */
 	if (u->pgid != 0 && u->killat == -1)
-		u->killat = now_ms() + GRACE_MS;
+		u->killat = sbx_now_ms() + GRACE_MS;
 }
 
 /* A signal an outer user trapped goes back to it after the run. */
@@ -125,13 +116,13 @@ wait_ms(const struct sup *u)
 			return 0;
 		if (u->deadline == -1)
 			return -1;
-		t = u->deadline - now_ms();
+		t = u->deadline - sbx_now_ms();
 		return (int)(t < 0 ? 0 : t > 60000 ? 60000 : t);
 	}
 	if (u->killat != -1)
-		t = u->killat - now_ms();
+		t = u->killat - sbx_now_ms();
 	else if (u->deadline != -1)
-		t = u->deadline - now_ms();
+		t = u->deadline - sbx_now_ms();
 	if (t < -1)
 		t = 0;
 	return (int)(t > 60000 ? 60000 : t);
@@ -140,7 +131,7 @@ wait_ms(const struct sup *u)
 static void
 clock_turn(struct sup *u)
 {
-	long long t = now_ms();
+	long long t = sbx_now_ms();
 
 	if (u->done)
 		return;
@@ -299,7 +290,7 @@ sbx_supervise(const struct sbx_spawn *s, struct sbx_result *res)
 
 	if (start(&u, &g) == 0) {
 		if (s->timeout > 0)
-			u.deadline = now_ms() + (long long)s->timeout * 1000;
+			u.deadline = sbx_now_ms() + (long long)s->timeout * 1000;
 		ret = loop(&u, mine);
 		if (res->timedout)
 			res->status = SBX_EX_TIMEOUT;

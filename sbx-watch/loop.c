@@ -29,15 +29,6 @@ static const int watched[] = { SIGTERM, SIGINT, SIGCHLD };
 
 static pid_t kapid;
 
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void
 sleep_ms(long ms)
 {
@@ -153,11 +144,11 @@ record_failure(const struct watch *w, const char *verb, int tries,
 int
 watch_provlock(const struct watch *w)
 {
-	long long until = now_ms() + (long long)w->timeout * 1000;
+	long long until = sbx_now_ms() + (long long)w->timeout * 1000;
 	int fd;
 
 	while ((fd = sbx_lock(w->dfd, SBX_PROVISION_LOCK, 0)) == -1 &&
-	    errno == EAGAIN && now_ms() < until)
+	    errno == EAGAIN && sbx_now_ms() < until)
 		sleep_ms(POLL_MS);
 	return fd;
 }
@@ -255,11 +246,11 @@ watch_run(struct watch *w)
 		(void)sbx_selfpipe_trap(watched[i]);
 	if (w->lifeline == -1)
 		waitfd = pw_arm(w->pid, w->pidfd);
-	now = now_ms();
+	now = sbx_now_ms();
 	if (w->keepalive > 0)
 		next_ka = now + (long long)w->keepalive * 1000;
 	while (!end) {
-		now = now_ms();
+		now = sbx_now_ms();
 		t = -1;
 		if (w->lifeline == -1) {
 			/* the start time catches a reused pid */
