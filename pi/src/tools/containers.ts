@@ -5,16 +5,17 @@
  */
 import { randomBytes } from "node:crypto";
 import { statSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
+import { isAbsolute } from "node:path";
 import { type ExtensionAPI, formatSize } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
 import { setting } from "../config.ts";
-import { present, workspaceRoot } from "../hostfs.ts";
-import { commandWords, mapHostPath, safeArg } from "../paths.ts";
+import { mapHostPath, safeArg } from "../paths.ts";
 import { describe, list, ofContainer, sync } from "../ports.ts";
 import { Cancelled, type RunResult } from "../proc.ts";
 import type { Session } from "../session.ts";
 import { brief, jsonLines, result, str, table } from "../text.ts";
+import { checkEnv, checkId, checkImage, checkPort, checkVolume, ENV_NAME_RE, MEMORY_RE, NAME_RE } from "./args.ts";
+import { EXEC_MARK, endMarked, endRun, shellCommand } from "./inside.ts";
 import { Int, intArg, StringEnum } from "./schema.ts";
 
 const LABEL = "com.pi.sandbox=true";
@@ -22,114 +23,6 @@ const TAIL_MAX = 1000000;
 const ID_HELP = "container id or name (from docker_ps)";
 const COMMAND_HELP = "a string runs as sh -c STRING in the container (pipes, $VARS work); an array runs as given, without a shell";
 /** The environment mark of an exec's processes (see endMarked). */
-export const EXEC_MARK = "PI_DOCKER_EXEC";
-
-export const NAME_RE = /^[a-zA-Z0-9][a-zA-Z0-9_.-]+$/;
-const IMAGE_RE = /^[A-Za-z0-9][A-Za-z0-9._\/:@-]*$/;
-const PORT_RE = /^(?:(\d{1,5}):)?(\d{1,5})(?:\/(tcp|udp))?$/;
-const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const MEMORY_RE = /^\d+(\.\d+)?[bkmg]?$/i;
-const VOLUME_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]+$/;
-const VOLUME_MODES = new Set(["ro", "rw", "z", "Z", "ro,z", "ro,Z", "rw,z", "rw,Z", "nocopy", "ro,nocopy", "rw,nocopy"]);
-
-export function checkId(id: string): string {
-	return safeArg(String(id ?? "").trim(), "container id");
-}
-
-export function checkImage(image: string, what = "image"): string {
-	const v = safeArg(String(image ?? "").trim(), what);
-	if (!IMAGE_RE.test(v)) throw new Error(`docker: invalid ${what} "${v}"`);
-	return v;
-}
-
-function checkPort(spec: string): string {
-	const s = spec.trim();
-	const m = PORT_RE.exec(s);
-	const ok = (p: string | undefined) => p === undefined || (Number(p) >= 1 && Number(p) <= 65535);
-	if (!m || !ok(m[1]) || !ok(m[2]))
-		throw new Error(`docker run: bad port spec "${spec}" (use CONTAINER, HOST:CONTAINER, optionally /tcp or /udp)`);
-	return s;
-}
-
-function checkEnv(e: string): string {
-	const s = e.trim();
-	const name = s.split("=", 1)[0];
-	if (!ENV_NAME_RE.test(name)) throw new Error(`docker run: bad env entry "${s.slice(0, 40)}" (use NAME=value)`);
-	if (/[\0\n\r]/.test(s)) throw new Error("docker run: env values must not contain newlines or NUL");
-	return s;
-}
-
-/**
- * -v SOURCE:TARGET[:MODE], and what SOURCE became.  SOURCE is a path of
- * the workspace when it is spelled as one (/..., ./..., a/b) or when a
- * bare name is an entry of the workspace root (the prior extension's
- * reading of "data:/d"); otherwise a bare name is a named volume.
- */
-function checkVolume(root: string, spec: string, ro: boolean): { arg: string; said: string } {
-	const parts = spec.trim().split(":");
-	if (parts.length < 2 || parts.length > 3 || !parts[0] || !parts[1])
-		throw new Error(`docker run: bad volume spec "${spec}" (use SOURCE:/container/path[:ro])`);
-	const [src, dst] = parts;
-	let mode = parts[2] ?? "";
-	if (!isAbsolute(dst) || /[\0\r\n,]/.test(dst)) throw new Error(`docker run: volume target must be an absolute path: "${dst}"`);
-	if (mode && !VOLUME_MODES.has(mode)) throw new Error(`docker run: bad volume mode "${mode}" (ro, rw, z, Z, nocopy)`);
-	if (src.startsWith("~")) throw new Error(`docker run: volume source must be in the workspace: "${src}"`);
-	const spelledPath = src.startsWith("/") || src.startsWith(".") || src.includes("/");
-	// a link counts as an entry: it is then checked as a path (and refused if it leaves)
-	if (!spelledPath && !present(join(workspaceRoot(root), src))) {
-		if (!VOLUME_NAME_RE.test(src)) throw new Error(`docker run: bad volume name "${src}"`);
-		return { arg: [src, dst, mode].filter(Boolean).join(":"), said: `${src}: named volume "${src}" at ${dst} (no such path in the workspace)` };
-	}
-	const host = mapHostPath(root, src, "volume source");
-	if (host.includes(":")) throw new Error(`docker run: volume source path holds ':': "${host}"`);
-	if (ro) {
-		// the project is mounted read-only in the sandbox; say so in the spec too
-		const rest = mode.split(",").filter((m) => m && m !== "rw" && m !== "ro");
-		mode = ["ro", ...rest].join(",");
-	}
-	return { arg: [host, dst, mode].filter(Boolean).join(":"), said: `${src}: workspace path ${host} bound at ${dst}${mode ? ` (${mode})` : ""}` };
-}
-
-/**
- * A command as the agent means it: a string is shell (sh -c STRING in
- * the container), as agents write it; an array is argv, for images
- * without a shell.
- */
-export function shellCommand(cmd: string | string[] | undefined): string[] {
-	if (typeof cmd === "string") return cmd.trim() === "" ? [] : commandWords(["sh", "-c", cmd]);
-	return commandWords(cmd);
-}
-
-/**
- * End, inside the container, every process a cancelled docker_exec
- * started (docker_exec, compose exec).  exec: the words that run a
- * command in the same container.  Killing the local client leaves them
- * running in the container (the daemon owns them), and they may have
- * forked, changed group or daemonized: what they cannot shed is the
- * environment mark they all inherited.  Three sweeps, so an exec the
- * daemon was still starting when the client died is caught too.
- * Returns what happened.
- */
-export async function endMarked(s: Session, exec: string[], mark: string): Promise<string> {
-	const sweep =
-		`for i in 1 2 3; do for p in /proc/[0-9]*; do ` +
-		`grep -q '${EXEC_MARK}=${mark}' "$p/environ" 2>/dev/null && kill -KILL "\${p#/proc/}" 2>/dev/null; ` +
-		"done; sleep 0.2; done; exit 0";
-	const r = await s.docker([...exec, "sh", "-c", sweep], { what: "docker exec (ending a cancelled exec)", timeout: 30, allowFail: true }).catch((e: Error) => ({
-		code: 1,
-		output: e.message,
-	}));
-	if (r.code === 0) return "what it started in the container was ended";
-	return `what it started in the container may still run (ending it failed: ${r.output.trim().split("\n").pop()?.slice(0, 200) ?? ""})`;
-}
-
-/** Stop, inside the sandbox, the container of a cancelled foreground run (--rm then removes it). */
-export async function endRun(s: Session, name: string): Promise<string> {
-	const r = await s.docker(["kill", name], { what: "docker kill (ending a cancelled run)", timeout: 30, allowFail: true }).catch((e: Error) => ({ code: 1, output: e.message }));
-	// not running (any more) is as good as killed
-	if (r.code === 0 || /is not running|No such container/.test(r.output)) return `its container ${name} was stopped`;
-	return `its container ${name} may still run (stopping it failed: ${r.output.trim().split("\n").pop()?.slice(0, 200) ?? ""})`;
-}
 
 export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 	pi.registerTool({

@@ -15,7 +15,7 @@ import { Cancelled, type RunResult } from "../proc.ts";
 import type { Session } from "../session.ts";
 import { DOCKERIGNORE, LANGS, type Lang, compose as composeFile, detect, dockerfile } from "../templates.ts";
 import { brief, jsonLines, result, str } from "../text.ts";
-import { EXEC_MARK, endMarked, endRun, shellCommand } from "./containers.ts";
+import { EXEC_MARK, endMarked, endRun, shellCommand } from "./inside.ts";
 
 const COMPOSE_FILES = ["compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml"];
 const SERVICE_RE = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
