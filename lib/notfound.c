@@ -41,6 +41,10 @@ sbx_notfound_line(const char *text, size_t len, const char *name)
 
 	if (name == NULL || strlen(name) > SBX_NAME_MAX)
 		return SBX_NF_NO;
+	if (text == NULL) {	/* nothing held yet: an empty buffer */
+		text = "";
+		len = 0;
+	}
 	snprintf(pat[0], sizeof(pat[0]), "ERROR: no sandbox named '%s'", name);
 	snprintf(pat[1], sizeof(pat[1]), "Error: sandbox '%s' not found",
 	    name);
