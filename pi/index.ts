@@ -7,7 +7,7 @@
  * end of a pipe this process keeps open for the session.
  */
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { findProgram, INSTALL_HINT, modeLines, PROGRAMS } from "./src/config.ts";
+import { findProgram, installHint, modeLines, PROGRAMS } from "./src/config.ts";
 import { Session } from "./src/session.ts";
 import { registerContainerTools } from "./src/tools/containers.ts";
 import { readJournal, registerHistoryTool } from "./src/tools/history.ts";
@@ -74,7 +74,7 @@ export default function sbxTools(pi: ExtensionAPI): void {
 				`workspace: ${s.root} (seen as /workspace by the tools)`,
 				...modeLines(),
 				s.lifeline && !s.lifeline.destroyed ? "teardown watcher: armed" : `teardown watcher: not armed${s.watchError ? ` (${s.watchError})` : ""}`,
-				`programs: ${missing.length ? `missing ${missing.join(", ")}. ${INSTALL_HINT}` : `all found (${PROGRAMS.join(", ")})`}`,
+				`programs: ${missing.length ? `missing ${missing.join(", ")}. ${installHint()}` : `all found (${PROGRAMS.join(", ")})`}`,
 				`tools (${TOOLS.length}): ${TOOLS.join(", ")}`,
 			];
 			ctx.ui.notify(lines.join("\n"), missing.length ? "warning" : "info");
@@ -85,7 +85,7 @@ export default function sbxTools(pi: ExtensionAPI): void {
 		if (!s.lifeline) s.setRoot(ctx.cwd);
 		const missing = missingPrograms();
 		if (missing.length) {
-			if (ctx.hasUI) ctx.ui.notify(`docker sandbox: missing ${missing.join(", ")}. ${INSTALL_HINT}`, "warning");
+			if (ctx.hasUI) ctx.ui.notify(`docker sandbox: missing ${missing.join(", ")}. ${installHint()}`, "warning");
 			if (missing.includes("sbx-watch")) return;
 		}
 		try {

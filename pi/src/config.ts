@@ -93,6 +93,7 @@ export const PACKAGE_BIN = join(PACKAGE, "bin");
 
 /** The absolute path of a program: this package's bin/ first, then DOCKER_SANDBOX_BIN, then PATH. */
 export function findProgram(prog: Program): string | undefined {
+	buildOnce();
 	const dirs = [PACKAGE_BIN];
 	const bin = process.env.DOCKER_SANDBOX_BIN?.trim();
 	if (bin) dirs.push(bin);
@@ -106,21 +107,44 @@ export function findProgram(prog: Program): string | undefined {
 
 // A package that carries the C tree but has no bin/ was installed by an
 // npm that skipped its install script (npm 12 runs only allowed ones).
-const UNBUILT = existsSync(join(PACKAGE, "c", "Makefile")) && !existsSync(PACKAGE_BIN)
-	? `This package's programs were not built (npm skipped its install script): run \`sh scripts/install.sh\` in ${PACKAGE}. `
-	: "";
+const unbuilt = (): boolean => existsSync(join(PACKAGE, "c", "Makefile")) && !existsSync(PACKAGE_BIN);
+let buildTried = false;
+let buildFailure = "";
 
-export const INSTALL_HINT =
-	UNBUILT +
+/**
+ * Such a package builds its programs at the first need, once per process,
+ * with the same script npm would have run (cc and make, a minute at most),
+ * so `pi install` stays the one command; a failure is said in the hint.
+ */
+function buildOnce(): void {
+	if (buildTried || !unbuilt()) return;
+	buildTried = true;
+	const r = spawnSync("sh", ["scripts/install.sh"], { cwd: PACKAGE, encoding: "utf8", env: process.env, timeout: 300000 });
+	// the script's first line says what is missing; the rest is how to get it
+	if (r.status !== 0) buildFailure = (r.stderr || r.error?.message || `exit ${r.status}`).trim().split("\n")[0].trim();
+}
+
+function unbuiltHint(): string {
+	if (!unbuilt()) return "";
+	const why = buildFailure ? ` (building them at first use failed: ${buildFailure})` : "";
+	return `This package's programs were not built (npm skipped its install script)${why}: run \`sh scripts/install.sh\` in ${PACKAGE}. `;
+}
+
+const INSTALL_TEXT =
 	"Install the sbx-tools programs: `pi install npm:sbx-tools-pi` builds them into the package (it needs cc and make: " +
 	"`xcode-select --install` on macOS, `apt install gcc make` on Debian/Ubuntu); " +
 	"or in a checkout of sbx-tools run `make && make install` " +
 	"(PREFIX=/usr/local by default; `make PREFIX=$HOME/.local install` for a user install); " +
 	"or set DOCKER_SANDBOX_BIN to the directory that holds them.";
 
+/** What to do when a program is missing, as it stands now. */
+export function installHint(): string {
+	return unbuiltHint() + INSTALL_TEXT;
+}
+
 export class MissingProgram extends Error {
 	constructor(prog: Program) {
-		super(`docker sandbox: the program ${prog} was not found in ${PACKAGE_BIN}, DOCKER_SANDBOX_BIN or on PATH. ${INSTALL_HINT}`);
+		super(`docker sandbox: the program ${prog} was not found in ${PACKAGE_BIN}, DOCKER_SANDBOX_BIN or on PATH. ${installHint()}`);
 		this.name = "MissingProgram";
 	}
 }

@@ -7,7 +7,7 @@ import https from "node:https";
 import { isIP } from "node:net";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
-import { findProgram, INSTALL_HINT, modeLines, PROGRAMS, sbxCli, setting } from "../config.ts";
+import { findProgram, installHint, modeLines, PROGRAMS, sbxCli, setting } from "../config.ts";
 import { describe, list, type Mapping, parseMappings } from "../ports.ts";
 import type { Session } from "../session.ts";
 import { failure, result, str } from "../text.ts";
@@ -87,7 +87,7 @@ export function pickPair(u: URL, listing: Mapping[]): { ip: string; port: number
 
 /** What to do about a failed sandbox call, from its words. */
 function diagnose(text: string): string {
-	if (/MissingProgram|was not found in DOCKER_SANDBOX_BIN/.test(text)) return `fix: ${INSTALL_HINT}`;
+	if (/MissingProgram|was not found in DOCKER_SANDBOX_BIN/.test(text)) return `fix: ${installHint()}`;
 	if (/not authenticated|not signed in|not logged in|login required/i.test(text)) return `fix: sign in to Docker with \`${sbxCli()} login\`, then call docker_status again.`;
 	if (/No such file or directory|not found \(exit 127\)|command not found/i.test(text))
 		return `fix: the sbx CLI (Docker Sandboxes) was not found at ${sbxCli()}: install it, or set DOCKER_SANDBOX_SBX to its path.`;
@@ -100,12 +100,12 @@ async function status(s: Session, signal: AbortSignal | undefined) {
 	const missing = PROGRAMS.filter((p) => !findProgram(p));
 	if (missing.includes("sbx-run")) {
 		// a status, not a failure: say what is missing and how to get it
-		const text = [`sandbox: none (the sbx-tools programs are missing: ${missing.join(", ")})`, `workspace: ${s.root}`, INSTALL_HINT, ...modeLines()].join("\n");
+		const text = [`sandbox: none (the sbx-tools programs are missing: ${missing.join(", ")})`, `workspace: ${s.root}`, installHint(), ...modeLines()].join("\n");
 		return result(text, { provisioned: false, missing });
 	}
 	const name = s.sandbox();
 	const head = [`sandbox: ${name}`, `workspace: ${s.root}`];
-	if (missing.length) head.push(`missing programs: ${missing.join(", ")}. ${INSTALL_HINT}`);
+	if (missing.length) head.push(`missing programs: ${missing.join(", ")}. ${installHint()}`);
 	const notYet = () =>
 		result([...head, "state: not provisioned yet (the first docker_* call creates it)", ...modeLines(), watcherLine(s)].join("\n"), {
 			sandbox: name,
