@@ -92,11 +92,10 @@ export function workspaceRoot(root: string): string {
 	}
 	const st = statSync(real);
 	if (!st.isDirectory()) throw new Error(`docker: workspace ${real}: not a directory`);
-	if (forbidden().some((f) => same(f, st)))
-		throw new Error(`docker: workspace ${real} is / or your home directory or above it; refusing to mount it (use -w)`);
+	// sbx-run's rule and its words (sbx-run/workspace.c), one message for every case
 	const sd = stateDir();
-	if (sd && inside(real, realish(sd)))
-		throw new Error(`docker: workspace ${real} holds the state directory ${sd}; refusing to mount it (use -w)`);
+	if (forbidden().some((f) => same(f, st)) || (sd && inside(real, realish(sd))))
+		throw new Error(`docker: workspace ${real} is /, a home directory or above one, or holds the state directory; refusing to mount it (use -w)`);
 	return real;
 }
 

@@ -154,7 +154,7 @@ async function refusedEverywhere(where, re) {
 	}
 }
 
-const RULE = /is \/ or your home directory or above it; refusing to mount it/;
+const RULE = /is \/, a home directory or above one, or holds the state directory; refusing to mount it/;
 
 test(`[${FLAVOUR}] workspace rule (finding 2): pi started in $HOME writes nothing into ~/.ssh, and no tool takes a path there`, async (t) => {
 	if (!need(t, noPi, "pi")) return;

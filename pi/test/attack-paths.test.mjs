@@ -104,20 +104,20 @@ test(`[${FLAVOUR}] path class (finding 5): links that stay in the workspace stil
 		for (const [where, tool, args] of uses(p)) {
 			if (where.startsWith("docker_build dockerfile")) continue; // below: it names a file
 			await pi.call(tool, tool === "docker_compose" ? { ...args, file: `${p}/compose.yaml` } : args);
+			// a tool may make more than one call (a build then inspects its image): one of them has the path
 			const runs = stubs.calls().filter((c) => c[0] === "sbx-run");
-			const last = runs.at(-1) ?? [];
 			if (tool === "docker_init") continue; // host side only
 			const want = tool === "docker_run" ? `${app}:/d` : tool === "docker_compose" ? join(app, "compose.yaml") : app;
-			assert.ok(last.includes(want), `${where} ${p}: ${JSON.stringify(last)}`);
+			assert.ok(runs.some((r) => r.includes(want)), `${where} ${p}: ${JSON.stringify(runs)}`);
 		}
 		stubs.reset();
 		await pi.call("docker_build", { context: p, tag: "t:1", dockerfile: "../abs/Dockerfile" });
-		assert.ok(stubs.calls().at(-1).includes(join(app, "Dockerfile")), JSON.stringify(stubs.calls().at(-1)));
+		assert.ok(stubs.calls().some((c) => c.includes(join(app, "Dockerfile"))), JSON.stringify(stubs.calls()));
 	}
 	// a path that does not exist yet, with no link on the way, is a volume docker creates
 	stubs.reset();
 	await pi.call("docker_run", { image: "busybox:local", volumes: ["./app/new/dir:/d"] });
-	assert.ok(stubs.calls().at(-1).includes(`${join(app, "new", "dir")}:/d`));
+	assert.ok(stubs.calls().some((c) => c.includes(`${join(app, "new", "dir")}:/d`)), JSON.stringify(stubs.calls()));
 });
 
 test(`[${FLAVOUR}] path class (finding 5): a missing directory is still "not found", not a pass`, async (t) => {

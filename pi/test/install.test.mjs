@@ -71,7 +71,8 @@ function npmEnv(path, extra = {}) {
 
 /** npm as `pi install npm:...` runs it (pi 0.73: `npm install -g <spec>`), into prefix, offline. */
 function npmInstall(into, path, extra, args = ["-g", "--prefix", into]) {
-	return spawnSync(process.execPath, [npm, "install", ...args, "--offline", "--no-audit", "--no-fund", tarball], { encoding: "utf8", env: npmEnv(path, extra), timeout: 300000 });
+	// cwd: a directory that outlives the tests (a loaded extension may leave this process in a removed one)
+	return spawnSync(process.execPath, [npm, "install", ...args, "--offline", "--no-audit", "--no-fund", tarball], { cwd: tmp, encoding: "utf8", env: npmEnv(path, extra), timeout: 300000 });
 }
 
 /** Every program or scratch build directory under dir (the carried sources have directories named like the programs). */

@@ -4,10 +4,13 @@
 // words NUL-free and tab-separated) and print canned output.  The
 // extension is still loaded and called through pi (harness.mjs).
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { loadExtension, piMissing, world } from "./harness.mjs";
 
 const NAMES = ["sbx-run", "sbx-env", "sbx-watch", "sbx-gc", "sbx-ports", "sbx-verify"];
+// the settings are the real parser's answer (`sbx-env -c`), never a stub's
+const REAL_ENV = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "sbx-env", "sbx-env");
 
 /**
  * Make the stubs under dir and point the extension at them.  sbx-ports
@@ -21,6 +24,7 @@ export function stubPrograms(dir) {
 # stub ${name}: log the call, answer from files
 { printf '%s' '${name}'; for a in "$@"; do printf '\\t%s' "$a"; done; printf '\\n'; } >>'${log}'
 case '${name}' in
+sbx-env) case \$1 in -c*) exec '${REAL_ENV}' "$@" ;; esac ;;
 sbx-ports) cat '${join(dir, "ports")}' 2>/dev/null ;;
 sbx-run) [ -f '${join(dir, "run.out")}' ] && cat '${join(dir, "run.out")}' ;;
 esac

@@ -360,8 +360,9 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 		async execute(_id, params, signal) {
 			const name = s.sandbox();
 			// the setting may hold a fraction: whole hours, rounded up, so it never means "any age"
-			const dflt = Math.min(HOURS_MAX, Math.ceil(Number(setting("DOCKER_SANDBOX_GC_HOURS"))));
-			const hours = intArg("docker_gc", "hours", params.hours, 0, HOURS_MAX, dflt);
+			// the parameter is checked before any program runs; the setting only when it is absent
+			const given = params.hours === undefined ? undefined : intArg("docker_gc", "hours", params.hours, 0, HOURS_MAX, 0);
+			const hours = given ?? Math.min(HOURS_MAX, Math.ceil(Number(setting("DOCKER_SANDBOX_GC_HOURS"))));
 			const r = await s.program("sbx-gc", ["-v", "-H", String(hours), "-x", name], { signal, what: "sbx-gc", allowFail: true });
 			if (r.code === 75) return result("gc: another sbx-gc is running; try again later.", { sandbox: name });
 			if (r.code !== 0) throw failure("sbx-gc", r);
