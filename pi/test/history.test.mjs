@@ -89,7 +89,7 @@ test(`[${FLAVOUR}] docker_history: the tools' calls and one by hand, in order, w
 	const one = await pi.call("docker_history", { last: 1 });
 	assert.deepEqual(one.text.split("\n"), [`${raw.length} docker calls in sandbox "${name}"; the last 1:`, lines.at(-1)]);
 	// pi's validation refuses what is out of range, the tool a fraction: both name the parameter
-	for (const last of [0, -3, 1.5, 1001, "1e21", "NaN"]) await assert.rejects(pi.call("docker_history", { last }), /\blast:? must/, String(last));
+	for (const last of [0, -3, 1.5, 1001, "1e21", "NaN"]) await assert.rejects(pi.call("docker_history", { last }), /\blast\b/, String(last));
 	const def = pi.tool("docker_history").parameters.properties.last;
 	assert.deepEqual([def.minimum, def.maximum], [1, 1000]);
 	assert.match(await slashDocker(), new RegExp(`docker calls: ${raw.length} made through sbx-run \\(docker_history shows them\\)\\n`));
