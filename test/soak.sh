@@ -57,20 +57,18 @@ session_main() {	# kind index
 # ---------------------------------------------------------------- helpers
 
 # pids of processes whose environment names our state directory or root
+# (one grep over every environ, so a victim is still there when picked)
 ours() {	# ours comm-pattern
-	local p
-	for p in /proc/[0-9]*; do
-		[ -r "$p/environ" ] || continue
+	local f p
+	# shellcheck disable=SC2013 # file names from /proc, no blanks
+	for f in $(grep -lzxF -e "SBX_STATE_DIR=$SBX_STATE_DIR" \
+	    -e "SBX_SIM_ROOT=$SBX_SIM_ROOT" /proc/[0-9]*/environ 2>/dev/null); do
+		p=${f#/proc/}
+		p=${p%/environ}
 		# shellcheck disable=SC2254 # the argument is a pattern
-		case $(cat "$p/comm" 2>/dev/null) in
-		$1) ;;
-		*) continue ;;
+		case $(cat "/proc/$p/comm" 2>/dev/null) in
+		$1) printf '%s\n' "$p" ;;
 		esac
-		if tr '\0' '\n' 2>/dev/null <"$p/environ" |
-		    grep -qxF -e "SBX_STATE_DIR=$SBX_STATE_DIR" \
-		    -e "SBX_SIM_ROOT=$SBX_SIM_ROOT"; then
-			printf '%s\n' "${p#/proc/}"
-		fi
 	done
 }
 
