@@ -8,15 +8,7 @@ load sim-helper
 
 setup_file() {
 	sim_setup_file
-	export HOME="$BATS_FILE_TMPDIR/home"
-	export SBX_STATE_DIR="$BATS_FILE_TMPDIR/state"
-	export DOCKER_SANDBOX_SBX="$SIM"
-	export WS="$BATS_FILE_TMPDIR/ws"
-	export PATH="$TOP/sbx-run:$PATH"
-	unset DOCKER_SANDBOX DOCKER_SANDBOX_ENV_ALLOWLIST \
-	    DOCKER_SANDBOX_ENV_PASSTHROUGH DOCKER_SANDBOX_WORKSPACE_RO \
-	    DOCKER_SANDBOX_AUTOCREATE DOCKER_SANDBOX_TIMEOUT XDG_STATE_HOME
-	mkdir -p "$HOME" "$WS"
+	sim_session_file
 	[ -n "$SIM_MISSING" ] && return 0
 	"$SIM" create --quiet --name pin-a shell "$WS" 3>&-
 }

@@ -32,15 +32,6 @@ teardown() {
 	done
 }
 
-# The stand-in's hung call has started its process tree.
-hung_started() {
-	for i in $(seq 50); do
-		[ -s "$SBX_STUB_DIR/hung.pids" ] && return 0
-		sleep 0.1
-	done
-	fail "the hung call never started"
-}
-
 # Within a second or two (a loaded machine), no process of the hung tree is left, nor any
 # other member of its process group (the guardian among them).
 none_survived() {

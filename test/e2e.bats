@@ -9,14 +9,8 @@ load sim-helper
 
 setup_file() {
 	sim_setup_file
-	export HOME="$BATS_FILE_TMPDIR/home"
-	export SBX_STATE_DIR="$BATS_FILE_TMPDIR/state"
-	export DOCKER_SANDBOX_SBX="$SIM"
-	export WS="$BATS_FILE_TMPDIR/ws" WSB="$BATS_FILE_TMPDIR/wsb" WSR="$BATS_FILE_TMPDIR/wsr"
-	export PATH="$TOP/sbx-run:$PATH"
-	unset DOCKER_SANDBOX DOCKER_SANDBOX_ENV_ALLOWLIST DOCKER_SANDBOX_ENV_PASSTHROUGH \
-	    DOCKER_SANDBOX_WORKSPACE_RO DOCKER_SANDBOX_AUTOCREATE DOCKER_SANDBOX_TEMPLATE \
-	    DOCKER_SANDBOX_CPUS DOCKER_SANDBOX_MEMORY DOCKER_SANDBOX_TIMEOUT XDG_STATE_HOME
+	sim_session_file
+	export WSB="$BATS_FILE_TMPDIR/wsb" WSR="$BATS_FILE_TMPDIR/wsr"
 	mkdir -p "$HOME/.ssh" "$WS/www" "$WSB/www" "$WSR"
 	echo secret >"$HOME/.ssh/id_e2e"
 	printf '<h1>deployed by sbx-run</h1>\n' >"$WS/www/index.html"

@@ -56,6 +56,15 @@ alive() {
 }
 
 # Fail with a message: bats shows it.
+# The stand-in's hung call has started its process tree.
+hung_started() {
+	for i in $(seq 50); do
+		[ -s "$SBX_STUB_DIR/hung.pids" ] && return 0
+		sleep 0.1
+	done
+	fail "the hung call never started"
+}
+
 fail() {
 	printf '%s\n' "$*" >&2
 	return 1

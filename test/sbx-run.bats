@@ -11,15 +11,6 @@ setup() {
 	common_setup
 }
 
-# The stand-in's hung call has started its process tree.
-hung_started() {
-	for i in $(seq 50); do
-		[ -s "$SBX_STUB_DIR/hung.pids" ] && return 0
-		sleep 0.1
-	done
-	fail "the hung call never started"
-}
-
 # Every process of the hung tree is gone.
 none_survived() {
 	local p

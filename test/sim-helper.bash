@@ -52,6 +52,21 @@ sim_setup_file() {
 	    SBX_SIM_DIALECT DOCKER_HOST DOCKER_CONTEXT DOCKER_CONFIG
 }
 
+# In setup_file() of a suite that runs sbx-run against the simulator: a
+# private HOME, state directory and workspace $WS, the simulator as sbx,
+# and none of the caller's DOCKER_SANDBOX* settings.
+sim_session_file() {
+	export HOME="$BATS_FILE_TMPDIR/home"
+	export SBX_STATE_DIR="$BATS_FILE_TMPDIR/state"
+	export DOCKER_SANDBOX_SBX="$SIM"
+	export WS="$BATS_FILE_TMPDIR/ws"
+	export PATH="$TOP/sbx-run:$PATH"
+	unset DOCKER_SANDBOX DOCKER_SANDBOX_ENV_ALLOWLIST DOCKER_SANDBOX_ENV_PASSTHROUGH \
+	    DOCKER_SANDBOX_WORKSPACE_RO DOCKER_SANDBOX_AUTOCREATE DOCKER_SANDBOX_TEMPLATE \
+	    DOCKER_SANDBOX_CPUS DOCKER_SANDBOX_MEMORY DOCKER_SANDBOX_TIMEOUT XDG_STATE_HOME
+	mkdir -p "$HOME" "$WS"
+}
+
 # The root's tag names its network namespaces and cgroups.
 sim_tag() {
 	cat "$SBX_SIM_ROOT/tag" 2>/dev/null

@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { FLAVOUR, loadExtension, need, piMissing, programsMissing, simMissing, simSandboxes, until, world } from "../testlib/harness.mjs";
+import { endSession, FLAVOUR, loadExtension, need, piMissing, programsMissing, simMissing, simSandboxes, until, world } from "../testlib/harness.mjs";
 
 const missing = [...piMissing(), ...simMissing(), ...programsMissing()];
 const SECRET = "sekrit-history-4711";
@@ -40,13 +40,7 @@ before(async () => {
 	await pi.start();
 });
 
-after(async () => {
-	if (pi) {
-		await pi.shutdown();
-		pi.cleanupAgentDir();
-	}
-	w?.cleanup();
-});
+after(() => endSession(pi, w));
 
 test(`[${FLAVOUR}] docker_history: none before the first call, and it provisions nothing`, async (t) => {
 	if (!ready(t)) return;

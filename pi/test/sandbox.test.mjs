@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { FLAVOUR, SIM, loadExtension, need, piMissing, programsMissing, simMissing, simSandboxes, world } from "../testlib/harness.mjs";
+import { endSession, FLAVOUR, loadExtension, need, piMissing, programsMissing, SIM, simMissing, simSandboxes, world } from "../testlib/harness.mjs";
 
 const missing = [...piMissing(), ...simMissing(), ...programsMissing()];
 let w;
@@ -37,13 +37,7 @@ before(async () => {
 	await pi.start();
 });
 
-after(async () => {
-	if (pi) {
-		await pi.shutdown();
-		pi.cleanupAgentDir();
-	}
-	w?.cleanup();
-});
+after(() => endSession(pi, w));
 
 test(`[${FLAVOUR}] docker_status before first use: not provisioned, and it does not provision`, async (t) => {
 	if (!ready(t)) return;

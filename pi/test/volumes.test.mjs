@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { FLAVOUR, loadExtension, need, piMissing, programsMissing, simMissing, world } from "../testlib/harness.mjs";
+import { endSession, FLAVOUR, loadExtension, need, piMissing, programsMissing, simMissing, world } from "../testlib/harness.mjs";
 
 const missing = [...piMissing(), ...simMissing(), ...programsMissing()];
 let w;
@@ -28,13 +28,7 @@ before(async () => {
 	pi = await loadExtension(w.ws);
 	await pi.start();
 });
-after(async () => {
-	if (pi) {
-		await pi.shutdown();
-		pi.cleanupAgentDir();
-	}
-	w?.cleanup();
-});
+after(() => endSession(pi, w));
 
 /** A foreground run of busybox with the given volumes and command. */
 function run(volumes, command) {

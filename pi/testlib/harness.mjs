@@ -206,6 +206,15 @@ export async function loadExtension(cwd = process.cwd(), extension = EXTENSION) 
 }
 
 /** Processes whose command line holds s (not this one). */
+/** A suite's after hook: end the session pi holds (its teardown runs), then drop the world. */
+export async function endSession(pi, w) {
+	if (pi) {
+		await pi.shutdown();
+		pi.cleanupAgentDir();
+	}
+	w?.cleanup();
+}
+
 export function processesWith(s) {
 	const out = [];
 	const r = spawnSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" });
