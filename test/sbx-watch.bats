@@ -510,7 +510,9 @@ finished() {
 
 @test "sim: keepalive holds off the idle stop that otherwise comes" {
 	sim_sandbox watch2 || return
-	export SBX_SIM_IDLE_STOP=2 SBX_WATCH_KEEPALIVE_SECONDS=1
+	# a keepalive every second against an idle stop after four: three
+	# seconds of slack for a keepalive slowed by sanitizers or a busy host
+	export SBX_SIM_IDLE_STOP=4 SBX_WATCH_KEEPALIVE_SECONDS=1
 	status_of() {
 		"$SIM_SBX" ls --json | tr '{' '\n' |
 		    sed -n "s/.*\"name\":\"$SIM_SB\".*\"status\":\"\([a-z]*\)\".*/\1/p"
@@ -519,11 +521,11 @@ finished() {
 	session
 	"$W" -k -m none -p "$SESSION" "$SIM_SB"
 	wp=$(watcher_pid "$SIM_SB")
-	sleep 4
+	sleep 7
 	[ "$(status_of)" = running ]
 	kill -9 "$SESSION"
 	finished "$wp"
-	sleep 3
+	sleep 5
 	[ "$(status_of)" = stopped ]
 	[ -f "$SBX_STATE_DIR/$SIM_SB.created" ]
 }

@@ -89,11 +89,11 @@ sim_test_teardown() {
 		SBX_SIM_LEAK='' SBX_SIM_DIALECT='' sbx-run -s "$sb" -x sh -c \
 		    'ids=$(docker -H unix:///var/run/docker.sock ps -aq); [ -z "$ids" ] || docker -H unix:///var/run/docker.sock rm -f $ids >/dev/null' ||
 		    true
-		specs=$(SBX_SIM_LEAK='' SBX_SIM_DIALECT='' sbx-ports -s "$sb" ls |
+		specs=$(SBX_SIM_LEAK='' SBX_SIM_DIALECT='' "$TOP/sbx-ports/sbx-ports" -s "$sb" ls |
 		    sed -n 's/^[a-z]*:\/\/\(.*\):\([0-9]*\)\/* -> \([0-9]*\/[a-z]*\).*/\2:\3/p')
 		if [ -n "$specs" ]; then
 			# shellcheck disable=SC2086
-			SBX_SIM_LEAK='' SBX_SIM_DIALECT='' sbx-ports -s "$sb" unpublish $specs ||
+			SBX_SIM_LEAK='' SBX_SIM_DIALECT='' "$TOP/sbx-ports/sbx-ports" -s "$sb" unpublish $specs ||
 			    true
 		fi
 	done
