@@ -179,21 +179,39 @@ export function present(p: string): boolean {
 	return lstatSync(p, { throwIfNoEntry: false }) !== undefined;
 }
 
-/** Every component from the real root down to dir is a directory, not a link. */
-function plainDirs(realRoot: string, dir: string): void {
+/**
+ * Run fn with the working directory at dir, reached from the real root one
+ * plain directory at a time, so that fn's relative names are looked up in
+ * that directory whatever is renamed or linked along the path meanwhile:
+ * the working directory is Node's only openat(2).  Each step is checked
+ * after the chdir against what lstat saw before it; a link or a swap is
+ * refused.  Synchronous from start to end, so no other code of the
+ * process sees the borrowed working directory.
+ */
+function inDir<T>(realRoot: string, dir: string, fn: () => T): T {
 	if (!inside(realRoot, dir)) throw new Error(`docker: ${dir} is not in the workspace`);
-	let p = realRoot;
-	for (const c of ["", ...relative(realRoot, dir).split(sep).filter(Boolean)]) {
-		p = c ? join(p, c) : p;
-		const st = lstatSync(p);
-		if (st.isSymbolicLink() || !st.isDirectory()) throw new Error(`docker: ${p} is not a plain directory (a symbolic link?); not writing under it`);
+	const back = process.cwd();
+	const step = (from: string, shown: string) => {
+		const st = lstatSync(from, { throwIfNoEntry: false });
+		if (!st) throw new Error(`docker: ${shown}: no such directory (renamed or removed meanwhile?)`);
+		if (st.isSymbolicLink() || !st.isDirectory()) throw new Error(`docker: ${shown} is not a plain directory (a symbolic link?); not writing under it`);
+		process.chdir(from);
+		if (!same(statSync("."), st)) throw new Error(`docker: ${shown} changed while it was entered; not writing under it`);
+	};
+	try {
+		let shown = realRoot;
+		step(realRoot, shown);
+		for (const c of relative(realRoot, dir).split(sep).filter(Boolean)) step(c, (shown = join(shown, c)));
+		return fn();
+	} finally {
+		process.chdir(back);
 	}
 }
 
 const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW; // libuv adds O_CLOEXEC
 
 /** Create path (which must not exist: not even as a dangling link) holding data. */
-function createNew(path: string, data: string, mode: number): void {
+function createNew(path: string, data: string, mode: number, shown = path): void {
 	const fd = openSync(path, CREATE, mode);
 	try {
 		const buf = Buffer.from(data);
@@ -201,7 +219,7 @@ function createNew(path: string, data: string, mode: number): void {
 		// what was opened is what is at the path: a regular file of ours
 		const a = fstatSync(fd);
 		const b = lstatSync(path);
-		if (!a.isFile() || !same(a, b)) throw new Error(`docker: ${path} changed while it was written`);
+		if (!a.isFile() || !same(a, b)) throw new Error(`docker: ${shown} changed while it was written`);
 	} finally {
 		closeSync(fd);
 	}
@@ -210,40 +228,41 @@ function createNew(path: string, data: string, mode: number): void {
 export type Written = "created" | "replaced" | "kept";
 
 /**
- * Write name in dir, a directory of the workspace (from hostPath): created
- * with O_CREAT|O_EXCL|O_NOFOLLOW, after every component from the root down
- * has been seen to be a plain directory.  An existing entry is kept unless
- * replace is set, and then only a regular file is replaced, by renaming a
- * new file over it (a rename replaces the entry; it never writes through).
+ * Write name in dir, a directory of the workspace (from hostPath), from
+ * inside dir (inDir): created with O_CREAT|O_EXCL|O_NOFOLLOW.  An existing
+ * entry is kept unless replace is set, and then only a regular file is
+ * replaced, by renaming a new file over it (a rename replaces the entry;
+ * it never writes through).
  */
 export function writeInWorkspace(root: string, dir: string, name: string, data: string, replace = false): Written {
 	if (name === "" || name === "." || name === ".." || name.includes("/")) throw new Error(`docker: bad file name "${name}"`);
 	const realRoot = workspaceRoot(root);
-	plainDirs(realRoot, dir);
 	const path = join(dir, name);
-	const st = lstatSync(path, { throwIfNoEntry: false });
-	if (!st) {
-		createNew(path, data, 0o644);
-		return "created";
-	}
-	if (st.isSymbolicLink()) throw new Error(`docker: ${path} is a symbolic link; not writing through it (remove it first)`);
-	if (!st.isFile()) throw new Error(`docker: ${path} is not a regular file; not replacing it`);
-	if (!replace) return "kept";
-	const tmp = join(dir, `.${name}.${process.pid}.${Math.random().toString(36).slice(2, 10)}`);
-	createNew(tmp, data, st.mode & 0o777);
-	try {
-		const again = lstatSync(path, { throwIfNoEntry: false });
-		if (again && !again.isFile()) throw new Error(`docker: ${path} is no longer a regular file; not replacing it`);
-		renameSync(tmp, path);
-	} catch (e) {
-		try {
-			unlinkSync(tmp);
-		} catch {
-			/* already gone */
+	return inDir(realRoot, dir, () => {
+		const st = lstatSync(name, { throwIfNoEntry: false });
+		if (!st) {
+			createNew(name, data, 0o644, path);
+			return "created";
 		}
-		throw e;
-	}
-	return "replaced";
+		if (st.isSymbolicLink()) throw new Error(`docker: ${path} is a symbolic link; not writing through it (remove it first)`);
+		if (!st.isFile()) throw new Error(`docker: ${path} is not a regular file; not replacing it`);
+		if (!replace) return "kept";
+		const tmp = `.${name}.${process.pid}.${Math.random().toString(36).slice(2, 10)}`;
+		createNew(tmp, data, st.mode & 0o777, join(dir, tmp));
+		try {
+			const again = lstatSync(name, { throwIfNoEntry: false });
+			if (again && !again.isFile()) throw new Error(`docker: ${path} is no longer a regular file; not replacing it`);
+			renameSync(tmp, name);
+		} catch (e) {
+			try {
+				unlinkSync(tmp);
+			} catch {
+				/* already gone */
+			}
+			throw e;
+		}
+		return "replaced";
+	});
 }
 
 /** A private file for the tools' own use (outside the workspace): created, never opened through a link. */
