@@ -27,47 +27,65 @@ after(() => {
 	done?.();
 });
 
-// sub and sub.link trade places through sub.real; each step is one rename
+// d and d.link trade places through d.real; each step is one rename
 const FLIPPER = `
 const { renameSync } = require("node:fs");
-const [sub, real, link] = process.argv.slice(1);
+const [d, real, link] = process.argv.slice(1);
 const end = Date.now() + Number(process.argv[4]);
 const step = (a, b) => { try { renameSync(a, b); } catch {} };
 while (Date.now() < end) {
-	step(sub, real); step(link, sub); step(sub, link); step(real, sub);
+	step(d, real); step(link, d); step(d, link); step(real, d);
 }`;
 
-test(`[${FLAVOUR}] link race (finding 1): a directory swapped for a link out and back, again and again, gets nothing written outside`, async (t) => {
-	if (!need(t, noPi, "pi")) return;
-	const ms = 4000;
-	const base = join(w.ws, "race");
-	const sub = join(base, "sub");
-	mkdirSync(sub, { recursive: true });
-	writeFileSync(join(outside, "Dockerfile"), "host file\n");
-	symlinkSync(outside, join(base, "sub.link"));
-	const flipper = spawn(process.execPath, ["-e", FLIPPER, sub, join(base, "sub.real"), join(base, "sub.link"), String(ms)], { stdio: "ignore" });
+/**
+ * Swap directory d of the workspace for a link to a directory outside,
+ * for ms, while docker_init writes into d (below = "") or into d/below.
+ * The outside directory has the same shape, with a host Dockerfile where
+ * the context would be.
+ */
+async function race(t, name, below) {
+	const ms = 3000;
+	const base = join(w.ws, name);
+	const out = mkdtempSync(join(outside, `${name}-`));
+	mkdirSync(join(out, below), { recursive: true });
+	writeFileSync(join(out, below, "Dockerfile"), "host file\n");
+	mkdirSync(join(base, "d", below), { recursive: true });
+	symlinkSync(out, join(base, "d.link"));
+	const flipper = spawn(process.execPath, ["-e", FLIPPER, join(base, "d"), join(base, "d.real"), join(base, "d.link"), String(ms)], { stdio: "ignore" });
 	const gone = new Promise((res) => flipper.on("exit", res));
 	let ok = 0;
 	let refused = 0;
 	const end = Date.now() + ms;
 	while (Date.now() < end) {
 		// the optional files are made anew each time: more creates to race
-		for (const d of [sub, join(base, "sub.real")])
+		for (const d of ["d", "d.real"])
 			try {
-				unlinkSync(join(d, ".dockerignore"));
+				unlinkSync(join(base, d, below, ".dockerignore"));
 			} catch {
 				/* not there now */
 			}
 		try {
-			await pi.call("docker_init", { context: "race/sub", lang: "generic", force: true, compose: false });
+			await pi.call("docker_init", { context: join(name, "d", below), lang: "generic", force: true, compose: false });
 			ok++;
 		} catch {
 			refused++;
 		}
 	}
 	await gone;
-	assert.ok(ok > 0 && refused > 0, `the race was not run: ${ok} written, ${refused} refused`);
-	t.diagnostic(`${ok} written, ${refused} refused`);
-	assert.deepEqual(readdirSync(outside), ["Dockerfile"], `nothing new outside (${ok} written, ${refused} refused)`);
-	assert.equal(readFileSync(join(outside, "Dockerfile"), "utf8"), "host file\n", "the host file is untouched");
+	const counts = `${ok} written, ${refused} refused`;
+	t.diagnostic(counts);
+	assert.ok(ok > 0 && refused > 0, `the race was not run: ${counts}`);
+	assert.deepEqual(readdirSync(join(out, below)), ["Dockerfile"], `nothing new outside (${counts})`);
+	if (below) assert.deepEqual(readdirSync(out), [below], `nothing new outside (${counts})`);
+	assert.equal(readFileSync(join(out, below, "Dockerfile"), "utf8"), "host file\n", "the host file is untouched");
+}
+
+test(`[${FLAVOUR}] link race (finding 1): the init directory swapped for a link out and back, again and again, gets nothing written outside`, async (t) => {
+	if (!need(t, noPi, "pi")) return;
+	await race(t, "race-last", "");
+});
+
+test(`[${FLAVOUR}] link race (finding 1): a directory above the init directory swapped the same way gets nothing written outside`, async (t) => {
+	if (!need(t, noPi, "pi")) return;
+	await race(t, "race-inner", "sub");
 });
