@@ -27,10 +27,12 @@ struct opt {
 	int		 rule;
 };
 
-/* docker 28's global options, all of them. */
-static const struct opt docker_opts[] = {
-	{ 'D', "debug", 0, PASS },
-	{ 'l', "log-level", 1, PASS },
+/*
+ * The options that point docker at another daemon, its configuration or
+ * its credentials.  docker reads them, and so does a plugin such as
+ * compose: both grammars look here after their own table.
+ */
+static const struct opt redirecting_opts[] = {
 	{ 'H', "host", 1, AWAY },
 	{ 'c', "context", 1, AWAY },
 	{ 0, "config", 1, AWAY },
@@ -39,16 +41,22 @@ static const struct opt docker_opts[] = {
 	{ 0, "tlscacert", 1, AWAY },
 	{ 0, "tlscert", 1, AWAY },
 	{ 0, "tlskey", 1, AWAY },
+	{ 0, NULL, 0, 0 }
+};
+
+/* docker 28's other global options; with the above, all of them. */
+static const struct opt docker_opts[] = {
+	{ 'D', "debug", 0, PASS },
+	{ 'l', "log-level", 1, PASS },
 	{ 'v', "version", 0, DENY },
 	{ 'h', "help", 0, DENY },
 	{ 0, NULL, 0, 0 }
 };
 
 /*
- * Compose's own options, and docker's redirecting ones, which a plugin
- * also reads.  An option not listed here is taken to stand alone: should
- * it take a value, that value is read as an option, which can only refuse
- * more, never let one through.
+ * Compose's own options.  An option not listed here or above is taken to
+ * stand alone: should it take a value, that value is read as an option,
+ * which can only refuse more, never let one through.
  */
 static const struct opt compose_opts[] = {
 	{ 'f', "file", 1, PASS },
@@ -61,14 +69,6 @@ static const struct opt compose_opts[] = {
 	{ 0, "ansi", 1, PASS },
 	{ 0, "parallel", 1, PASS },
 	{ 0, "progress", 1, PASS },
-	{ 'H', "host", 1, AWAY },
-	{ 'c', "context", 1, AWAY },
-	{ 0, "config", 1, AWAY },
-	{ 0, "tls", 0, AWAY },
-	{ 0, "tlsverify", 0, AWAY },
-	{ 0, "tlscacert", 1, AWAY },
-	{ 0, "tlscert", 1, AWAY },
-	{ 0, "tlskey", 1, AWAY },
 	{ 0, NULL, 0, 0 }
 };
 
@@ -85,21 +85,19 @@ struct grammar {
 static const struct grammar docker_g = { "docker", docker_opts, 1 };
 static const struct grammar compose_g = { "compose", compose_opts, 0 };
 
+/* An option of g by its letter (c) or its long name (s, len): own table first. */
 static const struct opt *
-byshort(const struct opt *o, char c)
+find(const struct grammar *g, char c, const char *s, size_t len)
 {
-	for (; o->l != NULL; o++)
-		if (o->s == c)
-			return o;
-	return NULL;
-}
+	const struct opt *const tables[] = { g->opts, redirecting_opts };
+	const struct opt *o;
+	size_t t;
 
-static const struct opt *
-bylong(const struct opt *o, const char *s, size_t len)
-{
-	for (; o->l != NULL; o++)
-		if (strlen(o->l) == len && strncmp(o->l, s, len) == 0)
-			return o;
+	for (t = 0; t < sizeof(tables) / sizeof(tables[0]); t++)
+		for (o = tables[t]; o->l != NULL; o++)
+			if (s == NULL ? o->s == c : strlen(o->l) == len &&
+			    strncmp(o->l, s, len) == 0)
+				return o;
 	return NULL;
 }
 
@@ -182,7 +180,7 @@ scan(char *const *av, const struct grammar *g)
 		if (a[1] == '-') {
 			eq = strchr(a + 2, '=');
 			len = eq != NULL ? (size_t)(eq - a) : strlen(a);
-			o = bylong(g->opts, a + 2, len - 2);
+			o = find(g, 0, a + 2, len - 2);
 			judge(g, a, o, 0, len);
 			if (o == NULL)
 				continue;
@@ -200,7 +198,7 @@ scan(char *const *av, const struct grammar *g)
 		}
 		/* a cluster: letters until one takes the rest as its value */
 		for (c = a + 1; *c != '\0'; c++) {
-			o = byshort(g->opts, *c);
+			o = find(g, *c, NULL, 0);
 			judge(g, a, o, *c, 0);
 			if (o == NULL)
 				continue;
