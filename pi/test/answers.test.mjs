@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { FLAVOUR, PI_DIR, need, piMissing } from "../testlib/harness.mjs";
+import { FLAVOUR, PI_DIR, need, piMissing, withEnv } from "../testlib/harness.mjs";
 import { sessionSuite } from "../testlib/suite.mjs";
 
 const S = sessionSuite(async (s) => {
@@ -196,24 +196,6 @@ test(`[${FLAVOUR}] cancel class: Esc during a foreground docker_run stops its co
 		assert.match(e.message, /^docker run busybox:local: cancelled; its container pi-run-[0-9a-f]{12} was stopped$/);
 	}
 });
-
-/** Run f with env changed (undefined: removed), restored after. */
-async function withEnv(vars, f) {
-	const saved = {};
-	for (const [k, v] of Object.entries(vars)) {
-		saved[k] = process.env[k];
-		if (v === undefined) delete process.env[k];
-		else process.env[k] = v;
-	}
-	try {
-		return await f();
-	} finally {
-		for (const [k, v] of Object.entries(saved)) {
-			if (v === undefined) delete process.env[k];
-			else process.env[k] = v;
-		}
-	}
-}
 
 test(`[${FLAVOUR}] status class: docker_status answers, never throws, with sbx missing, not signed in, or the programs missing`, async (t) => {
 	if (!ready(t)) return;

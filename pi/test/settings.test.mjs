@@ -3,7 +3,7 @@
 // no sandbox is made unless the session's teardown watcher is armed.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { FLAVOUR, loadExtension, need, piMissing, processesWith, programsMissing, simMissing, simSandboxes, until, world } from "../testlib/harness.mjs";
+import { FLAVOUR, loadExtension, need, piMissing, processesWith, programsMissing, simMissing, simSandboxes, until, withEnv, world } from "../testlib/harness.mjs";
 
 const missing = [...piMissing(), ...simMissing(), ...programsMissing()];
 let w;
@@ -12,23 +12,6 @@ before(() => {
 	if (!missing.length) w = world();
 });
 after(() => w?.cleanup());
-
-/** Run f with the variables set, then restore them. */
-async function withEnv(vars, f) {
-	const saved = {};
-	for (const [k, v] of Object.entries(vars)) {
-		saved[k] = process.env[k];
-		process.env[k] = v;
-	}
-	try {
-		return await f();
-	} finally {
-		for (const [k, v] of Object.entries(saved)) {
-			if (v === undefined) delete process.env[k];
-			else process.env[k] = v;
-		}
-	}
-}
 
 const BAD = [
 	["DOCKER_SANDBOX_TEARDOWN", "destroy", /DOCKER_SANDBOX_TEARDOWN: expected remove, stop or none/],

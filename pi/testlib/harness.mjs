@@ -225,7 +225,25 @@ export function processesWith(s) {
 	return out;
 }
 
-/** A busybox-based project for docker_build (the generic template, FROM busybox:local). */
+/** Run f with env changed (undefined: removed), restored after. */
+export async function withEnv(vars, f) {
+	const saved = {};
+	for (const [k, v] of Object.entries(vars)) {
+		saved[k] = process.env[k];
+		if (v === undefined) delete process.env[k];
+		else process.env[k] = v;
+	}
+	try {
+		return await f();
+	} finally {
+		for (const [k, v] of Object.entries(saved)) {
+			if (v === undefined) delete process.env[k];
+			else process.env[k] = v;
+		}
+	}
+}
+
+/** Write text at path, making its directories. */
 export function writeFile(path, text) {
 	mkdirSync(dirname(path), { recursive: true });
 	writeFileSync(path, text);
