@@ -16,9 +16,7 @@ teardown_file() {
 }
 
 setup() {
-	sim_require
-	unset SBX_SIM_FAIL SBX_SIM_HANG SBX_SIM_LEAK SBX_SIM_IDLE_STOP SBX_SIM_DIALECT
-	cd "$WS" || return 1
+	sim_setup_test "$WS"
 }
 
 verbs_after() {

@@ -37,13 +37,11 @@ teardown_file() {
 }
 
 setup() {
-	sim_require
+	sim_setup_test "$WS" || return 1
 	if [ ! -x "$TOP/sbx-run/sbx-run" ]; then
 		[ "${CI:-}" = true ] && fail "sbx-run/sbx-run is not built"
 		skip "sbx-run/sbx-run is not built (make)"
 	fi
-	unset SBX_SIM_FAIL SBX_SIM_HANG SBX_SIM_LEAK SBX_SIM_IDLE_STOP SBX_SIM_DIALECT
-	cd "$WS" || return 1
 }
 
 # The verbs of the sbx calls after the first N.

@@ -41,6 +41,13 @@ sim_require() {
 	fi
 }
 
+# In setup(): the requirements, then dir (the suite's workspace) as the
+# working directory.  The caller's faults were cleared by sim_setup_file.
+sim_setup_test() {	# sim_setup_test dir
+	sim_require || return 1
+	cd "$1" || return 1
+}
+
 # In setup_file(): the private root (short: unix socket paths live in it).
 sim_setup_file() {
 	SIM_MISSING=$(sim_missing)

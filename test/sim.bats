@@ -28,9 +28,7 @@ teardown_file() {
 }
 
 setup() {
-	sim_require
-	unset SBX_SIM_FAIL SBX_SIM_HANG SBX_SIM_LEAK SBX_SIM_IDLE_STOP SBX_SIM_DIALECT
-	cd "$WSA" || return 1
+	sim_setup_test "$WSA"
 }
 
 # ---------------------------------------------------------------- version, ls, create
