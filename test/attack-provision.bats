@@ -12,11 +12,8 @@ PIN="-H unix:///var/run/docker.sock"
 NF="ERROR: no sandbox named '$N'"
 
 setup() {
-	common_setup
-	mkdir -m 700 -p "$SBX_STATE_DIR"
+	lifecycle_setup
 	RAN="$BATS_TEST_TMPDIR/ran"
-	export SBX_WATCH_BACKOFF_MS=10
-	unset DOCKER_SANDBOX_TEARDOWN DOCKER_SANDBOX_KEEPALIVE
 }
 
 # Kill what the stand-in's hung calls left, before its record goes.

@@ -3,6 +3,16 @@
 
 BG_PIDS=
 
+# In setup(): common_setup, the state directory made, watchers that retry
+# after 10 ms, and none of the caller's teardown or keepalive settings.
+lifecycle_setup() {
+	common_setup
+	export SBX_WATCH_BACKOFF_MS=10
+	unset DOCKER_SANDBOX_TEARDOWN DOCKER_SANDBOX_KEEPALIVE \
+	    SBX_WATCH_KEEPALIVE_SECONDS
+	mkdir -m 700 -p "$SBX_STATE_DIR"
+}
+
 # Kill every watcher of the state directory, then what the test started.
 lifecycle_teardown() {
 	local f p

@@ -10,10 +10,7 @@ load lifecycle
 N=pi-sbx-4242-abcd1234
 
 setup() {
-	common_setup
-	export SBX_WATCH_BACKOFF_MS=10
-	unset DOCKER_SANDBOX_TEARDOWN DOCKER_SANDBOX_KEEPALIVE
-	mkdir -m 700 -p "$SBX_STATE_DIR"
+	lifecycle_setup
 }
 
 teardown() {

@@ -24,13 +24,10 @@ setup_file() {
 }
 
 setup() {
-	common_setup
+	lifecycle_setup
 	P="$BATS_FILE_TMPDIR/src"
 	[ "$(cat "$BATS_FILE_TMPDIR/build.status")" -eq 0 ] ||
 	    fail "portable build failed: $(cat "$BATS_FILE_TMPDIR/build.log")"
-	export SBX_WATCH_BACKOFF_MS=10
-	unset DOCKER_SANDBOX_TEARDOWN DOCKER_SANDBOX_KEEPALIVE
-	mkdir -m 700 -p "$SBX_STATE_DIR"
 }
 
 teardown() {

@@ -10,12 +10,8 @@ N=pi-sbx-4242-abcd1234
 USAGE="usage: sbx-watch [-k | -n] [-m remove|stop|none] [-f fd | -p pid] name"
 
 setup() {
-	common_setup
+	lifecycle_setup
 	W="$TOP/sbx-watch/sbx-watch"
-	export SBX_WATCH_BACKOFF_MS=10
-	unset DOCKER_SANDBOX_TEARDOWN DOCKER_SANDBOX_KEEPALIVE \
-	    SBX_WATCH_KEEPALIVE_SECONDS
-	mkdir -m 700 -p "$SBX_STATE_DIR"
 }
 
 teardown() {

@@ -10,11 +10,8 @@ load lifecycle
 N=pi-sbx-4242-abcd1234
 
 setup() {
-	common_setup
+	lifecycle_setup
 	W="$TOP/sbx-watch/sbx-watch"
-	export SBX_WATCH_BACKOFF_MS=10
-	unset DOCKER_SANDBOX_TEARDOWN DOCKER_SANDBOX_KEEPALIVE
-	mkdir -m 700 -p "$SBX_STATE_DIR"
 }
 
 teardown() {
