@@ -5,41 +5,11 @@
 # with a clear message, or the marker is left alone; nothing is followed.
 
 load helper
-
-N=pi-sbx-7-statetst
+load state
 
 setup() {
-	common_setup
-	export PATH="$TOP/sbx-watch:$TOP/sbx-gc:$TOP/sbx-ports:$TOP/sbx-verify:$PATH"
-	stub_sandbox "$N" running
-	printf '[]\n' >"$SBX_STUB_DIR/out.ports"
+	state_setup
 	echo secret >"$BATS_TEST_TMPDIR/outside"
-}
-
-# Each program, run where it must open the state directory; its status
-# when the directory is refused.
-programs() {
-	cat <<-EOS
-	1 sbx-run -s pi-sbx-7-missing ps
-	1 sbx-watch -m none -p $$ $N
-	1 sbx-gc
-	1 sbx-ports -s $N sync
-	1 sbx-ports -s $N ls
-	2 sbx-verify -s $N
-	EOS
-}
-
-refused_by_all() {	# the expected message tail
-	local want cmd
-	while read -r want cmd; do
-		# shellcheck disable=SC2086
-		run --separate-stderr $cmd
-		[ "$status" -eq "$want" ] || fail "$cmd: status $status: $stderr"
-		prog=${cmd%% *}
-		[[ "$stderr" == *"$prog: state directory $SBX_STATE_DIR: $1"* ]] ||
-		    fail "$cmd said: $stderr"
-	done < <(programs)
-	[ "$(stub_count create)" -eq 0 ]
 }
 
 @test "state: a symlinked state directory is refused by every program" {
