@@ -90,7 +90,6 @@ gc_say(const char *what, const char *name, const char *why)
 static int
 sbx(struct sbx_result *c, const char *a1, const char *a2, const char *name)
 {
-	struct sbx_spawn s;
 	char *argv[5];
 	int n = 0;
 
@@ -100,15 +99,7 @@ sbx(struct sbx_result *c, const char *a1, const char *a2, const char *name)
 	if (name != NULL)
 		argv[n++] = (char *)name;	/* after sbx's own flags */
 	argv[n] = NULL;
-	memset(&s, 0, sizeof(s));
-	s.argv = argv;
-	s.envp = sbxenv;
-	s.timeout = timeout;
-	s.newpgrp = 1;
-	s.in = -1;
-	s.capture_out = 1;
-	s.capture_err = 1;
-	if (sbx_supervise(&s, c) == -1) {
+	if (sbx_capture(c, argv, sbxenv, timeout) == -1) {
 		c->status = sbx_exec_status(errno);
 		warn("%s", sbxpath);
 	}

@@ -56,7 +56,6 @@ static int
 sbx(const struct watch *w, const char *verb, const char *flag,
     struct sbx_result *c)
 {
-	struct sbx_spawn s;
 	char *argv[8];
 	int n = 0;
 
@@ -70,15 +69,7 @@ sbx(const struct watch *w, const char *verb, const char *flag,
 		argv[n++] = "true";
 	}
 	argv[n] = NULL;
-	memset(&s, 0, sizeof(s));
-	s.argv = argv;
-	s.envp = w->envp;
-	s.timeout = w->timeout;
-	s.newpgrp = 1;
-	s.in = -1;
-	s.capture_out = 1;
-	s.capture_err = 1;
-	if (sbx_supervise(&s, c) == -1)
+	if (sbx_capture(c, argv, w->envp, w->timeout) == -1)
 		c->status = sbx_exec_status(errno);
 	return c->status;
 }
