@@ -201,7 +201,10 @@ function inDir<T>(realRoot: string, dir: string, fn: () => T): T {
 	try {
 		let shown = realRoot;
 		step(realRoot, shown);
-		for (const c of relative(realRoot, dir).split(sep).filter(Boolean)) step(c, (shown = join(shown, c)));
+		for (const c of relative(realRoot, dir).split(sep).filter(Boolean)) {
+			shown = join(shown, c);
+			step(c, shown);
+		}
 		return fn();
 	} finally {
 		process.chdir(back);
