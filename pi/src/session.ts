@@ -11,6 +11,7 @@ import type { Socket } from "node:net";
 import type { AgentToolUpdateCallback } from "@mariozechner/pi-coding-agent";
 import { findProgram, pinnedName, type Program, requireProgram, setting, validName } from "./config.ts";
 import { type RunResult, runProgram } from "./proc.ts";
+import { guardWorkspace, programEnv } from "./trust.ts";
 import { type Details, failure, logPath, streamer } from "./text.ts";
 
 export interface CallOptions {
@@ -51,6 +52,7 @@ export class Session {
 
 	constructor() {
 		this.root = process.cwd();
+		guardWorkspace(this.root);
 		// a /reload keeps the session: take over the sandbox and its lifeline
 		const g = globalThis as Record<symbol, unknown>;
 		const h = g[HANDOVER] as Handover | undefined;
@@ -58,6 +60,7 @@ export class Session {
 			delete g[HANDOVER];
 			this.name = h.name;
 			this.root = h.root;
+			guardWorkspace(this.root);
 			this.lifeline = h.lifeline;
 			return;
 		}
@@ -73,7 +76,7 @@ export class Session {
 		}
 		const run = findProgram("sbx-run");
 		if (!run) return; // every tool says how to install the programs
-		const r = spawnSync(run, ["-n"], { encoding: "utf8", env: process.env, timeout: 10000 });
+		const r = spawnSync(run, ["-n"], { encoding: "utf8", env: programEnv(), timeout: 10000 });
 		const name = (r.stdout ?? "").trim();
 		if (r.status === 0 && validName(name)) this.name = name;
 		else this.nameError = `sbx-run -n failed: ${(r.stderr || r.error?.message || "no name printed").trim()}`;
@@ -95,6 +98,7 @@ export class Session {
 		} catch {
 			this.root = cwd;
 		}
+		guardWorkspace(this.root);
 	}
 
 	/** Run a program with the sandbox's name; throws its message on failure. */
@@ -103,7 +107,7 @@ export class Session {
 		const r = await runProgram(path, args, {
 			signal: o.signal,
 			input: o.input,
-			env: o.env,
+			env: programEnv(o.env),
 			onOutput: o.stream ? streamer(o.stream.onUpdate, o.stream.head, { sandbox: this.name }) : undefined,
 			logFile: o.log === undefined ? undefined : logPath(o.log),
 		});
@@ -171,7 +175,7 @@ export class Session {
 		const child = spawn(watch, args, {
 			stdio: ["ignore", "ignore", "pipe", "pipe"],
 			detached: true,
-			env: process.env,
+			env: programEnv(),
 		});
 		const lifeline = child.stdio[3] as Socket;
 		lifeline.on("error", () => {
@@ -224,7 +228,7 @@ export class Session {
 		const gc = findProgram("sbx-gc");
 		if (!gc || !this.name) return;
 		this.gcStarted = true;
-		const child = spawn(gc, ["-H", String(hours), "-x", this.name], { stdio: "ignore", detached: true, env: process.env });
+		const child = spawn(gc, ["-H", String(hours), "-x", this.name], { stdio: "ignore", detached: true, env: programEnv() });
 		child.on("error", () => {});
 		child.unref();
 	}
