@@ -22,6 +22,12 @@ export interface CallOptions {
 	stream?: { onUpdate: AgentToolUpdateCallback<Details> | undefined; head: string };
 	/** seconds; sbx-run's own default otherwise (120, or 600 for pull/build/compose) */
 	timeout?: number;
+	/**
+	 * seconds, only while DOCKER_SANDBOX_TIMEOUT is unset: the long floor
+	 * sbx-run gives pull, build and compose, for the long commands it does
+	 * not know (a foreground run, a prune); a setting means what it says
+	 */
+	floor?: number;
 	input?: string;
 	env?: NodeJS.ProcessEnv;
 	/** resolve with a failed result instead of throwing */
@@ -120,6 +126,8 @@ export class Session {
 		if (this.ended) throw new Error("docker sandbox: this session has ended; its sandbox is being removed");
 		const a = ["-s", this.sandbox(), "-w", this.root];
 		if (o.timeout !== undefined) a.push("-t", String(Math.max(0, Math.round(o.timeout))));
+		// unset as sbx-run reads it: absent or empty
+		else if (o.floor !== undefined && !(o.env ?? process.env).DOCKER_SANDBOX_TIMEOUT) a.push("-t", String(o.floor));
 		if (o.input !== undefined) a.push("-i");
 		return a;
 	}

@@ -147,7 +147,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 			if (!detach) {
 				let r: RunResult;
 				try {
-					r = await s.docker(args, { signal, input, what: `docker run ${image}`, timeout: 600, stream: { onUpdate, head: `run ${image}` } });
+					r = await s.docker(args, { signal, input, what: `docker run ${image}`, floor: 600, stream: { onUpdate, head: `run ${image}` } });
 				} catch (e) {
 					if (!(e instanceof Cancelled)) throw e;
 					throw new Cancelled(`docker run ${image}`, await endRun(s, args[args.indexOf("--name") + 1]));
@@ -337,7 +337,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 		parameters: Type.Object({ volumes: Type.Optional(Type.Boolean({ description: "also remove unused volumes (default false)" })) }),
 		async execute(_id, params, signal, onUpdate) {
 			const args = ["system", "prune", "-af", ...(params.volumes ? ["--volumes"] : [])];
-			const r = await s.docker(args, { signal, what: "docker system prune", timeout: 600, log: "prune", stream: { onUpdate, head: "prune" } });
+			const r = await s.docker(args, { signal, what: "docker system prune", floor: 600, log: "prune", stream: { onUpdate, head: "prune" } });
 			const freed = /Total reclaimed space:\s*(.*)/.exec(r.output)?.[1]?.trim();
 			return brief([`pruned sandbox "${s.name}"${freed ? `: ${freed} reclaimed` : ""}`], r, { sandbox: s.name });
 		},

@@ -8,7 +8,7 @@ import { statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
-import { present, workspaceRoot, writeInWorkspace } from "../hostfs.ts";
+import { plainFile, present, workspaceRoot, writeInWorkspace } from "../hostfs.ts";
 import { mapHostPath, safeArg } from "../paths.ts";
 import { describe, ofContainer, sync } from "../ports.ts";
 import { Cancelled, type RunResult } from "../proc.ts";
@@ -155,17 +155,19 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 			const st = statSync(dir, { throwIfNoEntry: false });
 			if (!st) throw new Error(`docker_init: directory not found: ${params.context ?? "."}`);
 			if (!st.isDirectory()) throw new Error(`docker_init: not a directory: ${params.context}`);
+			// only plain files the walk reaches: a link out is absence, whatever it names
+			const has = (f: string) => plainFile(s.root, join(dir, f));
 			let lang: Lang;
 			if (params.lang !== undefined && params.lang.trim() !== "") {
 				const l = params.lang.trim().toLowerCase();
 				if (!(LANGS as readonly string[]).includes(l)) throw new Error(`docker_init: unknown lang "${params.lang}" (use ${LANGS.join("|")})`);
 				lang = l as Lang;
-			} else lang = detect(dir);
+			} else lang = detect(has);
 			// a link (dangling or not) counts as there: it is never written through
 			const existed = present(join(dir, "Dockerfile"));
 			if (existed && !params.force) return result(`docker_init: ${join(dir, "Dockerfile")} already exists (pass force=true to overwrite).`, { sandbox: s.name });
 			const written: string[] = [];
-			const text = dockerfile(lang, dir);
+			const text = dockerfile(lang, has);
 			writeInWorkspace(s.root, dir, "Dockerfile", text, true);
 			written.push("Dockerfile");
 			// the optional files are written only where nothing is, not even a link
