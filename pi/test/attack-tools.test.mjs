@@ -5,6 +5,7 @@
 // argv (testlib/stubs.mjs).
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -123,4 +124,98 @@ test(`[${FLAVOUR}] timeout setting class (finding 5): a foreground docker_run an
 	}
 	// a detached run never had a floor: the setting, or sbx-run's 120
 	assert.equal(await timeoutOf("docker_run", { image: "busybox:local" }, undefined), undefined);
+});
+
+// ---- finding 2: docker_curl's timeoutSec bounds only idle time ----
+
+/** A loopback HTTP service answering with handler(res); the stubs publish its port. */
+async function service(handler) {
+	const srv = http.createServer((req, res) => handler(res));
+	await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+	const port = srv.address().port;
+	stubs.setPorts([{ ip: "127.0.0.1", port }]);
+	const stop = () => {
+		srv.closeAllConnections?.();
+		srv.close();
+	};
+	return { port, stop };
+}
+
+/** The call's outcome and how long it took. */
+async function timed(args) {
+	const t0 = Date.now();
+	const out = await pi.call("docker_curl", args).then(
+		(r) => ({ ok: true, text: r.text }),
+		(e) => ({ ok: false, text: e.message }),
+	);
+	return { ...out, ms: Date.now() - t0 };
+}
+
+test(`[${FLAVOUR}] deadline class (finding 2): timeoutSec bounds the whole call against a service that sends a byte a second`, async (t) => {
+	if (!need(t, noPi, "pi")) return;
+	const timers = new Set();
+	const { port, stop } = await service((res) => {
+		res.writeHead(200, { "content-type": "text/plain" });
+		let n = 0;
+		const iv = setInterval(() => (++n > 20 ? (clearInterval(iv), res.end()) : res.write("x")), 1000);
+		timers.add(iv);
+	});
+	try {
+		const r = await timed({ url: `http://127.0.0.1:${port}/`, timeoutSec: 2 });
+		assert.ok(r.ms < 4500, `the call took ${r.ms} ms with timeoutSec 2`);
+		assert.equal(r.ok, false, r.text);
+		assert.match(r.text, /timed out after 2 s/, r.text);
+		// headers that never come are the same deadline
+		const { port: p2, stop: stop2 } = await service(() => {});
+		try {
+			const h = await timed({ url: `http://127.0.0.1:${p2}/`, timeoutSec: 1 });
+			assert.ok(h.ms < 3500, `${h.ms} ms`);
+			assert.match(h.text, /timed out after 1 s/);
+		} finally {
+			stop2();
+		}
+	} finally {
+		for (const iv of timers) clearInterval(iv);
+		stop();
+	}
+});
+
+test(`[${FLAVOUR}] deadline class (finding 2): a flood is read up to the size cap and no further, and a slow flood meets the deadline`, async (t) => {
+	if (!need(t, noPi, "pi")) return;
+	const chunk = Buffer.alloc(64 * 1024, "y");
+	let sent = 0;
+	const { port, stop } = await service((res) => {
+		res.writeHead(200, { "content-type": "text/plain" });
+		const t0 = Date.now();
+		// as fast as the reader takes it, for 20 s at most
+		const pump = () => {
+			while (Date.now() - t0 < 20000) {
+				sent += chunk.length;
+				if (!res.write(chunk)) return res.once("drain", pump);
+			}
+			res.end();
+		};
+		pump();
+	});
+	try {
+		const r = await timed({ url: `http://127.0.0.1:${port}/`, timeoutSec: 60 });
+		assert.ok(r.ms < 10000, `a flood held the call ${r.ms} ms`);
+		assert.ok(r.ok, r.text);
+		assert.match(r.text, /body cut at 8 MiB/, r.text.slice(0, 500));
+		assert.ok(sent < 64 * 1024 * 1024, `the reader took ${sent} bytes`);
+	} finally {
+		stop();
+	}
+	const slow = await service((res) => {
+		res.writeHead(200);
+		const iv = setInterval(() => res.write(chunk.subarray(0, 1024)), 5);
+		res.on("close", () => clearInterval(iv));
+	});
+	try {
+		const r = await timed({ url: `http://127.0.0.1:${slow.port}/`, timeoutSec: 1 });
+		assert.ok(r.ms < 3000, `${r.ms} ms`);
+		assert.match(r.text, /timed out after 1 s/);
+	} finally {
+		slow.stop();
+	}
 });
