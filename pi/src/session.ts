@@ -12,7 +12,7 @@ import type { AgentToolUpdateCallback } from "@mariozechner/pi-coding-agent";
 import { findProgram, pinnedName, type Program, requireProgram, setting, validName } from "./config.ts";
 import { type RunResult, runProgram } from "./proc.ts";
 import { guardWorkspace, programEnv } from "./trust.ts";
-import { type Details, failure, logPath, streamer } from "./text.ts";
+import { type Details, failure, removeLogs, streamer } from "./text.ts";
 
 export interface CallOptions {
 	signal?: AbortSignal;
@@ -32,7 +32,7 @@ export interface CallOptions {
 	env?: NodeJS.ProcessEnv;
 	/** resolve with a failed result instead of throwing */
 	allowFail?: boolean;
-	/** keep the whole output in a new temp file named for this (RunResult.log) */
+	/** should the answer be cut, keep the output in a temp file named for this (text.ts: logOf) */
 	log?: string;
 	/** the command as the answer shows it when it fails (default: the program and its arguments) */
 	command?: string[];
@@ -44,6 +44,7 @@ interface Handover {
 	name: string;
 	root: string;
 	lifeline?: Socket;
+	logs: Set<string>;
 }
 
 export class Session {
@@ -55,6 +56,8 @@ export class Session {
 	gcStarted = false;
 	/** session_shutdown came: arm no watcher any more */
 	ended = false;
+	/** the logs of cut answers (text.ts: logOf), removed at the end and with the sandbox */
+	logs = new Set<string>();
 
 	constructor() {
 		this.root = process.cwd();
@@ -68,6 +71,7 @@ export class Session {
 			this.root = h.root;
 			guardWorkspace(this.root);
 			this.lifeline = h.lifeline;
+			this.logs = h.logs;
 			return;
 		}
 		this.pickName();
@@ -115,8 +119,8 @@ export class Session {
 			input: o.input,
 			env: programEnv(o.env),
 			onOutput: o.stream ? streamer(o.stream.onUpdate, o.stream.head, { sandbox: this.name }) : undefined,
-			logFile: o.log === undefined ? undefined : logPath(o.log),
 		});
+		if (o.log !== undefined) r.log = { what: o.log, made: this.logs };
 		if (r.code !== 0 && !o.allowFail) throw failure(o.what, r, o.command ?? [prog, ...args]);
 		return r;
 	}
@@ -216,6 +220,7 @@ export class Session {
 	/** The one teardown path: the watcher sees EOF on its descriptor 3. */
 	release(): void {
 		this.ended = true;
+		removeLogs(this.logs);
 		this.lifeline?.destroy();
 		this.lifeline = undefined;
 	}
@@ -224,7 +229,7 @@ export class Session {
 	handOver(): void {
 		if (!this.name) return this.release();
 		this.ended = true;
-		(globalThis as Record<symbol, unknown>)[HANDOVER] = { name: this.name, root: this.root, lifeline: this.lifeline } satisfies Handover;
+		(globalThis as Record<symbol, unknown>)[HANDOVER] = { name: this.name, root: this.root, lifeline: this.lifeline, logs: this.logs } satisfies Handover;
 		this.lifeline = undefined;
 	}
 

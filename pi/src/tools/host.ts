@@ -8,7 +8,7 @@ import { Type } from "typebox";
 import { findProgram, installHint, modeLines, PROGRAMS, sbxCli, setting } from "../config.ts";
 import { describe, list, type Mapping, parseMappings } from "../ports.ts";
 import type { Session } from "../session.ts";
-import { failure, result, str } from "../text.ts";
+import { failure, removeLogs, result, str } from "../text.ts";
 import { BODY_CAP, request, timedOut } from "./curl.ts";
 import { Int, intArg } from "./schema.ts";
 
@@ -18,6 +18,8 @@ const TIMEOUT_MAX = 600;
 const HOURS_MAX = 1000000; // sbx-gc -H takes no more
 /** The programs' documented status for "the sandbox does not exist" (sbx-tools(7)). */
 export const EX_NOSANDBOX = 68;
+/** sbx-watch -n's: the sandbox exists, but these tools did not make it (so it is left alone). */
+const EX_NOTOURS = 77;
 
 function gib(bytes: unknown): string {
 	const n = Number(bytes);
@@ -316,7 +318,14 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 			// the programs' one teardown (sbx-watch's), markers and scratch dir included; an armed watcher stays armed
 			const r = await s.program("sbx-watch", ["-n", "-m", "remove", name], { signal, what: `removing sandbox "${name}"`, allowFail: true });
 			if (r.code === EX_NOSANDBOX) return result(`sandbox "${name}" does not exist: nothing to remove.`, { sandbox: name });
+			if (r.code === EX_NOTOURS)
+				return result(
+					`sandbox "${name}" was not made by these tools (made by hand, or pinned with DOCKER_SANDBOX), so it was not removed; ` +
+						`it and everything in it are as they were. To delete it, run \`${sbxCli()} rm ${name}\` yourself.`,
+					{ sandbox: name, removed: false, ours: false },
+				);
 			if (r.code !== 0) throw failure(`removing sandbox "${name}"`, r);
+			removeLogs(s.logs); // what they tell of is gone
 			return result(`sandbox "${name}" removed (microVM and everything inside it deleted).`, { sandbox: name });
 		},
 	});

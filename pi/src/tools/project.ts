@@ -201,7 +201,7 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 			"extraArgs: service names and the options of that action (e.g. down: -v, --remove-orphans; exec: -e NAME=value, -w /dir, -u user); " +
 			"options that would name another daemon or a file outside the workspace are refused. " +
 			"exec and run: the command goes in `command` (a string runs as sh -c STRING in the container, an array as given), or after the service in extraArgs. " +
-			"up, build and pull answer with the outcome and the last lines; the whole output is in the file the answer names. " +
+			"up, build and pull answer with the outcome and the last lines; when that leaves output out, it is in the file the answer names. " +
 			"Published ports are forwarded to the host; the result gives the URLs.",
 		parameters: Type.Object({
 			file: Type.Optional(Type.String({ description: "compose file in the workspace" })),
