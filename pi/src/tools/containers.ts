@@ -68,7 +68,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 		name: "docker_pull",
 		label: "Docker pull",
 		promptSnippet: "Pull an image into the docker sandbox",
-		description: "Pull an image into the session's sandbox (progress streams; up to 10 minutes). The answer gives the outcome and the last lines; the whole output is in the file it names.",
+		description: "Pull an image into the session's sandbox (progress streams; up to 10 minutes). The answer gives the outcome and the last lines; when that leaves output out, it is in the file the answer names.",
 		parameters: Type.Object({ image: Type.String({ description: "image reference, e.g. nginx:1.27" }) }),
 		async execute(_id, params, signal, onUpdate) {
 			const image = checkImage(params.image);
@@ -147,7 +147,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 			if (!detach) {
 				let r: RunResult;
 				try {
-					r = await s.docker(args, { signal, input, what: `docker run ${image}`, timeout: 600, stream: { onUpdate, head: `run ${image}` } });
+					r = await s.docker(args, { signal, input, what: `docker run ${image}`, floor: 600, stream: { onUpdate, head: `run ${image}` } });
 				} catch (e) {
 					if (!(e instanceof Cancelled)) throw e;
 					throw new Cancelled(`docker run ${image}`, await endRun(s, args[args.indexOf("--name") + 1]));
@@ -233,7 +233,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 		promptGuidelines: ["docker_build, docker_compose, docker_init and docker_run volumes take workspace paths: /workspace/... (or relative) is the project directory; nothing outside it."],
 		description:
 			"Build an image from a directory of the workspace (/workspace/... or relative); output streams, up to 10 minutes. " +
-			"The answer gives the image and the last lines; the whole build output is in the file it names (read it with the read tool when you need more).",
+			"The answer gives the image and the last lines; when that leaves output out, it is in the file the answer names (read it with the read tool when you need more).",
 		parameters: Type.Object({
 			context: Type.String({ description: "build context directory, e.g. /workspace or /workspace/app" }),
 			tag: Type.String({ description: "image tag, e.g. myapp:dev" }),
@@ -337,7 +337,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 		parameters: Type.Object({ volumes: Type.Optional(Type.Boolean({ description: "also remove unused volumes (default false)" })) }),
 		async execute(_id, params, signal, onUpdate) {
 			const args = ["system", "prune", "-af", ...(params.volumes ? ["--volumes"] : [])];
-			const r = await s.docker(args, { signal, what: "docker system prune", timeout: 600, log: "prune", stream: { onUpdate, head: "prune" } });
+			const r = await s.docker(args, { signal, what: "docker system prune", floor: 600, log: "prune", stream: { onUpdate, head: "prune" } });
 			const freed = /Total reclaimed space:\s*(.*)/.exec(r.output)?.[1]?.trim();
 			return brief([`pruned sandbox "${s.name}"${freed ? `: ${freed} reclaimed` : ""}`], r, { sandbox: s.name });
 		},
