@@ -8,7 +8,7 @@ include config.mk
 LIBOBJ = lib/shown.o lib/conf.o lib/env.o lib/io.o lib/json.o lib/lock.o lib/name.o \
 	lib/num.o lib/proc.o lib/sbxcli.o lib/spawn.o lib/supervise.o \
 	lib/relay.o lib/selfpipe.o lib/state.o lib/statedir.o \
-	lib/marker.o lib/rfc3339.o lib/notfound.o lib/portspec.o lib/dockerps.o \
+	lib/marker.o lib/rfc3339.o lib/sbxsays.o lib/portspec.o lib/dockerps.o \
 	lib/markerio.o lib/portcli.o lib/sibling.o lib/jsonout.o lib/sbxls.o lib/capture.o \
 	lib/guard.o lib/clock.o
 BIN = sbx-env/sbx-env sbx-run/sbx-run sbx-watch/sbx-watch sbx-gc/sbx-gc \

@@ -72,27 +72,15 @@ run(struct sbx_portcli *pc, char **av)
 static int
 unknown_verb(const struct sbx_portcli *pc, int d)
 {
-	char pat[64];
-
-	if (pc->status == 0 || pc->err.data == NULL)
-		return 0;
-	snprintf(pat, sizeof(pat), "unknown command \"%s\"", dialect_word[d]);
-	return strstr(pc->err.data, pat) != NULL;
+	return pc->status != 0 &&
+	    sbx_says_unknown_verb(pc->err.data, dialect_word[d]);
 }
 
 /* Is the failure sbx saying the sandbox does not exist? */
 int
 sbx_portcli_missing(const struct sbx_portcli *pc)
 {
-	char pat[SBX_NAME_MAX + 40];
-
-	if (pc->status == 0 || pc->err.data == NULL)
-		return 0;
-	snprintf(pat, sizeof(pat), "no sandbox named '%s'", pc->name);
-	if (strstr(pc->err.data, pat) != NULL)
-		return 1;
-	snprintf(pat, sizeof(pat), "sandbox '%s' not found", pc->name);
-	return strstr(pc->err.data, pat) != NULL;
+	return pc->status != 0 && sbx_says_notfound(pc->err.data, pc->name);
 }
 
 /*

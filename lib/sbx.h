@@ -305,12 +305,14 @@ int	 sbx_failed_write(int, const char *, const char *, int, int,
 /* rfc3339.c: an RFC 3339 timestamp to Unix seconds */
 int	 sbx_rfc3339(const char *, long long *);
 
-/* notfound.c: sbx's error output says the sandbox does not exist */
+/* sbxsays.c: what sbx's words mean (every wording matched is there) */
 #define SBX_NF_NO	0	/* not sbx's line, and cannot become it */
 #define SBX_NF_PREFIX	1	/* could still become it */
 #define SBX_NF_LINE	2	/* the first line is sbx's, complete */
-int	 sbx_notfound(const char *, const char *);
-int	 sbx_notfound_line(const char *, size_t, const char *);
+int	 sbx_says_notfound(const char *, const char *);
+int	 sbx_says_notfound_line(const char *, size_t, const char *);
+int	 sbx_says_exists(const char *);
+int	 sbx_says_unknown_verb(const char *, const char *);
 
 /*
  * Ports (sbx-ports, sbx-verify).  portspec.c: specs, sbx's JSON listing,

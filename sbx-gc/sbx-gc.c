@@ -181,7 +181,7 @@ sweep_one(const struct box *b)
 		return 0;
 	}
 	if (sbx(&c, "rm", "--force", b->name) != 0 &&
-	    !sbx_notfound(c.err.data, b->name)) {
+	    !sbx_says_notfound(c.err.data, b->name)) {
 		warnx("sandbox %s: sbx rm --force: exit status %d%s%s",
 		    b->name, c.status, c.err.len ? ": " : "",
 		    c.err.len ? firstline(&c.err, why, 120) : "");

@@ -1,5 +1,5 @@
 /*
- * Fuzz target (libFuzzer) for sbx_notfound, which reads sbx's error
+ * Fuzz target (libFuzzer) for sbx_says_notfound, which reads sbx's error
  * output for "this sandbox does not exist" (a teardown then has nothing
  * left to do, so a wrong yes would leave a sandbox behind).  The input
  * is NAME, a NUL, then the text.  The answer is yes exactly when the text
@@ -39,9 +39,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	want |= strstr(err, pat) != NULL;
 	if (nlen > SBX_NAME_MAX)
 		want = 0;
-	if (sbx_notfound(err, name) != want)
+	if (sbx_says_notfound(err, name) != want)
 		abort();
-	if (sbx_notfound(NULL, name) != 0 || sbx_notfound(err, NULL) != 0)
+	if (sbx_says_notfound(NULL, name) != 0 || sbx_says_notfound(err, NULL) != 0)
 		abort();
 	free(pat);
 	free(name);
