@@ -84,7 +84,7 @@ status_of() {
 	[[ $output =~ ^[0-9a-f]{64}$ ]]
 	sim_free_port
 	run -0 "$SIM" port publish e2e-a "$SIM_PORT:8080"
-	[ "$output" = "Published 127.0.0.1:$SIM_PORT -> 8080/tcp" ]
+	[ "$output" = "Published 127.0.0.1:$SIM_PORT -> 8080/tcp4" ]
 	run -0 sim_fetch "http://127.0.0.1:$SIM_PORT/"
 	[ "$output" = "<h1>deployed by sbx-run</h1>" ]
 	run -0 sbx-run -s e2e-a logs web
