@@ -242,7 +242,7 @@ struct sbx_json *sbx_json_parse(const char *, size_t, const char **);
 void	 sbx_json_free(struct sbx_json *);
 const struct sbx_json *sbx_json_get(const struct sbx_json *, const char *);
 const char *sbx_json_str(const struct sbx_json *, const char *);
-const char *sbx_json_find(const char *, size_t, size_t *);
+struct sbx_json *sbx_json_doc(const char *, size_t, const char **);
 
 /* shown.c: outside text fit for a message */
 const char *sbx_shown(const char *, char *, size_t);
