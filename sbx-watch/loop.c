@@ -173,7 +173,7 @@ watch_teardown(const struct watch *w, int mustlock)
 	}
 	for (try = 1; w->mode != MODE_NONE && try <= TRIES; try++) {
 		if (sbx(w, verb, flag, &c) == 0 ||
-		    (gone = sbx_notfound(c.err.data, w->name))) {
+		    (gone = sbx_says_notfound(c.err.data, w->name))) {
 			/* a sandbox sbx does not know is gone all the same */
 			ok = 1;
 			removed = w->mode == MODE_REMOVE || gone;

@@ -60,7 +60,7 @@ function urlHost(u: URL): string {
  */
 export function pickPair(u: URL, listing: Mapping[]): { ip: string; port: number; note: string } {
 	const h = urlHost(u);
-	const pairs = listing.filter((m) => m.proto === "tcp" && loopback(canonIp(m.hostIp)));
+	const pairs = listing.filter((m) => m.proto.startsWith("tcp") && loopback(canonIp(m.hostIp)));
 	const cands =
 		h === "localhost"
 			? [...pairs].sort((a, b) => Number(a.hostIp.includes(":")) - Number(b.hostIp.includes(":")))
