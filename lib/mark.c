@@ -124,7 +124,7 @@ sbx_mark_end(const char *sbx, char *const *env, const char *name,
 	e->inner = inner != NULL ? SBX_END_UNREACHED : SBX_END_NOINNER;
 	for (ni = 0; inner != NULL && inner[ni] != NULL; ni++)
 		;
-	if ((av = calloc(ni + 10, sizeof(*av))) == NULL)
+	if ((av = calloc(ni + 12, sizeof(*av))) == NULL)
 		return -1;
 	n = 0;
 	av[n++] = (char *)sbx;
