@@ -10,6 +10,9 @@ struct run {
 	int		 given;		/* -t or DOCKER_SANDBOX_TIMEOUT was set */
 	pid_t		 session;	/* our parent when we started */
 	char		 before[4096];	/* NAME.created before the exec, or "" */
+	char		 mark[SBX_MARK_LEN + 1];	/* of this run's exec */
+	char		**inner;	/* ends it in its container, or NULL */
+	const char	*container;	/* that container (or service) */
 };
 
 /* Provisioning's answer: run the command again, or return what it said. */
@@ -19,6 +22,11 @@ struct run {
 /* dockerargs.c */
 void	 check_docker_args(char *const *);
 int	 long_running(char *const *);
+int	 inner_exec(char *const *, int *, int *, const char **);
+
+/* ending.c */
+char	**inner_words(char *const *, int *);
+void	 end_inside(const struct run *, const char *);
 
 /* provision.c */
 void	 provision_snapshot(struct run *);
