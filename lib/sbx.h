@@ -69,7 +69,8 @@ long long sbx_strtonum(const char *, long long, long long, const char **);
 #define SBX_CONF_ALLOWLIST	0x200
 #define SBX_CONF_PASSTHROUGH	0x400
 #define SBX_CONF_TIMEOUT	0x800
-#define SBX_CONF_ALL		0xfff
+#define SBX_CONF_PREWARM	0x1000
+#define SBX_CONF_ALL		0x1fff
 #define SBX_CONF_ENV		(SBX_CONF_ALLOWLIST | SBX_CONF_PASSTHROUGH)
 /* what sbx-run may read, whichever path a call takes */
 #define SBX_CONF_RUN		(SBX_CONF_ENV | SBX_CONF_TIMEOUT | \
@@ -79,6 +80,7 @@ long long sbx_strtonum(const char *, long long, long long, const char **);
 #define SBX_TEARDOWN_REMOVE	0
 #define SBX_TEARDOWN_STOP	1
 #define SBX_TEARDOWN_NONE	2
+#define SBX_PREWARM_AUTO	2	/* sbx_xconf_prewarm(): the workspace decides */
 int	 sbx_parsebool(const char *);
 int	 sbx_xconf_bool(const char *, int);
 long long sbx_xconf_num(const char *, long long, long long, long long);
@@ -88,6 +90,7 @@ int	 sbx_xconf_keepalive(void);
 int	 sbx_xconf_passthrough(void);
 int	 sbx_xconf_workspace_ro(void);
 int	 sbx_xconf_timeout(void);
+int	 sbx_xconf_prewarm(void);
 int	 sbx_xconf_cpus(void);
 int	 sbx_teardown_parse(const char *);
 const char *sbx_teardown_name(int);
