@@ -273,6 +273,7 @@ enum sbx_marker {
 	SBX_M_JOURNAL,		/* sbx-run's calls */
 	SBX_M_PRIME,		/* the scratch workspace of read-only mode */
 	SBX_M_PORTS,		/* sbx-ports' mappings */
+	SBX_M_PREWARM,		/* sbx-run -P: how its provisioning ended */
 	SBX_M_OWNER,		/* the session and its watcher */
 	SBX_M_LOCK,		/* held by the watcher */
 	SBX_M_VERIFY,		/* NAME.verify-NONCE: sbx-verify's canary */
@@ -299,11 +300,15 @@ int	 sbx_owner_read(int, const char *, pid_t *, unsigned long long *);
 int	 sbx_created_read(int, const char *, long long *);
 #define SBX_CREATING	"creating"	/* state= before sbx create runs */
 #define SBX_READY	"ready"		/* state= once it succeeded */
+#define SBX_PREWARM_SAID	2048	/* bytes kept of what sbx-run -P said */
 int	 sbx_created_write(int, const char *, const char *, const char *,
 	    const char *);
 int	 sbx_created_text(int, const char *, char *, size_t);
 int	 sbx_failed_write(int, const char *, const char *, int, int,
 	    const char *);
+int	 sbx_prewarm_write(int, const char *, int, const char *, size_t);
+int	 sbx_prewarm_read(int, const char *, long long *, int *, char *,
+	    size_t);
 
 /* rfc3339.c: an RFC 3339 timestamp to Unix seconds */
 int	 sbx_rfc3339(const char *, long long *);
