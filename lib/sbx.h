@@ -246,10 +246,12 @@ const char *sbx_shown(const char *, char *, size_t);
 
 /*
  * sbxcli.c: which sbx binary to run.  sbx_xcli_find may end the process
- * (the x says so): 127 when there is none, 126 when it cannot run, 64 for
- * a relative DOCKER_SANDBOX_SBX.
+ * (the x says so): 127 when there is none, 126 when it cannot run or lies
+ * in a session workspace (the second argument, a NULL-terminated list of
+ * directories, or NULL), 64 for a relative DOCKER_SANDBOX_SBX.
  */
-void	 sbx_xcli_find(char *const *, char *, size_t);
+void	 sbx_xcli_find(char *const *, char *const *, char *, size_t);
+int	 sbx_cli_find(char *const *, char *const *, char *, size_t);
 int	 sbx_path_search(char *const *, const char *, char *, size_t);
 int	 sbx_runnable(const char *);
 
@@ -299,6 +301,7 @@ int	 sbx_created_read(int, const char *, long long *);
 int	 sbx_created_write(int, const char *, const char *, const char *,
 	    const char *);
 int	 sbx_created_text(int, const char *, char *, size_t);
+int	 sbx_created_workspace(int, const char *, char *, size_t);
 int	 sbx_failed_write(int, const char *, const char *, int, int,
 	    const char *);
 

@@ -137,6 +137,30 @@ markednames(size_t *np)
 	return v;
 }
 
+/*
+ * The workspaces of every NAME.created here, NULL-terminated: no sbx is
+ * run from inside one of them, since a sandbox can write its own.
+ */
+char **
+gc_workspaces(void)
+{
+	char **names, **ws, buf[PATH_MAX];
+	size_t n, i, k = 0;
+
+	if ((names = markednames(&n)) == NULL)
+		n = 0;
+	if ((ws = calloc(n + 1, sizeof(*ws))) == NULL)
+		err(SBX_EX_FAIL, NULL);
+	for (i = 0; i < n; i++) {
+		if (sbx_created_workspace(gc_dfd, names[i], buf,
+		    sizeof(buf)) == 0 && (ws[k] = strdup(buf)) != NULL)
+			k++;
+		free(names[i]);
+	}
+	free(names);
+	return ws;
+}
+
 /* Was any marker of name written since the listing began, or exists? */
 static int
 markerstat(const char *name, time_t since, int *fresh)

@@ -284,7 +284,7 @@ main(int argc, char *argv[])
 	struct sbx_json *tree;
 	struct box *boxes;
 	const char *errstr;
-	char buf[84];
+	char buf[84], **ws;
 	size_t nboxes, i, plen;
 	time_t since;
 	int ch, lfd, failed = 0;
@@ -344,7 +344,11 @@ main(int argc, char *argv[])
 		}
 		err(SBX_EX_FAIL, "%s/%s", gc_statedir, SBX_GC_LOCK);
 	}
-	sbx_xcli_find(environ, sbxpath, sizeof(sbxpath));
+	ws = gc_workspaces();
+	sbx_xcli_find(environ, ws, sbxpath, sizeof(sbxpath));
+	for (i = 0; ws[i] != NULL; i++)
+		free(ws[i]);
+	free(ws);
 	memset(&pol, 0, sizeof(pol));	/* strict: the host set only */
 	if ((sbxenv = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_FAIL, "environment");

@@ -20,6 +20,8 @@
 #include "sbx.h"
 #include "sbx-watch.h"
 
+extern char **environ;
+
 #define POLL_MS		50	/* kill(pid, 0) polling, when nothing better */
 #define TRIES		5
 
@@ -51,15 +53,40 @@ ignore(int signo)
 	sigaction(signo, &sa, NULL);
 }
 
+/*
+ * The sbx for this call, found again each time, since the workspace it
+ * must not come from is known only once NAME.created names it.  0, or
+ * -1 with the status and why in c.
+ */
+static int
+sbx_path(const struct watch *w, char *buf, size_t size, struct sbx_result *c)
+{
+	char ws[PATH_MAX], *wsl[2] = { NULL, NULL };
+	const char *why;
+
+	if (sbx_created_workspace(w->dfd, w->name, ws, sizeof(ws)) == 0)
+		wsl[0] = ws;
+	if (sbx_cli_find(environ, wsl, buf, size) == 0)
+		return 0;
+	c->status = errno == EPERM ? SBX_EX_NOEXEC : SBX_EX_NOTFOUND;
+	why = errno == EPERM ? "sbx: DOCKER_SANDBOX_SBX lies in the session "
+	    "workspace\n" : "sbx: none found outside the session workspace\n";
+	(void)sbx_buf_add(&c->err, why, strlen(why));
+	return -1;
+}
+
 /* Run one sbx call to its end; the answer is its status, or 127. */
 static int
 sbx(const struct watch *w, const char *verb, const char *flag,
     struct sbx_result *c)
 {
-	char *argv[8];
+	char *argv[8], path[PATH_MAX];
 	int n = 0;
 
-	argv[n++] = (char *)w->sbx;
+	memset(c, 0, sizeof(*c));
+	if (sbx_path(w, path, sizeof(path), c) == -1)
+		return c->status;
+	argv[n++] = path;
 	argv[n++] = (char *)verb;
 	if (flag != NULL)
 		argv[n++] = (char *)flag;
