@@ -214,9 +214,14 @@ int	 sbx_state_remove(int, const char *);
 int	 sbx_state_rmtree(int, const char *);
 const char *sbx_state_field(const char *, const char *, char *, size_t);
 
-/* lock.c: fcntl(2) record locks on files in the state directory */
+/*
+ * lock.c: fcntl(2) record locks on files in the state directory, whole
+ * or (the _name ones) one sandbox's byte of a shared file
+ */
 int	 sbx_lock(int, const char *, int);
 pid_t	 sbx_lock_holder(int, const char *);
+int	 sbx_lock_name(int, const char *, const char *, long long);
+pid_t	 sbx_lock_name_holder(int, const char *, const char *);
 
 /* proc.c: is a process (pid plus start time) still the one we knew? */
 int	 sbx_proc_start(pid_t, unsigned long long *);
@@ -263,7 +268,7 @@ int	 sbx_runnable(const char *);
  * none of them can be a marker.  Atomic writes pass through temporary
  * files named .FILE.PID.SEQ (state.c).
  */
-#define SBX_PROVISION_LOCK	".provision.lock"	/* sbx-run provisions */
+#define SBX_PROVISION_LOCK	".provision.lock"	/* a byte per sandbox */
 #define SBX_GC_LOCK		".gc.lock"		/* sbx-gc sweeps */
 #define SBX_DIALECT_CACHE	"sbx-port-dialect"	/* sbx's port verbs */
 enum sbx_marker {

@@ -143,6 +143,7 @@ sweep_one(const struct box *b)
 	char why[160], buf[40];
 	struct sbx_result c;
 	long long when, idle;
+	int lfd;
 
 	if (!gc_namepid(b->name, NULL)) {
 		snprintf(why, sizeof(why), "not a name sbx-run makes "
@@ -180,16 +181,21 @@ sweep_one(const struct box *b)
 		gc_say("would remove", b->name, why);
 		return 0;
 	}
+	/* a removal and a provisioning of one sandbox never interleave */
+	if ((lfd = gc_provlock(b->name, "kept")) == -1)
+		return 0;
 	if (sbx(&c, "rm", "--force", b->name) != 0 &&
 	    !sbx_notfound(c.err.data, b->name)) {
 		warnx("sandbox %s: sbx rm --force: exit status %d%s%s",
 		    b->name, c.status, c.err.len ? ": " : "",
 		    c.err.len ? firstline(&c.err, why, 120) : "");
 		sbx_result_free(&c);
+		close(lfd);
 		return 1;
 	}
 	sbx_result_free(&c);
 	gc_drop(b->name);
+	close(lfd);
 	if (gc_vflag)
 		gc_say("removed", b->name, why);
 	return 0;

@@ -155,20 +155,17 @@ record_failure(const struct watch *w, const char *verb, int tries,
 }
 
 /*
- * Wait, at most w->timeout seconds, for the provisioning lock that sbx-run
- * holds while it creates, so a removal and a creation never interleave.
- * Returns the descriptor that holds it, or -1 (errno EAGAIN: still held).
+ * Wait for the sandbox's provisioning lock that sbx-run holds while it
+ * creates, so a removal and a creation never interleave.  The session's
+ * watcher is the last guard, so it waits as long as the create may run;
+ * -n (bounded) waits w->timeout seconds, 0 meaning no limit.  Returns
+ * the descriptor that holds it, or -1 (errno ETIMEDOUT: still held).
  */
 int
-watch_provlock(const struct watch *w)
+watch_provlock(const struct watch *w, int bounded)
 {
-	long long until = sbx_now_ms() + (long long)w->timeout * 1000;
-	int fd;
-
-	while ((fd = sbx_lock(w->dfd, SBX_PROVISION_LOCK, 0)) == -1 &&
-	    errno == EAGAIN && sbx_now_ms() < until)
-		sleep_ms(POLL_MS);
-	return fd;
+	return sbx_lock_name(w->dfd, SBX_PROVISION_LOCK, w->name,
+	    bounded && w->timeout > 0 ? (long long)w->timeout * 1000 : -1);
 }
 
 /*
@@ -187,8 +184,8 @@ watch_teardown(const struct watch *w, int mustlock)
 	long delay = w->backoff;
 	int try, ok = 0, removed = 0, gone = 0, lfd;
 
-	/* the watcher tears down even past the bound: no guard is left */
-	if ((lfd = watch_provlock(w)) == -1 && mustlock)
+	/* a lock file not ours: the watcher tears down all the same */
+	if ((lfd = watch_provlock(w, mustlock)) == -1 && mustlock)
 		return SBX_EX_BUSY;
 	if (!sbx_marker_present(w->dfd, w->name, SBX_M_CREATED)) {
 		/* never provisioned by us: no sbx call at all */
