@@ -124,6 +124,20 @@ sbx_created_text(int dfd, const char *name, char *text, size_t size)
 	return readmarker(dfd, name, SBX_M_CREATED, text, size);
 }
 
+/* The workspace= of NAME.created; -1 with ENOENT or EINVAL as above. */
+int
+sbx_created_workspace(int dfd, const char *name, char *buf, size_t size)
+{
+	char text[PATH_MAX + 192];
+
+	if (readmarker(dfd, name, SBX_M_CREATED, text, sizeof(text)) == -1)
+		return -1;
+	if (sbx_state_field(text, "workspace", buf, size) == NULL ||
+	    *buf != '/')
+		return errno = EINVAL, -1;
+	return 0;
+}
+
 /*
  * Write NAME.failed: the teardown action that gave up after tries, its
  * last status and the first line sbx said (already fit to show).

@@ -217,9 +217,14 @@ int	 sbx_state_remove(int, const char *);
 int	 sbx_state_rmtree(int, const char *);
 const char *sbx_state_field(const char *, const char *, char *, size_t);
 
-/* lock.c: fcntl(2) record locks on files in the state directory */
+/*
+ * lock.c: fcntl(2) record locks on files in the state directory, whole
+ * or (the _name ones) one sandbox's byte of a shared file
+ */
 int	 sbx_lock(int, const char *, int);
 pid_t	 sbx_lock_holder(int, const char *);
+int	 sbx_lock_name(int, const char *, const char *, long long);
+pid_t	 sbx_lock_name_holder(int, const char *, const char *);
 
 /* proc.c: is a process (pid plus start time) still the one we knew? */
 int	 sbx_proc_start(pid_t, unsigned long long *);
@@ -249,10 +254,12 @@ const char *sbx_shown(const char *, char *, size_t);
 
 /*
  * sbxcli.c: which sbx binary to run.  sbx_xcli_find may end the process
- * (the x says so): 127 when there is none, 126 when it cannot run, 64 for
- * a relative DOCKER_SANDBOX_SBX.
+ * (the x says so): 127 when there is none, 126 when it cannot run or lies
+ * in a session workspace (the second argument, a NULL-terminated list of
+ * directories, or NULL), 64 for a relative DOCKER_SANDBOX_SBX.
  */
-void	 sbx_xcli_find(char *const *, char *, size_t);
+void	 sbx_xcli_find(char *const *, char *const *, char *, size_t);
+int	 sbx_cli_find(char *const *, char *const *, char *, size_t);
 int	 sbx_path_search(char *const *, const char *, char *, size_t);
 int	 sbx_runnable(const char *);
 
@@ -264,7 +271,7 @@ int	 sbx_runnable(const char *);
  * none of them can be a marker.  Atomic writes pass through temporary
  * files named .FILE.PID.SEQ (state.c).
  */
-#define SBX_PROVISION_LOCK	".provision.lock"	/* sbx-run provisions */
+#define SBX_PROVISION_LOCK	".provision.lock"	/* a byte per sandbox */
 #define SBX_GC_LOCK		".gc.lock"		/* sbx-gc sweeps */
 #define SBX_DIALECT_CACHE	"sbx-port-dialect"	/* sbx's port verbs */
 enum sbx_marker {
@@ -304,6 +311,7 @@ int	 sbx_created_read(int, const char *, long long *);
 int	 sbx_created_write(int, const char *, const char *, const char *,
 	    const char *);
 int	 sbx_created_text(int, const char *, char *, size_t);
+int	 sbx_created_workspace(int, const char *, char *, size_t);
 int	 sbx_failed_write(int, const char *, const char *, int, int,
 	    const char *);
 int	 sbx_prewarm_write(int, const char *, int, const char *, size_t);

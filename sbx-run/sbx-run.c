@@ -215,7 +215,9 @@ main(int argc, char *argv[])
 	if (sbx_xenv_policy(&pol, NULL, 0) == -1 ||
 	    (r.env = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_CANTRUN, NULL);
-	sbx_xcli_find(environ, r.sbx, sizeof(r.sbx));
+	provision_snapshot(&r);
+	session_workspaces(&r);
+	sbx_xcli_find(environ, r.ws, r.sbx, sizeof(r.sbx));
 	if (!iflag && (in = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1)
 		err(SBX_EX_CANTRUN, "/dev/null");
 
@@ -223,7 +225,6 @@ main(int argc, char *argv[])
 		err(SBX_EX_CANTRUN, NULL);
 	av = exec_argv(&r, fwd, argv, iflag, xflag);
 	journal_begin();
-	provision_snapshot(&r);
 	memset(&held, 0, sizeof(held));
 	status = run_exec(&r, av, in, &absent, &held);
 	if (absent) {

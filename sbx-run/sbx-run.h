@@ -10,6 +10,9 @@ struct run {
 	int		 given;		/* -t or DOCKER_SANDBOX_TIMEOUT was set */
 	pid_t		 session;	/* our parent when we started */
 	char		 before[4096];	/* NAME.created before the exec, or "" */
+	char		 wsmark[4096];	/* the workspace NAME.created names */
+	char		 wscall[4096];	/* the one this call would mount */
+	char		*ws[3];		/* those of them known; NULL-ended */
 };
 
 /* Provisioning's answer: run the command again, or return what it said. */
@@ -35,3 +38,4 @@ int	 journal_print(const char *, long long);
 int	 workspace_check(const struct run *, const char *, char *, char *,
 	    size_t);
 void	 prime_dir(int, const char *, const char *, int *);
+void	 session_workspaces(struct run *);

@@ -336,7 +336,7 @@ main(int argc, char *argv[])
 	}
 
 	if (w.mode != MODE_NONE || w.keepalive > 0)
-		sbx_xcli_find(environ, w.sbx, sizeof(w.sbx));
+		sbx_xcli_find(environ, NULL, w.sbx, sizeof(w.sbx));
 	memset(&pol, 0, sizeof(pol));	/* strict: the host set only */
 	if ((w.envp = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_FAIL, "environment");

@@ -34,7 +34,7 @@ struct watch {
 /* loop.c: after detaching: wait for the end, then tear down once */
 void	 watch_run(struct watch *);
 int	 watch_teardown(const struct watch *, int);
-int	 watch_provlock(const struct watch *);
+int	 watch_provlock(const struct watch *, int);
 
 /* pidwait.c: learn of a process's death without polling, where we can */
 int	 pw_open(pid_t);
