@@ -191,7 +191,9 @@ sbx_prewarm_write(int dfd, const char *name, int status, const char *said,
 			t += 5;
 		}
 		/* NUL would end the text; the rest is sbx's, as it was */
-		*t++ = said[i] == '\0' ? '?' : said[i];
+		*t = said[i];
+		if (*t++ == '\0')
+			t[-1] = '?';
 	}
 	if (t > text + n && t[-1] != '\n')
 		*t++ = '\n';

@@ -13,6 +13,7 @@ struct run {
 	char		 wsmark[4096];	/* the workspace NAME.created names */
 	char		 wscall[4096];	/* the one this call would mount */
 	char		*ws[3];		/* those of them known; NULL-ended */
+	int		 prewarm;	/* -P's provisioning: its parent holds the lock */
 };
 
 /* Provisioning's answer: run the command again, or return what it said. */
@@ -23,9 +24,18 @@ struct run {
 void	 check_docker_args(char *const *);
 int	 long_running(char *const *);
 
+/* sbx-run.c */
+int	 run_exec(const struct run *, char **, int, int *, struct sbx_buf *);
+
 /* provision.c */
 void	 provision_snapshot(struct run *);
 int	 provision(const struct run *);
+int	 provision_lock(const struct run *, int, const char *);
+
+/* prewarm.c */
+int	 prewarm(struct run *, char **, int);
+void	 prewarm_await(const struct run *);
+void	 prewarm_report(const struct run *, int);
 
 /* journal.c */
 extern unsigned long long journal_bytes;	/* output of the last exec */

@@ -214,9 +214,11 @@ watch_teardown(const struct watch *w, int mustlock)
 		delay *= 2;
 	}
 	/* a stopped or failed sandbox keeps its marker and scratch dir */
+	/* (a prewarm's record was the session's: it goes) */
 	/* the lock and owner marker are the watcher's, dropped as it exits */
 	(void)sbx_marker_drop(w->dfd, w->name, removed ?
-	    SBX_MB_ALL & ~SBX_MB_WATCH : ok ? SBX_MB(SBX_M_FAILED) : 0, 0);
+	    SBX_MB_ALL & ~SBX_MB_WATCH : SBX_MB(SBX_M_PREWARM) |
+	    (ok ? SBX_MB(SBX_M_FAILED) : 0), 0);
 	if (lfd != -1)
 		close(lfd);
 	if (w->mode == MODE_NONE)
