@@ -13,6 +13,9 @@ struct run {
 	char		 wsmark[4096];	/* the workspace NAME.created names */
 	char		 wscall[4096];	/* the one this call would mount */
 	char		*ws[3];		/* those of them known; NULL-ended */
+	char		 mark[SBX_MARK_LEN + 1];	/* of this run's exec */
+	char		**inner;	/* ends it in its container, or NULL */
+	const char	*container;	/* that container (or service) */
 	int		 prewarm;	/* -P's provisioning: its parent holds the lock */
 };
 
@@ -23,6 +26,11 @@ struct run {
 /* dockerargs.c */
 void	 check_docker_args(char *const *);
 int	 long_running(char *const *);
+int	 inner_exec(char *const *, int *, int *, const char **);
+
+/* ending.c */
+char	**inner_words(char *const *, int *);
+void	 end_inside(const struct run *, const char *);
 
 /* sbx-run.c */
 int	 run_exec(const struct run *, char **, int, int *, struct sbx_buf *);
