@@ -190,7 +190,7 @@ watch_teardown(const struct watch *w, int mustlock)
 	if (!sbx_marker_present(w->dfd, w->name, SBX_M_CREATED)) {
 		/* never provisioned by us: no sbx call at all */
 		(void)sbx_marker_drop(w->dfd, w->name, SBX_MB(SBX_M_PRIME) |
-		    SBX_MB(SBX_M_JOURNAL), 0);
+		    SBX_MB(SBX_M_JOURNAL) | SBX_MB(SBX_M_PREWARM), 0);
 		if (lfd != -1)
 			close(lfd);
 		return SBX_EX_NOSANDBOX;
