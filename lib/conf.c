@@ -80,10 +80,17 @@ sbx_xconf_autocreate(void)
 	return sbx_xconf_bool("DOCKER_SANDBOX_AUTOCREATE", 1);
 }
 
+/*
+ * Unset: hold the VM up while the sandbox has published ports (something
+ * deployed for the host to reach); 1: always; 0: never.
+ */
 int
 sbx_xconf_keepalive(void)
 {
-	return sbx_xconf_bool("DOCKER_SANDBOX_KEEPALIVE", 0);
+	if (sbx_conf_str("DOCKER_SANDBOX_KEEPALIVE") == NULL)
+		return SBX_KEEPALIVE_PORTS;
+	return sbx_xconf_bool("DOCKER_SANDBOX_KEEPALIVE", 0) ?
+	    SBX_KEEPALIVE_ALWAYS : SBX_KEEPALIVE_NEVER;
 }
 
 int
@@ -349,7 +356,9 @@ sbx_xconf_value(unsigned which, char *buf, size_t size)
 		snprintf(buf, size, "%s", sbx_teardown_name(
 		    sbx_xconf_teardown()));
 	if (which & SBX_CONF_KEEPALIVE)
-		snprintf(buf, size, "%d", sbx_xconf_keepalive());
+		snprintf(buf, size, "%s", sbx_xconf_keepalive() ==
+		    SBX_KEEPALIVE_PORTS ? "ports" : sbx_xconf_keepalive() ==
+		    SBX_KEEPALIVE_ALWAYS ? "1" : "0");
 	if (which & SBX_CONF_GC_HOURS)
 		snprintf(buf, size, "%lld", sbx_xconf_gc_hours());
 	if (which & SBX_CONF_ALLOWLIST)

@@ -86,6 +86,9 @@ int	 sbx_xconf_bool(const char *, int);
 long long sbx_xconf_num(const char *, long long, long long, long long);
 const char *sbx_conf_str(const char *);
 int	 sbx_xconf_autocreate(void);
+#define SBX_KEEPALIVE_NEVER	0
+#define SBX_KEEPALIVE_ALWAYS	1
+#define SBX_KEEPALIVE_PORTS	2	/* while the sandbox has published ports */
 int	 sbx_xconf_keepalive(void);
 int	 sbx_xconf_passthrough(void);
 int	 sbx_xconf_workspace_ro(void);

@@ -291,9 +291,9 @@ main(int argc, char *argv[])
 	if (!sbx_name_valid(argv[0]))
 		errx(SBX_EX_USAGE, "%s: invalid sandbox name", shown(argv[0]));
 	snprintf(w.name, sizeof(w.name), "%s", argv[0]);
-	if (kflag || sbx_xconf_keepalive())
-		w.keepalive = (int)sbx_xconf_num("SBX_WATCH_KEEPALIVE_SECONDS",
-		    60, 1, 86400);
+	w.keepalive = kflag ? SBX_KEEPALIVE_ALWAYS : sbx_xconf_keepalive();
+	w.kaperiod = (int)sbx_xconf_num("SBX_WATCH_KEEPALIVE_SECONDS", 30, 1,
+	    86400);
 	w.timeout = sbx_xconf_timeout();
 	w.backoff = (long)sbx_xconf_num("SBX_WATCH_BACKOFF_MS", 1000, 0, 60000);
 
