@@ -126,3 +126,41 @@ for s in json.load(sys.stdin)["sandboxes"]:
 	run ls "$SBX_STATE_DIR"
 	[[ "$output" != *pw-ends.* ]] || fail "markers left: $output"
 }
+
+@test "prewarm hold: after a prewarm the watcher holds the VM up past the idle stop for its hold, then lets it go; the first call is one exec" {
+	export SBX_SIM_IDLE_STOP=2 SBX_WATCH_PREWARM_HOLD_SECONDS=6
+	armed pw-hold
+	run -0 sbx-run -P -s pw-hold
+	sleep 4	# twice the idle stop
+	[ "$(status_of pw-hold)" = running ] || fail "$(status_of pw-hold) after 4 s"
+	n=$(sim_ncalls)
+	run -0 sbx-run -s pw-hold -x true
+	[ "$(verbs_after "$n")" = "exec " ] || fail "$(sim_calls_after "$n")"
+	# past the hold the held exec ends and the idle stop comes
+	for _ in $(seq 100); do
+		[ "$(status_of pw-hold)" = stopped ] && break
+		sleep 0.1
+	done
+	[ "$(status_of pw-hold)" = stopped ] || fail "still $(status_of pw-hold) past the hold"
+	kill "$SESSION"
+}
+
+@test "prewarm hold: none with SBX_WATCH_PREWARM_HOLD_SECONDS=0 or DOCKER_SANDBOX_KEEPALIVE=0, nor after a sandbox the first call made" {
+	export SBX_SIM_IDLE_STOP=2
+	for how in hold0 keepalive0 nowarm; do
+		unset SBX_WATCH_PREWARM_HOLD_SECONDS DOCKER_SANDBOX_KEEPALIVE
+		case $how in
+		hold0) export SBX_WATCH_PREWARM_HOLD_SECONDS=0 ;;
+		keepalive0) export DOCKER_SANDBOX_KEEPALIVE=0 ;;
+		esac
+		armed "pw-$how"
+		if [ "$how" = nowarm ]; then
+			run -0 sbx-run -s "pw-$how" -x true
+		else
+			run -0 sbx-run -P -s "pw-$how"
+		fi
+		sleep 4
+		[ "$(status_of "pw-$how")" = stopped ] || fail "$how: $(status_of "pw-$how")"
+		kill "$SESSION"
+	done
+}
