@@ -20,6 +20,8 @@
 #include "sbx.h"
 #include "sbx-watch.h"
 
+extern char **environ;
+
 #define POLL_MS		50	/* kill(pid, 0) polling, when nothing better */
 #define TRIES		5
 #define HOLD		"3600"	/* seconds one held exec lasts (then another) */
@@ -56,15 +58,40 @@ ignore(int signo)
 	sigaction(signo, &sa, NULL);
 }
 
+/*
+ * The sbx for this call, found again each time, since the workspace it
+ * must not come from is known only once NAME.created names it.  0, or
+ * -1 with the status and why in c.
+ */
+static int
+sbx_path(const struct watch *w, char *buf, size_t size, struct sbx_result *c)
+{
+	char ws[PATH_MAX], *wsl[2] = { NULL, NULL };
+	const char *why;
+
+	if (sbx_created_workspace(w->dfd, w->name, ws, sizeof(ws)) == 0)
+		wsl[0] = ws;
+	if (sbx_cli_find(environ, wsl, buf, size) == 0)
+		return 0;
+	c->status = errno == EPERM ? SBX_EX_NOEXEC : SBX_EX_NOTFOUND;
+	why = errno == EPERM ? "sbx: DOCKER_SANDBOX_SBX lies in the session "
+	    "workspace\n" : "sbx: none found outside the session workspace\n";
+	(void)sbx_buf_add(&c->err, why, strlen(why));
+	return -1;
+}
+
 /* Run one sbx call to its end; the answer is its status, or 127. */
 static int
 sbx(const struct watch *w, const char *verb, const char *flag,
     struct sbx_result *c)
 {
-	char *argv[8];
+	char *argv[8], path[PATH_MAX];
 	int n = 0;
 
-	argv[n++] = (char *)w->sbx;
+	memset(c, 0, sizeof(*c));
+	if (sbx_path(w, path, sizeof(path), c) == -1)
+		return c->status;
+	argv[n++] = path;
 	argv[n++] = (char *)verb;
 	if (flag != NULL)
 		argv[n++] = (char *)flag;
@@ -115,8 +142,9 @@ wanted(const struct watch *w)
 {
 	if (w->keepalive == SBX_KEEPALIVE_ALWAYS)
 		return 1;
-	return w->keepalive == SBX_KEEPALIVE_PORTS &&
-	    sbx_marker_present(w->dfd, w->name, SBX_M_PORTS);
+	/* the first minutes after a prewarm too (prewarm.c) */
+	return watch_prewarmed(w) || (w->keepalive == SBX_KEEPALIVE_PORTS &&
+	    sbx_marker_present(w->dfd, w->name, SBX_M_PORTS));
 }
 
 /*
@@ -169,20 +197,17 @@ record_failure(const struct watch *w, const char *verb, int tries,
 }
 
 /*
- * Wait, at most w->timeout seconds, for the provisioning lock that sbx-run
- * holds while it creates, so a removal and a creation never interleave.
- * Returns the descriptor that holds it, or -1 (errno EAGAIN: still held).
+ * Wait for the sandbox's provisioning lock that sbx-run holds while it
+ * creates, so a removal and a creation never interleave.  The session's
+ * watcher is the last guard, so it waits as long as the create may run;
+ * -n (bounded) waits w->timeout seconds, 0 meaning no limit.  Returns
+ * the descriptor that holds it, or -1 (errno ETIMEDOUT: still held).
  */
 int
-watch_provlock(const struct watch *w)
+watch_provlock(const struct watch *w, int bounded)
 {
-	long long until = sbx_now_ms() + (long long)w->timeout * 1000;
-	int fd;
-
-	while ((fd = sbx_lock(w->dfd, SBX_PROVISION_LOCK, 0)) == -1 &&
-	    errno == EAGAIN && sbx_now_ms() < until)
-		sleep_ms(POLL_MS);
-	return fd;
+	return sbx_lock_name(w->dfd, SBX_PROVISION_LOCK, w->name,
+	    bounded && w->timeout > 0 ? (long long)w->timeout * 1000 : -1);
 }
 
 /*
@@ -201,13 +226,13 @@ watch_teardown(const struct watch *w, int mustlock)
 	long delay = w->backoff;
 	int try, ok = 0, removed = 0, gone = 0, lfd;
 
-	/* the watcher tears down even past the bound: no guard is left */
-	if ((lfd = watch_provlock(w)) == -1 && mustlock)
+	/* a lock file not ours: the watcher tears down all the same */
+	if ((lfd = watch_provlock(w, mustlock)) == -1 && mustlock)
 		return SBX_EX_BUSY;
 	if (!sbx_marker_present(w->dfd, w->name, SBX_M_CREATED)) {
 		/* never provisioned by us: no sbx call at all */
 		(void)sbx_marker_drop(w->dfd, w->name, SBX_MB(SBX_M_PRIME) |
-		    SBX_MB(SBX_M_JOURNAL), 0);
+		    SBX_MB(SBX_M_JOURNAL) | SBX_MB(SBX_M_PREWARM), 0);
 		if (lfd != -1)
 			close(lfd);
 		return SBX_EX_NOSANDBOX;
@@ -231,9 +256,11 @@ watch_teardown(const struct watch *w, int mustlock)
 		delay *= 2;
 	}
 	/* a stopped or failed sandbox keeps its marker and scratch dir */
+	/* (a prewarm's record was the session's: it goes) */
 	/* the lock and owner marker are the watcher's, dropped as it exits */
 	(void)sbx_marker_drop(w->dfd, w->name, removed ?
-	    SBX_MB_ALL & ~SBX_MB_WATCH : ok ? SBX_MB(SBX_M_FAILED) : 0, 0);
+	    SBX_MB_ALL & ~SBX_MB_WATCH : SBX_MB(SBX_M_PREWARM) |
+	    (ok ? SBX_MB(SBX_M_FAILED) : 0), 0);
 	if (lfd != -1)
 		close(lfd);
 	if (w->mode == MODE_NONE)

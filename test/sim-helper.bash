@@ -73,7 +73,7 @@ sim_setup_file() {
 	SBX_SIM_ROOT=$(mktemp -d /tmp/sbxsim.XXXXXX)
 	export SBX_SIM_ROOT
 	# no fault or leak of the caller's shell reaches the suite
-	unset SBX_SIM_FAIL SBX_SIM_HANG SBX_SIM_LEAK SBX_SIM_IDLE_STOP SBX_SIM_FAULT \
+	unset SBX_SIM_FAIL SBX_SIM_HANG SBX_SIM_LEAK SBX_SIM_IDLE_STOP SBX_SIM_FAULT SBX_SIM_CREATE_DELAY \
 	    SBX_SIM_DIALECT DOCKER_HOST DOCKER_CONTEXT DOCKER_CONFIG
 }
 
