@@ -77,7 +77,8 @@ on_tty() {
 		SBX_SIM_PROFILE=$p run -1 --separate-stderr "$SIM" ls --no-input --json
 		[ "$stderr" = "$(SBX_SIM_PROFILE=$p sim_errword): unknown flag: --no-input" ] || fail "$p: $stderr"
 		[ -z "$output" ]
-		[ "$(sim_calls_after "$n" | cut -d' ' -f2-)" = "1 ls --no-input --json" ]
+		[ "$(sim_calls_after "$n" | cut -d' ' -f2-)" = "1 ls --json" ]
+		[ "$(tail -n 1 "$SBX_SIM_ROOT/no-input.log" | cut -d' ' -f2)" = ls ]
 	done
 }
 
