@@ -95,8 +95,10 @@ fuzz:
 bench: all
 	bash test/bench/report test/bench/REPORT.md
 
+# make demo SIM_PROFILE=0.46: against an older sbx (test/sbx-sim/README.md)
+SIM_PROFILE = 0.55
 demo: all
-	sh test/demo.sh
+	SBX_SIM_PROFILE=$(SIM_PROFILE) sh test/demo.sh
 
 # the long soak: SOAKTIME seconds of chaos over SOAKSESSIONS sessions
 SOAKTIME = 60
