@@ -161,8 +161,8 @@ container(const struct sbx_json *o, struct sbx_ports *l, const char **errstr)
 }
 
 /*
- * The whole output: JSON lines (blank lines skipped); an array of objects
- * is taken too.  Returns 0, or -1 with *errstr.  n counts the containers.
+ * The whole output: JSON lines (blank lines and sbx's notices skipped);
+ * an array of objects is taken too.  Returns 0, or -1 with *errstr.  n counts the containers.
  */
 int
 sbx_ports_dockerps(const char *buf, size_t len, struct sbx_ports *l,
@@ -181,6 +181,9 @@ sbx_ports_dockerps(const char *buf, size_t len, struct sbx_ports *l,
 		while (p < nl && (*p == ' ' || *p == '\t' || *p == '\r'))
 			p++;
 		if (p == nl)
+			continue;
+		/* sbx's own notices, on the exec's stdout where it puts them */
+		if (sbx_says_notice(p, (size_t)(nl - p)))
 			continue;
 		if ((j = sbx_json_parse(p, (size_t)(nl - p), errstr)) == NULL)
 			return -1;

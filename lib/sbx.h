@@ -319,6 +319,7 @@ int	 sbx_says_unknown_flag(const char *, const char *);
 int	 sbx_says_restart(const char *);
 int	 sbx_says_restart_line(const char *, size_t);
 int	 sbx_says_race(const char *);
+int	 sbx_says_notice(const char *, size_t);
 void	 sbx_restart_exit(void) SBX_DEAD;
 
 /*

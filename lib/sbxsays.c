@@ -22,7 +22,8 @@ enum { F_NO, F_PREFIX, F_FULL };
  * Does s[0..n) match the form pat, or end inside it?  The fixed text of
  * pat compares in any case; %n is the sandbox name, byte for byte; %q a
  * quote, ' or ", the second %q the same as the first; %d one or more
- * digits; %s, last only, any printable bytes to the end.  F_FULL
+ * digits; %w one or more printable bytes but a space; %s, last only, any
+ * printable bytes to the end.  F_FULL
  * sets *used to the bytes it took.
  */
 static int
@@ -62,6 +63,15 @@ form(const char *s, size_t n, const char *pat, const char *name,
 			break;
 		case 'd':
 			for (k = i; i < n && isdigit((unsigned char)s[i]); i++)
+				;
+			if (i == n)
+				return F_PREFIX;
+			if (i == k)
+				return F_NO;
+			break;
+		case 'w':
+			for (k = i; i < n && (unsigned char)s[i] > ' ' &&
+			    s[i] != 0x7f; i++)
 				;
 			if (i == n)
 				return F_PREFIX;
@@ -160,6 +170,16 @@ static const char *const notice_forms[] = {
 	"Logs: %s",
 	"Sandbox %n started successfully",
 	"Sandbox %q%n%q started successfully",
+	"[sbx] %s",
+	NULL
+};
+
+/* The same, of a sandbox whose name is not known (docker output). */
+static const char *const any_notice_forms[] = {
+	"Starting sandboxd daemon...",
+	"Daemon started (PID %d)",
+	"Logs: %s",
+	"Sandbox %w started successfully",
 	"[sbx] %s",
 	NULL
 };
@@ -343,4 +363,16 @@ sbx_restart_exit(void)
 {
 	errx(SBX_EX_RESTART, "sbx was upgraded: run 'sbx ls' in a terminal "
 	    "and confirm the daemon restart (it stops every sandbox)");
+}
+
+/*
+ * Is the line (without its newline) one of sbx's own notices, which sbx
+ * prints on standard output on some systems (#201, Windows 0.31.3) and so
+ * into what an exec's command printed there?  For readers of docker's
+ * JSON lines: no such line is JSON.
+ */
+int
+sbx_says_notice(const char *line, size_t len)
+{
+	return line_is(line, len, 1, any_notice_forms, "") == 2;
 }

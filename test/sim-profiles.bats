@@ -27,13 +27,6 @@ setup() {
 	"$SIM" sim-reset
 }
 
-# Run "$@" with a terminal as stdin, typing $IN (a line) into it.
-on_tty() {
-	local cmd
-	cmd=$(printf '%q ' "$@")
-	printf '%s\n' "${IN:-}" | script -qec "$cmd" /dev/null
-}
-
 @test "profiles: each release's version and version --json; an unknown profile fails every call" {
 	SBX_SIM_PROFILE=0.46 run -0 "$SIM" version
 	[[ $output =~ ^sbx\ version:\ v0\.46\.0\ [0-9a-f]{40}$ ]]
