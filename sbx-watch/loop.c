@@ -234,7 +234,7 @@ watch_teardown(const struct watch *w, int fg)
 	long delay = w->backoff, cap;
 	int try, ok = 0, removed = 0, gone = 0, lfd;
 
-	/* a lock file not ours, or one held past the bound: torn down all the same */
+	/* a lock not ours, or held past the bound: torn down all the same */
 	if ((lfd = watch_provlock(w, fg)) == -1 && fg)
 		return SBX_EX_BUSY;
 	if (!sbx_marker_present(w->dfd, w->name, SBX_M_CREATED)) {
