@@ -1,7 +1,8 @@
 /*
  * clock.c: milliseconds of the monotonic clock, for deadlines that a
- * change of the wall clock must not move.
+ * change of the wall clock must not move, and a pause of some of them.
  */
+#include <errno.h>
 #include <time.h>
 
 #include "sbx.h"
@@ -13,4 +14,16 @@ sbx_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Sleep ms milliseconds, whatever signals come meanwhile. */
+void
+sbx_pause_ms(long ms)
+{
+	struct timespec ts;
+
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
 }

@@ -234,3 +234,27 @@ sbx_mark_done(const struct sbx_ended *e)
 		    e->inner == SBX_END_NONE);
 	return ok;
 }
+
+/*
+ * Did the exec marked id begin its command in sandbox name?  One short
+ * exec of the asker (marksh.c), which ends nothing.  0 only when it
+ * answers that no record names id and one could have been written; 1
+ * for every other answer or failure, as a command that may have begun
+ * must never be run again.
+ */
+int
+sbx_mark_began(const char *sbx, char *const *env, const char *name,
+    const char *id, int timeout)
+{
+	char *av[] = { (char *)sbx, "exec", (char *)name, "--", "sh", "-c",
+	    (char *)sbx_mark_asker, "sbx-run-ask", (char *)id, NULL };
+	struct sbx_result res;
+	int began;
+
+	if (sbx_capture(&res, av, env, timeout) == -1)
+		return 1;
+	began = res.status != 0 || res.timedout || res.signo != 0 ||
+	    res.out.data == NULL || strcmp(res.out.data, "unbegun\n") != 0;
+	sbx_result_free(&res);
+	return began;
+}

@@ -22,6 +22,10 @@
  * INNER and a PREFIX (`docker ... exec -u 0 CONTAINER`) it first runs
  * INNER, the same ender, in the container, and prints its line after
  * "inner ".
+ *
+ * The asker, as `sh -c ASKER sbx-run-ask ID`, ends nothing: it prints
+ * "began" if a record names ID, "unbegun" if none does and a record could
+ * be written now (so the prologue's would have been), else "unknown".
  */
 #include "sbx.h"
 
@@ -101,3 +105,16 @@ const char sbx_mark_ender[] =
     "\tscan\n"
     "fi\n"
     "echo \"ended $n left $(count)\"\n";
+
+const char sbx_mark_asker[] =
+    "exec 2>/dev/null\n"
+    "m=$1 d=${HOME:-/tmp}/.sbx-run\n"
+    "for f in \"$d\"/*; do\n"
+    "\tk=\n"
+    "\tread -r k q <\"$f\"\n"
+    "\t[ \"$k\" = \"$m\" ] && { echo began; exit 0; }\n"
+    "done\n"
+    "mkdir -p \"$d\" && read -r l </proc/$$/stat &&"
+    " read -r b </proc/sys/kernel/random/boot_id &&"
+    " : >\"$d/$$\" && rm -f \"$d/$$\" && { echo unbegun; exit 0; }\n"
+    "echo unknown\n";

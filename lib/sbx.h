@@ -49,8 +49,9 @@ void	 sbx_buf_free(struct sbx_buf *);
 int	 sbx_buf_readfd(struct sbx_buf *, int, size_t);
 int	 sbx_fshut(void);
 
-/* clock.c: the monotonic clock in milliseconds */
+/* clock.c: the monotonic clock in milliseconds; a pause */
 long long sbx_now_ms(void);
+void	 sbx_pause_ms(long);
 
 /* num.c: bounded number parsing, strtonum(3) semantics */
 long long sbx_strtonum(const char *, long long, long long, const char **);
@@ -342,6 +343,7 @@ int	 sbx_says_stopped(const char *);
 int	 sbx_says_unknown_flag(const char *, const char *);
 int	 sbx_says_restart(const char *);
 int	 sbx_says_restart_line(const char *, size_t);
+int	 sbx_says_race_line(const char *, size_t);
 int	 sbx_says_race(const char *);
 int	 sbx_says_notice(const char *, size_t);
 void	 sbx_restart_exit(void) SBX_DEAD;
@@ -426,7 +428,13 @@ int	 sbx_portsmark_write(int, const char *, const struct sbx_ports *);
 /* capture.c: run for the output, stdin on /dev/null, own process group */
 int	 sbx_capture(struct sbx_result *, char *const *, char *const *, int);
 
-/* sbxcall.c: one sbx call of sbx's own words: no stdin, --no-input, races */
+/*
+ * sbxcall.c: one sbx call of sbx's own words: no stdin, --no-input, races.
+ * A call that lost the daemon start race is made at most SBX_RACE_TRIES
+ * times, after a pause of SBX_RACE_MS, doubling (sbx-run's exec too).
+ */
+#define SBX_RACE_TRIES	5
+#define SBX_RACE_MS	100
 int	 sbx_call(struct sbx_result *, char *const *, char *const *, int, int);
 
 /* sbxls.c: is a sandbox in the output of `sbx ls --json`? */
@@ -462,11 +470,14 @@ struct sbx_ended {
 };
 extern const char sbx_mark_prologue[];
 extern const char sbx_mark_ender[];
+extern const char sbx_mark_asker[];
 int	 sbx_mark_new(char *, size_t);
 void	 sbx_mark_words(char **, const char *);
 int	 sbx_mark_end(const char *, char *const *, const char *, const char *,
 	    char *const *, int, struct sbx_ended *);
 void	 sbx_mark_said(const struct sbx_ended *, const char *, char *, size_t);
 int	 sbx_mark_done(const struct sbx_ended *);
+int	 sbx_mark_began(const char *, char *const *, const char *, const char *,
+	    int);
 
 #endif /* SBX_H */

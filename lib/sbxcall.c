@@ -17,12 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "sbx.h"
 
-#define RACE_TRIES	5
-#define RACE_MS		100	/* the first pause; doubles */
 #define ARGV_MAX	64
 
 /* What the cache says of this sbx: "refused DEV INO SIZE MTIME". */
@@ -50,17 +47,6 @@ refused_before(int dfd, const char *id)
 	    strcmp(buf, id) == 0;
 }
 
-static void
-pause_ms(long ms)
-{
-	struct timespec ts;
-
-	ts.tv_sec = ms / 1000;
-	ts.tv_nsec = (ms % 1000) * 1000000L;
-	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
-		;
-}
-
 /*
  * Run argv (argv[0] sbx, argv[1] the verb) as above; dfd the state
  * directory, or -1 for none (then each call asks anew).  As sbx_capture:
@@ -73,7 +59,7 @@ sbx_call(struct sbx_result *res, char *const *argv, char *const *envp,
 {
 	char *av[ARGV_MAX + 2], id[128];
 	size_t n, i;
-	long delay = RACE_MS;
+	long delay = SBX_RACE_MS;
 	int try, flag;
 
 	for (n = 0; argv[n] != NULL; n++)
@@ -103,8 +89,8 @@ sbx_call(struct sbx_result *res, char *const *argv, char *const *envp,
 				(void)sbx_state_write(dfd, SBX_NOINPUT_CACHE,
 				    id);
 			flag = 0;
-		} else if (try < RACE_TRIES && sbx_says_race(res->err.data)) {
-			pause_ms(delay);
+		} else if (try < SBX_RACE_TRIES && sbx_says_race(res->err.data)) {
+			sbx_pause_ms(delay);
 			delay *= 2;
 		} else
 			return 0;

@@ -196,8 +196,26 @@ static const char *const hint_forms[] = {
 	NULL
 };
 
+/*
+ * The daemon start race (see sbx_says_race): the failed start, then the
+ * other daemon's line, the second alone too, either with "[sbx] ".
+ */
+static const char *const race_forms[] = {
+	"error: ensure daemon: daemon exited unexpectedly%s",
+	"[sbx] error: ensure daemon: daemon exited unexpectedly%s",
+	"another daemon is already running%s",
+	"[sbx] another daemon is already running%s",
+	NULL
+};
+static const char *const race_after[] = {
+	"another daemon is already running%s",
+	"[sbx] another daemon is already running%s",
+	"",
+	NULL
+};
+
 static int	 answer(const char *, size_t, const char *,
-		    const char *const *);
+		    const char *const *, const char *const *);
 
 /*
  * Does sbx's error output say that sandbox name does not exist, anywhere
@@ -236,7 +254,7 @@ sbx_says_notfound_line(const char *text, size_t len, const char *name)
 {
 	if (name == NULL || strlen(name) > SBX_NAME_MAX)
 		return SBX_NF_NO;
-	return answer(text, len, name, missing_forms);
+	return answer(text, len, name, missing_forms, hint_forms);
 }
 
 /*
@@ -247,13 +265,24 @@ sbx_says_notfound_line(const char *text, size_t len, const char *name)
 int
 sbx_says_restart_line(const char *text, size_t len)
 {
-	return answer(text, len, "", restart_forms);
+	return answer(text, len, "", restart_forms, hint_forms);
 }
 
-/* Notices, one line of forms, hints: how far text is that answer. */
+/*
+ * As sbx_says_notfound_line, for the daemon start race (DEN), which an
+ * exec that lost it gives before it runs anything.  A command can print
+ * it too: sbx-run asks the exec's mark before it runs anything again.
+ */
+int
+sbx_says_race_line(const char *text, size_t len)
+{
+	return answer(text, len, "", race_forms, race_after);
+}
+
+/* Notices, one line of forms, lines of after: how far text is that answer. */
 static int
 answer(const char *text, size_t len, const char *name,
-    const char *const *forms)
+    const char *const *forms, const char *const *after_forms)
 {
 	const char *nl;
 	size_t n;
@@ -275,7 +304,7 @@ answer(const char *text, size_t len, const char *name,
 			    name)) == 0))
 				return SBX_NF_NO;
 		} else if (hints++ == HINTS_MAX || (r = line_is(text, n,
-		    nl != NULL, hint_forms, name)) == 0)
+		    nl != NULL, after_forms, name)) == 0)
 			return SBX_NF_NO;
 		if (nl == NULL)
 			return SBX_NF_PREFIX;

@@ -58,7 +58,7 @@ warm(struct run *r, char **av, int in)
 		return SBX_EX_OK;
 	}
 	memset(&held, 0, sizeof(held));
-	status = run_exec(r, av, in, &absent, &held);
+	status = run_first(r, av, in, &absent, &held);
 	if (absent) {
 		if (provision(r) == PROV_RETRY)
 			status = SBX_EX_OK;

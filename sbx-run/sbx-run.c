@@ -6,7 +6,9 @@
  * go as bare `-e NAME`, so no value ever appears in an argument vector.
  * In the steady state a call is one `sbx exec`: only when sbx answers that
  * the sandbox does not exist, and that is confirmed, is it provisioned and
- * the call made again (see provision.c).
+ * the call made again (see provision.c); only when it answers that it lost
+ * the daemon start race, and the exec's mark shows that its command never
+ * began, is the exec made again (race.c).
  */
 #include <err.h>
 #include <errno.h>
@@ -35,15 +37,17 @@ usage(void)
 
 /*
  * Keep stderr back while it could still be sbx's "no such sandbox" (then
- * the caller may provision and retry, and the user never sees it) or its
- * "waiting for the daemon restart" (then one line says what to run).
- * Text that cannot be either goes out at once, a prompt included.
+ * the caller may provision and retry, and the user never sees it), its
+ * "waiting for the daemon restart" (then one line says what to run) or
+ * its lost daemon start race (then the exec may be made again: race.c).
+ * Text that cannot be any of them goes out at once, a prompt included.
  */
 static int
 missing(const char *text, size_t len, void *arg)
 {
 	return sbx_says_notfound_line(text, len, arg) != SBX_NF_NO ||
-	    sbx_says_restart_line(text, len) != SBX_NF_NO;
+	    sbx_says_restart_line(text, len) != SBX_NF_NO ||
+	    sbx_says_race_line(text, len) != SBX_NF_NO;
 }
 
 /*
@@ -119,12 +123,13 @@ exec_argv(struct run *r, char **fwd, char **inner, int interactive,
 }
 
 /*
- * One sbx exec.  Returns its status.  With held non-NULL, *absent says
- * whether sbx said there is no such sandbox; its words are then kept in
- * held for the caller to give back if that proves untrue.
+ * One sbx exec.  Returns its status.  With held non-NULL, *said is
+ * SAID_ABSENT if sbx said there is no such sandbox, SAID_RACE if it lost
+ * the daemon start race, else SAID_OWN; its words are then kept in held
+ * for the caller to give back if that proves untrue.
  */
 int
-run_exec(const struct run *r, char **av, int in, int *absent,
+run_exec(const struct run *r, char **av, int in, int *said,
     struct sbx_buf *held)
 {
 	struct sbx_spawn s;
@@ -150,11 +155,18 @@ run_exec(const struct run *r, char **av, int in, int *absent,
 	if (c.holding && c.status == 1 && !c.timedout && c.signo == 0 &&
 	    sbx_says_restart_line(c.err.data, c.err.len) == SBX_NF_LINE)
 		restart_check(r);
-	if (held != NULL)
-		*absent = c.holding && c.status == 1 && !c.timedout &&
-		    c.signo == 0 && sbx_says_notfound_line(c.err.data, c.err.len,
-		    r->name) == SBX_NF_LINE;
-	if (held != NULL && *absent) {
+	if (held != NULL) {
+		*said = SAID_OWN;
+		if (!c.holding || c.status != 1 || c.timedout || c.signo != 0)
+			;
+		else if (sbx_says_notfound_line(c.err.data, c.err.len,
+		    r->name) == SBX_NF_LINE)
+			*said = SAID_ABSENT;
+		else if (sbx_says_race_line(c.err.data, c.err.len) ==
+		    SBX_NF_LINE)
+			*said = SAID_RACE;
+	}
+	if (held != NULL && *said != SAID_OWN) {
 		*held = c.err;
 		memset(&c.err, 0, sizeof(c.err));
 	} else if (c.holding)
@@ -293,7 +305,7 @@ main(int argc, char *argv[])
 	}
 	journal_begin();
 	memset(&held, 0, sizeof(held));
-	status = run_exec(&r, av, in, &absent, &held);
+	status = run_first(&r, av, in, &absent, &held);
 	if (absent) {
 		if (provision(&r) == PROV_RETRY)
 			status = run_exec(&r, av, in, NULL, NULL);

@@ -19,6 +19,11 @@ struct run {
 	int		 prewarm;	/* -P's provisioning: its parent holds the lock */
 };
 
+/* What a held exec's stderr was: the command's, or sbx's answer of... */
+#define SAID_OWN	0
+#define SAID_ABSENT	1	/* ...no such sandbox */
+#define SAID_RACE	2	/* ...the daemon start race it lost */
+
 /* Provisioning's answer: run the command again, or return what it said. */
 #define PROV_KEEP	0
 #define PROV_RETRY	1
@@ -34,6 +39,9 @@ void	 end_inside(const struct run *, const char *);
 
 /* sbx-run.c */
 int	 run_exec(const struct run *, char **, int, int *, struct sbx_buf *);
+
+/* race.c */
+int	 run_first(struct run *, char **, int, int *, struct sbx_buf *);
 
 /* provision.c */
 void	 provision_snapshot(struct run *);

@@ -108,6 +108,28 @@ verbs_after() {
 	"$SIM" rm --force say-g
 }
 
+@test "sim race class: sbx-run's exec that lost the race is made again once its mark shows it never began; the command runs once" {
+	run -0 sbx-run -s say-g -x true
+	export SBX_SIM_FAULT=race
+	"$SIM" sim-reset
+	n=$(sim_ncalls)
+	run -0 --separate-stderr sbx-run -s say-g -x sh -c 'echo ran >>/tmp/race-ran; wc -l </tmp/race-ran'
+	[ -z "$stderr" ] || fail "$stderr"
+	[ "$output" = 1 ] || fail "$output"
+	[ "$(sim_calls_after "$n" | cut -d' ' -f2,3 | tr '\n' ' ')" = "1 exec 0 exec 0 exec " ] ||
+	    fail "$(sim_calls_after "$n")"
+	sim_calls_after "$n" | sed -n 2p | grep -q sbx-run-ask
+	# a command's own copy of the answer is its own: not made again
+	"$SIM" sim-reset
+	"$SIM" ls >/dev/null 2>&1 || :	# the race, spent
+	run -1 --separate-stderr sbx-run -s say-g -x sh -c \
+	    'echo ran >>/tmp/race-ran; echo "ERROR: ensure daemon: daemon exited unexpectedly: exit status 1" >&2; exit 1'
+	[[ $stderr == "ERROR: ensure daemon: daemon exited unexpectedly: exit status 1" ]] || fail "$stderr"
+	run -0 sbx-run -s say-g -x sh -c 'wc -l </tmp/race-ran'
+	[ "$output" = 2 ] || fail "$output"
+	"$SIM" rm --force say-g
+}
+
 @test "sim stdin class: with a terminal or a pipe as stdin, sbx asks nothing and reads nothing; -i gives it to exec alone" {
 	# a terminal: the first create's secret import and a sign-in would ask
 	SBX_SIM_FAIL=create:1:auth IN=hello run -1 on_tty sbx-run -s say-t -x true

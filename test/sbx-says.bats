@@ -163,6 +163,96 @@ ran() {
 	[[ $stderr == *"daemon exited unexpectedly"* ]] || fail "$stderr"
 }
 
+RACE_TEXT='error: ensure daemon: daemon exited unexpectedly: exit status 1
+another daemon is already running (PID 4242)'
+
+# The verbs of the calls so far, an exec's query ("ask") told apart.
+exec_calls() {
+	local i=1 f
+	for f in "$SBX_STUB_DIR"/calls/*.argv; do
+		if tr '\0' '\n' <"$f" | grep -qx sbx-run-ask; then
+			printf 'ask '
+		else
+			printf '%s ' "$(stub_argv "$i" | head -n 1)"
+		fi
+		i=$((i + 1))
+	done
+}
+
+@test "race class: an exec that lost the daemon start race is asked about and made again; its command runs once" {
+	stub_sandbox "$N" running
+	export SBX_STUB_EXEC_RUN=1
+	echo 1 >"$SBX_STUB_DIR/race.exec"
+	run -0 --separate-stderr sbx-run -x -s "$N" sh -c "echo ran >>$RAN"
+	[ -z "$stderr" ] || fail "$stderr"
+	[ "$(ran)" -eq 1 ]
+	[ "$(exec_calls)" = "exec ask exec " ] || fail "$(exec_calls)"
+	# each try has a mark of its own
+	m1=$(stub_argv 1 | grep -A1 -x sbx-run | tail -n 1)
+	m3=$(stub_argv 3 | grep -A1 -x sbx-run | tail -n 1)
+	[ "$(stub_argv 2 | tail -n 1)" = "$m1" ] || fail "asked of $(stub_argv 2 | tail -n 1)"
+	[ -n "$m1" ] && [ "$m1" != "$m3" ] || fail "$m1 $m3"
+	# prewarm's exec, too
+	: >"$SBX_STUB_DIR/calls.log"
+	echo 1 >"$SBX_STUB_DIR/race.exec"
+	run -0 --separate-stderr sbx-run -P -s "$N"
+	[ -z "$stderr" ] || fail "$stderr"
+}
+
+@test "race class: a command that prints the race answer itself and exits 1 runs once; its words are its own" {
+	stub_sandbox "$N" running
+	export SBX_STUB_EXEC_RUN=1
+	run -1 --separate-stderr sbx-run -x -s "$N" sh -c \
+	    "echo ran >>$RAN; printf '%s\n' '$RACE_TEXT' >&2; exit 1"
+	[ "$(ran)" -eq 1 ]
+	[ "$stderr" = "$RACE_TEXT" ] || fail "$stderr"
+	# one query, which found its mark
+	[ "$(exec_calls)" = "exec ask " ] || fail "$(exec_calls)"
+	# a query that says the command began, or cannot tell, or fails
+	for a in began unknown "" ; do
+		rm -rf "$SBX_STUB_DIR/calls" "$SBX_STUB_DIR/seq" "$SBX_STUB_DIR/rcused.ask"
+		unset SBX_STUB_EXEC_RUN
+		echo 1 >"$SBX_STUB_DIR/race.exec"
+		printf '%s' "${a:+$a
+}" >"$SBX_STUB_DIR/out.ask"
+		[ -n "$a" ] || printf '1\n' >"$SBX_STUB_DIR/rc.ask"
+		run -1 --separate-stderr sbx-run -x -s "$N" true
+		[ "$stderr" = "$RACE_TEXT" ] || fail "$a: $stderr"
+		[ "$(exec_calls)" = "exec ask " ] || fail "$a: $(exec_calls)"
+	done
+}
+
+@test "race class: the race words after a command's other output are not held or asked about" {
+	stub_sandbox "$N" running
+	export SBX_STUB_EXEC_RUN=1
+	run -1 --separate-stderr sbx-run -x -s "$N" sh -c \
+	    "echo ran >>$RAN; echo building >&2; printf '%s\n' '$RACE_TEXT' >&2; exit 1"
+	[ "$(ran)" -eq 1 ]
+	[ "$stderr" = "building
+$RACE_TEXT" ] || fail "$stderr"
+	[ "$(exec_calls)" = "exec " ] || fail "$(exec_calls)"
+	# the words go out as they come: the command still runs
+	sbx-run -x -s "$N" sh -c "printf 'another daemon\n' >&2; echo x >&2; sleep 30" \
+	    2>"$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	for _ in $(seq 50); do
+		[ -s "$BATS_TEST_TMPDIR/err" ] && break
+		sleep 0.1
+	done
+	kill "$pid"
+	wait "$pid" || :
+	grep -qx x "$BATS_TEST_TMPDIR/err" || fail "held: $(cat "$BATS_TEST_TMPDIR/err")"
+}
+
+@test "race class: an exec's race retry is bounded: five tries, then sbx's answer" {
+	stub_sandbox "$N" running
+	echo 99 >"$SBX_STUB_DIR/race.exec"
+	run -1 --separate-stderr sbx-run -x -s "$N" true
+	[ "$stderr" = "$RACE_TEXT" ] || fail "$stderr"
+	[ "$(exec_calls)" = "exec ask exec ask exec ask exec ask exec " ] ||
+	    fail "$(exec_calls)"
+}
+
 @test "stdin class: sbx's own calls get /dev/null and --no-input, an exec never --no-input; -i gives stdin to exec alone" {
 	mkfifo "$BATS_TEST_TMPDIR/in"
 	export SBX_STUB_EXEC_RUN=1
