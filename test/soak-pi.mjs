@@ -68,12 +68,15 @@ note("sessions", `${process.pid} ${name} hostile ${now()}`);
 // an exec that lasts keeps the sandbox from its idle stop, which would end
 // the service mid-call or leave it restarting, its hundred docker-proxy
 // processes slow to come back (a keepalive's short execs lose to a loaded
-// machine); started again when the soak's chaos kills its sbx-run
+// machine).  Two, each started again when the soak's chaos kills its
+// sbx-run, so that one is always there: the idle time counts from the
+// start of the last exec, and a call in the gap would stop the sandbox.
 function busy() {
 	const c = spawn(prog("sbx-run"), ["-s", name, "-x", "--", "sleep", "100000"], { stdio: "ignore", env: cleanEnv });
-	c.on("exit", () => setTimeout(busy, 500));
+	c.on("exit", () => setTimeout(busy, 200));
 }
 busy();
+setTimeout(busy, 1000);
 
 // a service on VM port 8080: /cgi-bin/flood never ends, /cgi-bin/drip
 // sends a byte a second; restarted with the sandbox after a stop.  It
