@@ -23,6 +23,7 @@
 #include "sbx-watch.h"
 
 #define FD_SCAN_MAX	65536	/* descriptors closed after detaching */
+#define PREWARM_HOLD	300	/* seconds the VM is held after a prewarm */
 
 extern char **environ;
 
@@ -317,9 +318,11 @@ main(int argc, char *argv[])
 	if (!sbx_name_valid(argv[0]))
 		errx(SBX_EX_USAGE, "%s: invalid sandbox name", shown(argv[0]));
 	snprintf(w.name, sizeof(w.name), "%s", argv[0]);
-	if (kflag || sbx_xconf_keepalive())
-		w.keepalive = (int)sbx_xconf_num("SBX_WATCH_KEEPALIVE_SECONDS",
-		    60, 1, 86400);
+	w.keepalive = kflag ? SBX_KEEPALIVE_ALWAYS : sbx_xconf_keepalive();
+	w.kaperiod = (int)sbx_xconf_num("SBX_WATCH_KEEPALIVE_SECONDS", 30, 1,
+	    86400);
+	w.prewarmhold = (int)sbx_xconf_num("SBX_WATCH_PREWARM_HOLD_SECONDS",
+	    PREWARM_HOLD, 0, 86400);
 	w.timeout = sbx_xconf_timeout();
 	w.backoff = (long)sbx_xconf_num("SBX_WATCH_BACKOFF_MS", 1000, 0, 60000);
 
@@ -362,7 +365,7 @@ main(int argc, char *argv[])
 	}
 
 	if (w.mode != MODE_NONE || w.keepalive > 0)
-		sbx_xcli_find(environ, w.sbx, sizeof(w.sbx));
+		sbx_xcli_find(environ, NULL, w.sbx, sizeof(w.sbx));
 	memset(&pol, 0, sizeof(pol));	/* strict: the host set only */
 	if ((w.envp = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_FAIL, "environment");

@@ -276,10 +276,10 @@ removed_names() {
 	[ "$(stub_count)" -eq 1 ]
 }
 
-@test "sbx-gc: orphans are left alone while a sandbox is being provisioned" {
+@test "sbx-gc: the markers of a sandbox being provisioned are left alone, and only those" {
 	created pi-sbx-${D}-gone0000 48
 	touch -d '-1 hour' "$SBX_STATE_DIR/pi-sbx-${D}-gone0000.created"
-	# sbx-run holds .provision.lock while its (slow) create runs
+	# sbx-run holds its sandbox's provisioning lock while its (slow) create runs
 	echo 2 >"$SBX_STUB_DIR/delay.create"
 	"$TOP/sbx-run/sbx-run" -s pi-sbx-${D}-new00000 ps >/dev/null 2>&1 &
 	local p=$!
@@ -287,11 +287,13 @@ removed_names() {
 		[ "$(stub_count create)" -ge 1 ] && break
 		sleep 0.1
 	done
-	run -0 "$G"
+	# as if that create had begun before the sweep's listing
+	touch -d '-1 hour' "$SBX_STATE_DIR/pi-sbx-${D}-new00000.created"
+	run -0 "$G" -v
+	[[ "$output" == *"kept markers of pi-sbx-${D}-new00000: being provisioned"* ]]
 	wait "$p"
-	[ -e "$SBX_STATE_DIR/pi-sbx-${D}-gone0000.created" ]
-	# and once it is done, they go
-	run -0 "$G"
+	[ -e "$SBX_STATE_DIR/pi-sbx-${D}-new00000.created" ]
+	# another sandbox's provisioning holds no sweep of these
 	[ ! -e "$SBX_STATE_DIR/pi-sbx-${D}-gone0000.created" ]
 }
 

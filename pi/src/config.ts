@@ -72,7 +72,7 @@ export function modeLines(): string[] {
 		`workspace mount: ${on("WORKSPACE_RO") ? "read-only (scratch primary)" : "read-write"}`,
 		`teardown at session end: ${c.DOCKER_SANDBOX_TEARDOWN}`,
 		`autocreate: ${on("AUTOCREATE") ? "on" : "off"}`,
-		`keepalive: ${on("KEEPALIVE") ? "on" : "off"}`,
+		`keepalive: ${c.DOCKER_SANDBOX_KEEPALIVE === "ports" ? "while ports are published" : on("KEEPALIVE") ? "always" : "off"}`,
 		`env forwarded into the sandbox: ${on("ENV_PASSTHROUGH") ? "passthrough (all but DOCKER_*/COMPOSE_*)" : allow.length ? `allow-list: ${allow.join(", ")}` : "none (strict default)"}`,
 		`automatic GC: ${hours > 0 ? `stopped pi-sbx-* sandboxes older than ${hours} h with no live owner` : "off"}`,
 	];

@@ -48,12 +48,12 @@ export interface LogSink {
  */
 export const KEEP_BYTES = 4 * 1024 * 1024;
 /**
- * After SIGTERM to the group, SIGKILL to it and every descendant left.
- * sbx-run passes the TERM on to sbx's own group, but a client inside
- * that ignores it (docker build does) would keep running, and keep the
- * output pipes open, for as long as it likes.
+ * After SIGTERM to the group, SIGKILL to it.  sbx-run passes the TERM on
+ * to sbx's own group and then, with one more exec, ends inside the
+ * sandbox what its exec started there (bounded by 15 s, then its answer);
+ * only a program that outlives all that is killed.
  */
-const KILL_GRACE_MS = 1500;
+const KILL_GRACE_MS = 20000;
 
 class Tail {
 	private parts: Buffer[] = [];
@@ -74,10 +74,26 @@ class Tail {
 }
 
 export class Cancelled extends Error {
-	constructor(what: string, more?: string) {
+	/** what sbx-run said it ended inside the sandbox, if it said so */
+	readonly ended?: string;
+	constructor(what: string, more?: string, ended?: string) {
 		super(`${what}: cancelled${more ? `; ${more}` : ""}`);
 		this.name = "Cancelled";
+		this.ended = ended;
 	}
+}
+
+/**
+ * sbx-run's last word on a signal: "sbx-run: sandbox N: ended by signal
+ * 15; WHAT", the WHAT part (what it ended inside, as it verified it).
+ */
+function endedWords(stderr: string): string | undefined {
+	const lines = stderr.trimEnd().split("\n");
+	for (let i = lines.length - 1; i >= 0; i--) {
+		const m = /^sbx-run: sandbox [^:]+: ended by signal \d+; (.*)$/.exec(lines[i]);
+		if (m) return m[1];
+	}
+	return undefined;
 }
 
 function killGroup(pid: number | undefined, sig: NodeJS.Signals): void {
@@ -161,7 +177,7 @@ export function runProgram(path: string, args: string[], opts: RunOptions = {}):
 				// the group may hold stragglers that kept no pipe open
 				killGroup(child.pid, "SIGKILL");
 				if (killTimer) clearTimeout(killTimer);
-				reject(new Cancelled(what));
+				reject(new Cancelled(what, undefined, endedWords(err.text())));
 				return;
 			}
 			flush();

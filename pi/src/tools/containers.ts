@@ -15,14 +15,13 @@ import { Cancelled, type RunResult } from "../proc.ts";
 import type { Session } from "../session.ts";
 import { brief, jsonLines, result, str, table } from "../text.ts";
 import { checkEnv, checkId, checkImage, checkPort, checkVolume, ENV_NAME_RE, MEMORY_RE, NAME_RE } from "./args.ts";
-import { EXEC_MARK, endMarked, endRun, shellCommand } from "./inside.ts";
+import { endRun, shellCommand } from "./inside.ts";
 import { Int, intArg, StringEnum } from "./schema.ts";
 
 const LABEL = "com.pi.sandbox=true";
 const TAIL_MAX = 1000000;
 const ID_HELP = "container id or name (from docker_ps)";
 const COMMAND_HELP = "a string runs as sh -c STRING in the container (pipes, $VARS work); an array runs as given, without a shell";
-/** The environment mark of an exec's processes (see endMarked). */
 
 export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 	pi.registerTool({
@@ -212,15 +211,14 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 			if (!words.length || words.every((w) => w.trim() === "")) throw new Error("docker exec: empty command");
 			const id = checkId(params.id);
 			if (!NAME_RE.test(id)) throw new Error(`docker exec: invalid container id "${id}"`);
-			// every process the command starts inherits the mark, so a cancel can find them all
-			const mark = randomBytes(8).toString("hex");
-			const argv = ["exec", "-e", `${EXEC_MARK}=${mark}`, id, ...words];
+			// a cancel: sbx-run ends what the exec started, in the sandbox and the container, and says so
+			const argv = ["exec", id, ...words];
 			let r: RunResult;
 			try {
 				r = await s.docker(argv, { signal, what: `docker exec ${id}`, command: ["docker", "exec", id, ...words], stream: { onUpdate, head: `exec ${id}` } });
 			} catch (e) {
 				if (!(e instanceof Cancelled)) throw e;
-				throw new Cancelled(`docker exec ${id}`, await endMarked(s, ["exec", id], mark));
+				throw new Cancelled(`docker exec ${id}`, e.ended ?? "whether what it started still runs inside is unknown (sbx-run said nothing)");
 			}
 			return result(r.output.trimEnd() || "(no output)", { sandbox: s.name, id, exitCode: r.code });
 		},

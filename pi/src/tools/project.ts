@@ -15,7 +15,7 @@ import { Cancelled, type RunResult } from "../proc.ts";
 import type { Session } from "../session.ts";
 import { DOCKERIGNORE, LANGS, type Lang, compose as composeFile, detect, dockerfile } from "../templates.ts";
 import { brief, jsonLines, result, str } from "../text.ts";
-import { EXEC_MARK, endMarked, endRun, shellCommand } from "./inside.ts";
+import { endRun, shellCommand } from "./inside.ts";
 
 const LABEL_KEY = "com.pi.sandbox";
 const COMPOSE_FILES = ["compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml"];
@@ -275,11 +275,9 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 				}
 			}
 			const head = `compose ${action} (${file})`;
-			// what a cancel must end inside: exec's processes carry a mark, run's container a name
+			// what a cancel must end inside: sbx-run ends exec's processes itself, run's container goes by its name
 			const shown = ["docker", ...base, ...run, ...extra, ...svc, ...more, ...command];
-			const mark = randomBytes(8).toString("hex");
-			if (action === "exec") extra.push("-e", `${EXEC_MARK}=${mark}`);
-			if (action === "run" && !extra.includes("--name")) extra.push("--name", `pi-run-${mark.slice(0, 12)}`);
+			if (action === "run" && !extra.includes("--name")) extra.push("--name", `pi-run-${randomBytes(6).toString("hex")}`);
 			// options first, then services: compose v1 takes them in that order only
 			let r: RunResult;
 			try {
@@ -294,8 +292,8 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 			} catch (e) {
 				if (scratch) await dropVmFile(s, scratch);
 				if (!(e instanceof Cancelled) || !verb.command) throw e;
-				const index = extra.includes("--index") ? ["--index", extra[extra.indexOf("--index") + 1]] : [];
-				const done = action === "exec" ? await endMarked(s, [...base, "exec", "-T", ...index, ...svc, ...more], mark) : await endRun(s, extra[extra.indexOf("--name") + 1]);
+				const done =
+					action === "exec" ? (e.ended ?? "whether what it started still runs inside is unknown (sbx-run said nothing)") : await endRun(s, extra[extra.indexOf("--name") + 1]);
 				throw new Cancelled(`docker compose ${action}`, done);
 			}
 			if (scratch) await dropVmFile(s, scratch);
