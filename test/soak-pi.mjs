@@ -149,9 +149,15 @@ for (const [f, text] of Object.entries(files)) {
 	plant += `mkdir -p "$(dirname '${f}')"\ncat >'${f}' <<'EOF${n}'\n${text}EOF${n}\nchmod 755 '${f}'\n`;
 	n++;
 }
+// links out: to a host secret at the top and in init/, which docker_init
+// is asked about (it must read a link out as it reads absence)
 plant += `rm -f package.json\nln -s ${cleanEnv.HOME}/.ssh/id_ed25519 package.json\n`;
+plant += `mkdir -p init\nrm -f init/package.json init/go.mod\nln -s ${cleanEnv.HOME}/.ssh/id_ed25519 init/package.json\nln -s ${cleanEnv.HOME}/.ssh/none init/go.mod\n`;
 writeFileSync(join(T, "hostile.plant"), plant);
 await retry("plants", async () => ok(await call("docker_run", { image: "busybox:local", detach: false, rm: true, volumes: ["/workspace:/w"], command: ["sh", "-c", plant] })));
+
+const init = await call("docker_init", { context: "init", force: true });
+note("hostile.ready", `init: lang=${init.result?.details?.lang ?? `none (${init.error?.message.split("\n")[0]})`}`);
 
 const sync = () => run(["-s", name, "sync"], "sbx-ports");
 note("hostile.ready", `sync: exit ${sync().code}`);

@@ -28,8 +28,8 @@
 # left.  Throughout, from the simulator's own record of what it forwards:
 # no sandbox held more than the bound of host ports, none was below 1024,
 # in the host's ephemeral range at its own number, or beyond loopback.
-# And: no planted file ran on the host, every docker_curl returned within
-# its timeout.  Prints the counts and one verdict line; exits 0 when
+# And: no planted file ran on the host, docker_init took links out for
+# absence, every docker_curl returned within its timeout.  Prints the counts and one verdict line; exits 0 when
 # everything held.
 set -u
 
@@ -436,6 +436,10 @@ if [ "$SOAK_HOSTILE" = 1 ]; then
 	# what ran of the plants (each appends a line to the canary)
 	[ ! -e "$T/canary" ] ||
 	    bad "planted files ran on the host ($(wc -l <"$T/canary") times): $(sort "$T/canary" | uniq -c | head -n 4 | tr -s ' \n' ' ')"
+	# a link out read as absence: init/package.json leads to the host
+	# secret, init/go.mod to nothing, so nothing is detected
+	grep -q '^init: lang=generic ' "$T/hostile.ready" ||
+	    bad "docker_init read links out of the workspace: $(grep '^init:' "$T/hostile.ready")"
 	# nothing of the live hostile session was taken: its service's mapping
 	awk -v s="$snap" -v n="$hostname_" '$1 == s && $2 == n && $6 == 8080' \
 	    "$T/log/ports" | grep -q . ||
