@@ -415,15 +415,17 @@ EOF
 
 # nothing of a dead session is forwarded: no mapping of a sandbox that
 # is not kept, no forwarder process
-for f in "$SBX_SIM_ROOT"/s/*/ports/*; do
-	[ -f "$f" ] || continue
-	read -r n 2>/dev/null <"${f%/ports/*}/name"
+for d in "$SBX_SIM_ROOT"/s/*/; do
+	read -r n 2>/dev/null <"${d}name" || continue
 	case $n in soak-pin-*) continue ;; esac
-	bad "host port ${f##*_} of sandbox $n is still forwarded"
+	set -- "${d}"ports/*
+	[ -f "$1" ] || continue
+	bad "$# host ports of sandbox $n are still forwarded: $(printf '%s\n' "$@" | sed 's/.*_//' | sort -n | head -n 5 | tr '\n' ' ')..."
 done
-for p in $(ours socat); do
-	bad "forwarder $p ($(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline")) is left"
-done
+# shellcheck disable=SC2046 # pids, one a word
+set -- $(ours socat)
+[ $# -eq 0 ] ||
+    bad "$# forwarders are left, the first: $1 ($(tr '\0' ' ' 2>/dev/null <"/proc/$1/cmdline"))"
 
 # ---------------------------------------------------------------- hostile
 
