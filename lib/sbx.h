@@ -220,6 +220,7 @@ const char *sbx_state_field(const char *, const char *, char *, size_t);
  */
 int	 sbx_lock(int, const char *, int);
 pid_t	 sbx_lock_holder(int, const char *);
+int	 sbx_setlk(int, short, off_t, off_t, long long);
 int	 sbx_lock_name(int, const char *, const char *, long long);
 pid_t	 sbx_lock_name_holder(int, const char *, const char *);
 

@@ -85,18 +85,12 @@ record(char *rec, char *const *argv, int raw, int status)
 	return len + (cut ? sizeof(TAIL) : 4) - 1;
 }
 
+/* Within the call's timeout: a journal lock held longer costs a warning. */
 static int
 setlock(int fd, short type)
 {
-	struct flock fl;
-	int r;
-
-	memset(&fl, 0, sizeof(fl));
-	fl.l_type = type;
-	fl.l_whence = SEEK_SET;
-	while ((r = fcntl(fd, F_SETLKW, &fl)) == -1 && errno == EINTR)
-		;
-	return r;
+	return sbx_setlk(fd, type, 0, 0, journal_timeout > 0 ?
+	    journal_timeout * 1000LL : -1);
 }
 
 /*

@@ -191,8 +191,11 @@ main(int argc, char *argv[])
 	if (jflag != -1 && (argc != 0 || iflag || xflag || r.workspace ||
 	    tflag != -1))
 		usage();
-	if (jflag != -1)
+	if (jflag != -1) {
+		sbx_xconf_check(SBX_CONF_TIMEOUT);
+		journal_timeout = sbx_xconf_timeout();	/* bounds its lock */
 		return journal_print(sbx_xname_pick(r.name), jflag);
+	}
 	if (argc == 0)
 		usage();
 	sbx_xconf_check(SBX_CONF_RUN);
