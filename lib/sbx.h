@@ -397,6 +397,7 @@ int	 sbx_ls_listed(const char *, size_t, const char *, const char **);
 size_t	 sbx_json_esc(char *, size_t, const char *, size_t *);
 #ifdef EOF
 void	 sbx_json_puts(FILE *, const char *);
+void	 sbx_json_putline(FILE *, const char *, size_t);
 #endif
 
 #endif /* SBX_H */

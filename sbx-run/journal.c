@@ -271,8 +271,11 @@ journal_print(const char *name, long long count)
 			if (sbx_json_get(j, "argv") != NULL) {
 				if (pass == 0)
 					valid++;
-				else if (seen++ >= first)
-					fwrite(p, 1, (size_t)(nl - p) + 1, stdout);
+				else if (seen++ >= first) {
+					sbx_json_putline(stdout, p,
+					    (size_t)(nl - p));
+					putchar('\n');
+				}
 			}
 			sbx_json_free(j);
 		}
