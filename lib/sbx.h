@@ -97,7 +97,7 @@ void	 sbx_xconf_memory(char *, size_t);
 const char *sbx_xconf_template(void);
 const char *sbx_xconf_allowlist(void);
 const char *sbx_xconf_pinned(void);
-void	 sbx_xconf_value(unsigned, char *, size_t);
+const char *sbx_xconf_value(unsigned, char *, size_t);
 void	 sbx_xconf_check(unsigned);
 const char *sbx_conf_name(unsigned);
 
