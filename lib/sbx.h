@@ -371,6 +371,7 @@ struct sbx_portcli {
 	int		  status;	/* out: exit status of the last one, or
 					   -1 if it could not be run */
 	int		  error;	/* out: then, the errno */
+	int		  timedout;	/* out: the last one timed out */
 	struct sbx_buf	  out;		/* out: its stdout */
 	struct sbx_buf	  err;		/* out: its stderr */
 };

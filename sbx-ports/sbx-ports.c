@@ -42,6 +42,9 @@ ports_failed(const struct ctx *c, const char *what, const char *why)
 		errno = pc->error;
 		err(sbx_exec_status(errno), "%s", pc->sbx);
 	}
+	if (pc->timedout)
+		errx(SBX_EX_TIMEOUT, "sandbox %s: %s: timed out after %d s",
+		    pc->name, what, pc->timeout);
 	if (pc->err.len > 0)
 		(void)sbx_writeall(STDERR_FILENO, pc->err.data, pc->err.len);
 	if (sbx_portcli_missing(pc))

@@ -52,8 +52,10 @@ container_ports(struct ctx *c, struct sbx_ports *want)
 		if (cmd.err.len > 0)
 			(void)sbx_writeall(STDERR_FILENO, cmd.err.data,
 			    cmd.err.len);
-		errx(SBX_EX_FAIL, "sandbox %s: docker ps failed (exit %d)",
-		    c->pc.name, cmd.status);
+		/* sbx-run's own timeout is the shared 124 */
+		errx(cmd.status == SBX_EX_TIMEOUT ? SBX_EX_TIMEOUT : SBX_EX_FAIL,
+		    "sandbox %s: docker ps failed (exit %d)", c->pc.name,
+		    cmd.status);
 	}
 	memset(&all, 0, sizeof(all));
 	if (sbx_ports_dockerps(cmd.out.data ? cmd.out.data : "", cmd.out.len,
