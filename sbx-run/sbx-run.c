@@ -44,18 +44,30 @@ missing(const char *text, size_t len, void *arg)
 	return sbx_notfound_line(text, len, arg) != SBX_NF_NO;
 }
 
+/*
+ * sbx exec [-i] [-e NAME]... NAME -- MARK [docker -H SOCK] ARG..., where
+ * MARK (sbx_mark_words) records the command before it runs, so that
+ * end_inside can end it.  An inner docker exec whose command is a shell
+ * is marked in its container too, before that command.
+ */
 static char **
-exec_argv(const struct run *r, char **fwd, char **inner, int interactive,
+exec_argv(struct run *r, char **fwd, char **inner, int interactive,
     int raw)
 {
 	char **av;
 	size_t n, nf, ni, i;
+	int target = -1;
 
 	for (nf = 0; fwd[nf] != NULL; nf++)
 		;
 	for (ni = 0; inner[ni] != NULL; ni++)
 		;
-	if ((av = calloc(2 * nf + ni + 10, sizeof(*av))) == NULL)
+	if (sbx_mark_new(r->mark, sizeof(r->mark)) == -1)
+		err(SBX_EX_CANTRUN, "/dev/urandom");
+	if (!raw && (r->inner = inner_words(inner, &target)) != NULL)
+		r->container = inner[target];
+	if ((av = calloc(2 * nf + ni + 10 + 2 * SBX_MARK_NWORDS,
+	    sizeof(*av))) == NULL)
 		err(SBX_EX_CANTRUN, NULL);
 	n = 0;
 	av[n++] = (char *)r->sbx;
@@ -68,13 +80,20 @@ exec_argv(const struct run *r, char **fwd, char **inner, int interactive,
 	}
 	av[n++] = (char *)r->name;
 	av[n++] = "--";
+	sbx_mark_words(av + n, r->mark);
+	n += SBX_MARK_NWORDS;
 	if (!raw) {
 		av[n++] = "docker";
 		av[n++] = "-H";
 		av[n++] = SBX_DOCKER_HOST;
 	}
-	for (i = 0; i < ni; i++)
+	for (i = 0; i < ni; i++) {
 		av[n++] = inner[i];
+		if ((int)i == target) {
+			sbx_mark_words(av + n, r->mark);
+			n += SBX_MARK_NWORDS;
+		}
+	}
 	av[n] = NULL;
 	return av;
 }
@@ -90,6 +109,7 @@ run_exec(const struct run *r, char **av, int in, int *absent,
 {
 	struct sbx_spawn s;
 	struct sbx_result c;
+	char why[64];
 	int status;
 
 	memset(&s, 0, sizeof(s));
@@ -116,8 +136,15 @@ run_exec(const struct run *r, char **av, int in, int *absent,
 		memset(&c.err, 0, sizeof(c.err));
 	} else if (c.holding)
 		(void)sbx_writeall(STDERR_FILENO, c.err.data, c.err.len);
-	if (c.timedout)
-		warnx("sandbox %s: timed out after %d s", r->name, r->timeout);
+	if (c.timedout) {
+		(void)snprintf(why, sizeof(why), "timed out after %d s",
+		    r->timeout);
+		end_inside(r, why);
+	} else if (c.signo != 0) {
+		(void)snprintf(why, sizeof(why), "ended by signal %d",
+		    c.signo);
+		end_inside(r, why);
+	}
 	status = c.status;
 	journal_bytes = c.relayed;
 	journal_timeout = r->timeout;
@@ -242,6 +269,7 @@ main(int argc, char *argv[])
 		free(fwd[i]);
 	free(fwd);
 	free(av);
+	free(r.inner);
 	free(r.env);
 	sbx_env_policy_free(&pol);
 	return status;

@@ -13,6 +13,9 @@ struct run {
 	char		 wsmark[4096];	/* the workspace NAME.created names */
 	char		 wscall[4096];	/* the one this call would mount */
 	char		*ws[3];		/* those of them known; NULL-ended */
+	char		 mark[SBX_MARK_LEN + 1];	/* of this run's exec */
+	char		**inner;	/* ends it in its container, or NULL */
+	const char	*container;	/* that container (or service) */
 };
 
 /* Provisioning's answer: run the command again, or return what it said. */
@@ -22,6 +25,11 @@ struct run {
 /* dockerargs.c */
 void	 check_docker_args(char *const *);
 int	 long_running(char *const *);
+int	 inner_exec(char *const *, int *, int *, const char **);
+
+/* ending.c */
+char	**inner_words(char *const *, int *);
+void	 end_inside(const struct run *, const char *);
 
 /* provision.c */
 void	 provision_snapshot(struct run *);

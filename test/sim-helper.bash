@@ -186,9 +186,12 @@ sim_calls_after() {
 	tail -n +"$(($1 + 1))" "$SBX_SIM_ROOT/calls.log"
 }
 
-# The argv part of a calls-log line.
+# The argv part of a calls-log line, without the marks sbx-run puts
+# before the command of an exec (sh -c PROLOGUE sbx-run MARK, each word
+# as printf %q wrote it): the docker argv, as a test compares it.
 sim_argv_of() {
-	cut -d' ' -f3-
+	cut -d' ' -f3- |
+	    sed 's/ sh -c m=\\\$1\\;shift\([^ \\]\|\\.\)* sbx-run [0-9a-f]\{16\}//g'
 }
 
 # curl the page at a host port, a few tries while a forwarder starts.
