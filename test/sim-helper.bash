@@ -55,7 +55,7 @@ sim_setup_file() {
 	SBX_SIM_ROOT=$(mktemp -d /tmp/sbxsim.XXXXXX)
 	export SBX_SIM_ROOT
 	# no fault or leak of the caller's shell reaches the suite
-	unset SBX_SIM_FAIL SBX_SIM_HANG SBX_SIM_LEAK SBX_SIM_IDLE_STOP \
+	unset SBX_SIM_FAIL SBX_SIM_HANG SBX_SIM_LEAK SBX_SIM_IDLE_STOP SBX_SIM_CREATE_DELAY \
 	    SBX_SIM_DIALECT DOCKER_HOST DOCKER_CONTEXT DOCKER_CONFIG
 }
 
@@ -72,6 +72,9 @@ sim_session_file() {
 	    DOCKER_SANDBOX_WORKSPACE_RO DOCKER_SANDBOX_AUTOCREATE DOCKER_SANDBOX_TEMPLATE \
 	    DOCKER_SANDBOX_CPUS DOCKER_SANDBOX_MEMORY DOCKER_SANDBOX_TIMEOUT XDG_STATE_HOME
 	mkdir -p "$HOME" "$WS"
+	# from here, not the checkout: sbx-run would mount it, and refuses to
+	# run the simulator from inside what it mounts
+	cd "$WS" || return 1
 }
 
 # The root's tag names its network namespaces and cgroups.
