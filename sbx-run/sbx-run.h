@@ -35,6 +35,17 @@ void	 end_inside(const struct run *, const char *);
 void	 provision_snapshot(struct run *);
 int	 provision(const struct run *);
 
+/* orphan.c */
+struct stale {			/* NAME.owner before the create, if dead then */
+	int	 dead;
+	pid_t	 pid;
+	unsigned long long start;
+};
+int	 session_ended(const struct run *);
+void	 stale_read(const struct run *, int, struct stale *);
+int	 orphaned(const struct run *, int, const struct stale *);
+void SBX_DEAD withdraw(const struct run *, int, int);
+
 /* journal.c */
 extern unsigned long long journal_bytes;	/* output of the last exec */
 extern int journal_timeout;	/* its bound in seconds; 0: none */
