@@ -259,7 +259,9 @@ const char *sbx_shown(const char *, char *, size_t);
  */
 void	 sbx_xcli_find(char *const *, char *const *, char *, size_t);
 int	 sbx_cli_find(char *const *, char *const *, char *, size_t);
-int	 sbx_path_search(char *const *, const char *, char *, size_t);
+int	 sbx_path_search(char *const *, char *const *, const char *, char *,
+	    size_t);
+int	 sbx_prog_ok(char *const *, const char *, char *, size_t);
 int	 sbx_runnable(const char *);
 
 /*
@@ -309,6 +311,7 @@ int	 sbx_created_write(int, const char *, const char *, const char *,
 	    const char *);
 int	 sbx_created_text(int, const char *, char *, size_t);
 int	 sbx_created_workspace(int, const char *, char *, size_t);
+char	**sbx_xsession_ws(const char *, char *, size_t, char *[2]);
 int	 sbx_failed_write(int, const char *, const char *, int, int,
 	    const char *);
 
@@ -383,7 +386,8 @@ int	 sbx_portcli_change(struct sbx_portcli *, const struct sbx_ports *,
 int	 sbx_portcli_missing(const struct sbx_portcli *);
 void	 sbx_portcli_free(struct sbx_portcli *);
 
-int	 sbx_sibling(const char *, char *const *, const char *, char *, size_t);
+int	 sbx_sibling(const char *, char *const *, char *const *, const char *,
+	    char *, size_t);
 
 /* markerio.c: NAME.ports, the mappings sbx-ports made */
 int	 sbx_portsmark_read(int, const char *, struct sbx_ports *);

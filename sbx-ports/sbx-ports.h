@@ -12,6 +12,8 @@ struct ctx {
 	char	 statedir[PATH_MAX];
 	const char *argv0;
 	int	 jflag;
+	char	 wsbuf[PATH_MAX];	/* the session workspace, if known */
+	char	*ws[2];		/* no program is run from it */
 };
 
 /* sbx-ports.c */

@@ -34,7 +34,8 @@ container_ports(struct ctx *c, struct sbx_ports *want)
 	const char *errstr;
 	size_t i, n, ncont;
 
-	if (sbx_sibling(c->argv0, environ, "sbx-run", run, sizeof(run)) == -1)
+	if (sbx_sibling(c->argv0, environ, c->ws, "sbx-run", run,
+	    sizeof(run)) == -1)
 		errx(SBX_EX_NOTFOUND, "sbx-run: not found beside sbx-ports or "
 		    "on PATH");
 	for (n = 0; environ[n] != NULL; n++)
