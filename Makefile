@@ -8,7 +8,7 @@ include config.mk
 LIBOBJ = lib/shown.o lib/conf.o lib/env.o lib/io.o lib/json.o lib/lock.o lib/name.o \
 	lib/num.o lib/proc.o lib/sbxcli.o lib/spawn.o lib/supervise.o \
 	lib/relay.o lib/selfpipe.o lib/state.o lib/statedir.o \
-	lib/marker.o lib/rfc3339.o lib/notfound.o lib/portspec.o lib/dockerps.o \
+	lib/marker.o lib/rfc3339.o lib/sbxsays.o lib/portspec.o lib/dockerps.o \
 	lib/markerio.o lib/portcli.o lib/sibling.o lib/jsonout.o lib/sbxls.o lib/capture.o \
 	lib/guard.o lib/clock.o lib/mark.o lib/marksh.o
 BIN = sbx-env/sbx-env sbx-run/sbx-run sbx-watch/sbx-watch sbx-gc/sbx-gc \
@@ -17,7 +17,8 @@ RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
 	sbx-run/journal.o sbx-run/workspace.o sbx-run/ending.o sbx-run/orphan.o
 WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/pidwait.o
 GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o
-PORTSOBJ = sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-ports/hostport.o
+PORTSOBJ = sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-ports/hostport.o \
+	sbx-ports/bound.o
 VERIFYOBJ = sbx-verify/sbx-verify.o sbx-verify/probe.o \
 	sbx-verify/answers.o sbx-verify/checks.o
 MAN1 = man/sbx-env.1 man/sbx-run.1 man/sbx-ports.1 man/sbx-verify.1

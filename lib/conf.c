@@ -17,6 +17,7 @@
 #define CPUS_MAX	1024
 #define MIB_MAX		(1024LL * 1024)	/* 1 TiB */
 #define TEMPLATE_MAX	255
+#define PORTS_MAX	1024	/* DOCKER_SANDBOX_PORTS_MAX at most */
 
 /* 1 for 1/true/yes/on, 0 for 0/false/no/off (any case), else -1. */
 int
@@ -80,10 +81,17 @@ sbx_xconf_autocreate(void)
 	return sbx_xconf_bool("DOCKER_SANDBOX_AUTOCREATE", 1);
 }
 
+/*
+ * Unset: hold the VM up while the sandbox has published ports (something
+ * deployed for the host to reach); 1: always; 0: never.
+ */
 int
 sbx_xconf_keepalive(void)
 {
-	return sbx_xconf_bool("DOCKER_SANDBOX_KEEPALIVE", 0);
+	if (sbx_conf_str("DOCKER_SANDBOX_KEEPALIVE") == NULL)
+		return SBX_KEEPALIVE_PORTS;
+	return sbx_xconf_bool("DOCKER_SANDBOX_KEEPALIVE", 0) ?
+	    SBX_KEEPALIVE_ALWAYS : SBX_KEEPALIVE_NEVER;
 }
 
 int
@@ -112,6 +120,17 @@ sbx_xconf_timeout(void)
 {
 	return (int)sbx_xconf_num("DOCKER_SANDBOX_TIMEOUT", 120, 0,
 	    SBX_TIMEOUT_MAX);
+}
+
+/*
+ * Host ports one sandbox may hold (sbx-ports, issue 18.11): 64 unless
+ * set; 0 publishes nothing.
+ */
+int
+sbx_xconf_ports_max(void)
+{
+	return (int)sbx_xconf_num("DOCKER_SANDBOX_PORTS_MAX", 64, 0,
+	    PORTS_MAX);
 }
 
 int
@@ -328,13 +347,17 @@ sbx_xconf_value(unsigned which, char *buf, size_t size)
 	if (which & SBX_CONF_WORKSPACE_RO)
 		snprintf(buf, size, "%d", sbx_xconf_workspace_ro());
 	if (which & SBX_CONF_KEEPALIVE)
-		snprintf(buf, size, "%d", sbx_xconf_keepalive());
+		snprintf(buf, size, "%s", sbx_xconf_keepalive() ==
+		    SBX_KEEPALIVE_PORTS ? "ports" : sbx_xconf_keepalive() ==
+		    SBX_KEEPALIVE_ALWAYS ? "1" : "0");
 	if (which & SBX_CONF_GC_HOURS)
 		snprintf(buf, size, "%lld", sbx_xconf_gc_hours());
 	if (which & SBX_CONF_PASSTHROUGH)
 		snprintf(buf, size, "%d", sbx_xconf_passthrough());
 	if (which & SBX_CONF_TIMEOUT)
 		snprintf(buf, size, "%d", sbx_xconf_timeout());
+	if (which & SBX_CONF_PORTS_MAX)
+		snprintf(buf, size, "%d", sbx_xconf_ports_max());
 	return buf;
 }
 
@@ -361,6 +384,7 @@ sbx_conf_name(unsigned bit)
 		"DOCKER_SANDBOX_TEARDOWN", "DOCKER_SANDBOX_KEEPALIVE",
 		"DOCKER_SANDBOX_GC_HOURS", "DOCKER_SANDBOX_ENV_ALLOWLIST",
 		"DOCKER_SANDBOX_ENV_PASSTHROUGH", "DOCKER_SANDBOX_TIMEOUT",
+		"DOCKER_SANDBOX_PORTS_MAX",
 	};
 	size_t i;
 

@@ -188,7 +188,7 @@ sweep_one(const struct box *b)
 	if ((lfd = gc_provlock(b->name, "kept")) == -1)
 		return 0;
 	if (sbx(&c, "rm", "--force", b->name) != 0 &&
-	    !sbx_notfound(c.err.data, b->name)) {
+	    !sbx_says_notfound(c.err.data, b->name)) {
 		if (c.timedout)
 			warnx("sandbox %s: sbx rm --force: timed out after %d s",
 			    b->name, timeout);
@@ -239,9 +239,9 @@ listing(struct sbx_json **treep, size_t *np)
 	struct sbx_json *tree;
 	struct sbx_result c;
 	struct box *v;
-	const char *json, *errstr;
+	const char *errstr;
 	char buf[160];
-	size_t off, n, i, o;
+	size_t n, i, o;
 
 	if (sbx(&c, "ls", "--json", NULL) != 0 && c.timedout)
 		errx(SBX_EX_TIMEOUT, "sbx ls --json: timed out after %d s",
@@ -253,13 +253,12 @@ listing(struct sbx_json **treep, size_t *np)
 	if (c.out.len > LS_MAX)
 		errx(SBX_EX_FAIL, "sbx ls --json: more than %d bytes of output, "
 		    "refusing it", LS_MAX);
-	if (c.out.data == NULL ||
-	    (json = sbx_json_find(c.out.data, c.out.len, &off)) == NULL)
-		errx(SBX_EX_FAIL, "sbx ls --json: no JSON in its output");
-	if ((tree = sbx_json_parse(json, c.out.len - off, &errstr)) == NULL)
-		errx(SBX_EX_FAIL, "sbx ls --json: bad JSON: %s", errstr);
+	if ((tree = sbx_json_doc(c.out.data != NULL ? c.out.data : "",
+	    c.out.len, &errstr)) == NULL)
+		errx(SBX_EX_FAIL, "sbx ls --json: %s", errstr);
+	/* null: none (a Go nil slice) */
 	if ((arr = sbx_json_get(tree, "sandboxes")) == NULL ||
-	    arr->type != SBX_JARR)
+	    (arr->type != SBX_JARR && arr->type != SBX_JNULL))
 		errx(SBX_EX_FAIL, "sbx ls --json: no \"sandboxes\" array");
 	sbx_result_free(&c);
 	for (n = 0, e = arr->child; e != NULL; e = e->next)

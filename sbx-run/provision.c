@@ -168,7 +168,7 @@ create(const struct run *r, const struct create *c, int dfd,
 	if (sbx_supervise(&s, &cmd) == -1)
 		err(sbx_exec_status(errno), "%s", r->sbx);
 	already = cmd.status != 0 && !cmd.timedout && cmd.signo == 0 &&
-	    cmd.err.data != NULL && strstr(cmd.err.data, "already exists");
+	    sbx_says_exists(cmd.err.data);
 	/* sbx's own words, unless they only say that ours was no news */
 	if (!already && cmd.err.len > 0)
 		(void)sbx_writeall(STDERR_FILENO, cmd.err.data, cmd.err.len);
@@ -184,7 +184,7 @@ create(const struct run *r, const struct create *c, int dfd,
 	}
 	status = cmd.status;
 	sbx_result_free(&cmd);
-	/* "already exists" is sbx's own word that the sandbox is there */
+	/* sbx's own word that the sandbox is there */
 	if (already || !listed(r)) {
 		restore(r, dfd, prev);
 		if (made)

@@ -41,7 +41,7 @@ usage(void)
 static int
 missing(const char *text, size_t len, void *arg)
 {
-	return sbx_notfound_line(text, len, arg) != SBX_NF_NO;
+	return sbx_says_notfound_line(text, len, arg) != SBX_NF_NO;
 }
 
 /*
@@ -129,7 +129,7 @@ run_exec(const struct run *r, char **av, int in, int *absent,
 		err(sbx_exec_status(errno), "%s", r->sbx);
 	if (held != NULL)
 		*absent = c.holding && c.status == 1 && !c.timedout &&
-		    c.signo == 0 && sbx_notfound_line(c.err.data, c.err.len,
+		    c.signo == 0 && sbx_says_notfound_line(c.err.data, c.err.len,
 		    r->name) == SBX_NF_LINE;
 	if (held != NULL && *absent) {
 		*held = c.err;

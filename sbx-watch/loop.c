@@ -24,12 +24,17 @@ extern char **environ;
 
 #define POLL_MS		50	/* kill(pid, 0) polling, when nothing better */
 #define TRIES		5
+#define HOLD		"3600"	/* seconds one held exec lasts (then another) */
+#define HOLD_MS		3660000LL	/* its bound, a minute over */
+#define PORTS_MS	1000	/* how often the ports marker is looked at */
+#define BACKOFF_MAX_MS	600000LL	/* between starts of a failing hold */
 
 /* what the watcher itself listens to, through the self-pipe */
 static const int watched[] = { SIGTERM, SIGINT, SIGCHLD };
 #define NWATCHED	(sizeof(watched) / sizeof(watched[0]))
 
-static pid_t kapid;
+static pid_t kapid;		/* the child holding the VM up, or 0 */
+static long long kastart;	/* when it started, ms */
 
 static void
 sleep_ms(long ms)
@@ -93,15 +98,22 @@ sbx(const struct watch *w, const char *verb, const char *flag,
 	argv[n++] = (char *)w->name;	/* always after sbx's own flags */
 	if (strcmp(verb, "exec") == 0) {
 		argv[n++] = "--";
-		argv[n++] = "true";
+		argv[n++] = "sleep";
+		argv[n++] = HOLD;
 	}
 	argv[n] = NULL;
-	if (sbx_capture(c, argv, w->envp, w->timeout) == -1)
+	if (sbx_capture(c, argv, w->envp, strcmp(verb, "exec") == 0 ?
+	    (int)(HOLD_MS / 1000) : w->timeout) == -1)
 		c->status = sbx_exec_status(errno);
 	return c->status;
 }
 
-/* The keepalive runs in a child, so the loop keeps watching meanwhile. */
+/*
+ * The keepalive: one exec held open (real sbx stops a VM 30 s after its
+ * last exec disconnects, whatever runs inside), in a child, so the loop
+ * keeps watching meanwhile.  Its command is a sleep that a stop or rm
+ * ends; killing the local exec lets the VM idle out, which ends it too.
+ */
 static void
 keepalive(const struct watch *w)
 {
@@ -111,6 +123,7 @@ keepalive(const struct watch *w)
 	if (kapid > 0 ||
 	    !sbx_marker_present(w->dfd, w->name, SBX_M_CREATED))
 		return;
+	kastart = sbx_now_ms();
 	if ((kapid = fork()) != 0) {
 		if (kapid == -1)
 			kapid = 0;
@@ -121,6 +134,33 @@ keepalive(const struct watch *w)
 		close(w->lifeline);
 	status = sbx(w, "exec", NULL, &c);
 	_exit(status);
+}
+
+/* Should the VM be held up now?  Always, never, or while ports are published. */
+static int
+wanted(const struct watch *w)
+{
+	if (w->keepalive == SBX_KEEPALIVE_ALWAYS)
+		return 1;
+	return w->keepalive == SBX_KEEPALIVE_PORTS &&
+	    sbx_marker_present(w->dfd, w->name, SBX_M_PORTS);
+}
+
+/*
+ * The held exec ended: the next may start a period after this one did,
+ * at once if it lasted longer; one that keeps ending early (the VM is
+ * stopped under it, sbx fails) waits twice as long each time.
+ */
+static long long
+next_hold(const struct watch *w, long long now, long long *delay)
+{
+	long long period = (long long)w->kaperiod * 1000;
+
+	if (now - kastart >= period)
+		*delay = period;
+	else if ((*delay *= 2) > BACKOFF_MAX_MS)
+		*delay = BACKOFF_MAX_MS > period ? BACKOFF_MAX_MS : period;
+	return kastart + *delay;
 }
 
 static void
@@ -139,6 +179,7 @@ keepalive_stop(void)
 	(void)kill(kapid, SIGKILL);
 	while (waitpid(kapid, &ws, 0) == -1 && errno == EINTR)
 		;
+	kapid = 0;
 }
 
 static void
@@ -197,7 +238,7 @@ watch_teardown(const struct watch *w, int mustlock)
 	}
 	for (try = 1; w->mode != MODE_NONE && try <= TRIES; try++) {
 		if (sbx(w, verb, flag, &c) == 0 ||
-		    (gone = sbx_notfound(c.err.data, w->name))) {
+		    (gone = sbx_says_notfound(c.err.data, w->name))) {
 			/* a sandbox sbx does not know is gone all the same */
 			ok = 1;
 			removed = w->mode == MODE_REMOVE || gone;
@@ -253,17 +294,15 @@ void
 watch_run(struct watch *w)
 {
 	struct pollfd pfd[2];
-	long long now, next_ka = 0, next_check = 0, t;
+	long long now, next_ka = 0, next_check = 0, next_ports = 0, t;
+	long long delay = (long long)w->kaperiod * 1000;
 	size_t i;
-	int sig, waitfd = -1, end = 0, ws;
+	int sig, waitfd = -1, end = 0, ws, want = 0;
 
 	for (i = 0; i < NWATCHED; i++)
 		(void)sbx_selfpipe_trap(watched[i]);
 	if (w->lifeline == -1)
 		waitfd = pw_arm(w->pid, w->pidfd);
-	now = sbx_now_ms();
-	if (w->keepalive > 0)
-		next_ka = now + (long long)w->keepalive * 1000;
 	while (!end) {
 		now = sbx_now_ms();
 		t = -1;
@@ -277,13 +316,20 @@ watch_run(struct watch *w)
 			}
 			t = next_check - now;
 		}
-		if (w->keepalive > 0) {
-			if (now >= next_ka) {
-				keepalive(w);
-				next_ka = now + (long long)w->keepalive * 1000;
+		if (w->keepalive != SBX_KEEPALIVE_NEVER) {
+			if (now >= next_ports) {
+				want = wanted(w);
+				next_ports = now + PORTS_MS;
 			}
-			if (t == -1 || next_ka - now < t)
-				t = next_ka - now;
+			if (!want)
+				keepalive_stop();
+			else if (kapid == 0 && now >= next_ka)
+				keepalive(w);
+			if (w->keepalive == SBX_KEEPALIVE_PORTS &&
+			    (t == -1 || next_ports - now < t))
+				t = next_ports - now;
+			if (want && kapid == 0 && (t == -1 || next_ka - now < t))
+				t = next_ka - now < 0 ? 0 : next_ka - now;
 		}
 		pfd[0].fd = sbx_selfpipe();
 		pfd[0].events = POLLIN;
@@ -301,11 +347,14 @@ watch_run(struct watch *w)
 				if (sig == SIGTERM || sig == SIGINT)
 					end = 1;
 		}
-		if (kapid > 0 && waitpid(kapid, &ws, WNOHANG) == kapid)
+		if (kapid > 0 && waitpid(kapid, &ws, WNOHANG) == kapid) {
 			kapid = 0;
+			next_ka = next_hold(w, sbx_now_ms(), &delay);
+		}
 		if (ended(w, &pfd[1], &waitfd))
 			end = 1;
 	}
+	/* the held exec goes first: it never outlives us, nor meets the rm */
 	keepalive_stop();
 	for (i = 0; i < NWATCHED; i++)
 		sbx_selfpipe_untrap(watched[i]);

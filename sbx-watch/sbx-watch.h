@@ -19,7 +19,8 @@ enum {
 struct watch {
 	char	 name[SBX_NAME_MAX + 1];
 	int	 mode;		/* MODE_* */
-	int	 keepalive;	/* seconds between keepalive calls; 0: none */
+	int	 keepalive;	/* SBX_KEEPALIVE_*: when to hold the VM up */
+	int	 kaperiod;	/* seconds: the least between two held execs */
 	int	 lifeline;	/* -f: the read end, or -1 */
 	pid_t	 pid;		/* -p (or the parent): the session, or -1 */
 	unsigned long long start;	/* its start time; 0 if unknown */
