@@ -14,8 +14,10 @@ LIBOBJ = lib/shown.o lib/conf.o lib/env.o lib/io.o lib/json.o lib/lock.o lib/nam
 BIN = sbx-env/sbx-env sbx-run/sbx-run sbx-watch/sbx-watch sbx-gc/sbx-gc \
 	sbx-ports/sbx-ports sbx-verify/sbx-verify
 RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
-	sbx-run/journal.o sbx-run/workspace.o sbx-run/ending.o sbx-run/orphan.o
-WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/pidwait.o
+	sbx-run/journal.o sbx-run/workspace.o sbx-run/ending.o \
+	sbx-run/prewarm.o sbx-run/orphan.o
+WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/pidwait.o \
+	sbx-watch/prewarm.o
 GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o
 PORTSOBJ = sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-ports/hostport.o \
 	sbx-ports/bound.o

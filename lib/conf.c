@@ -114,6 +114,25 @@ sbx_xconf_workspace_ro(void)
 	return sbx_xconf_bool("DOCKER_SANDBOX_WORKSPACE_RO", 0);
 }
 
+/*
+ * DOCKER_SANDBOX_PREWARM: 1 provision at session start, 0 never, or
+ * SBX_PREWARM_AUTO (unset or "auto"): when the workspace shows docker
+ * will be used, which the caller that starts the session judges.
+ */
+int
+sbx_xconf_prewarm(void)
+{
+	const char *v = sbx_conf_str("DOCKER_SANDBOX_PREWARM");
+	int b;
+
+	if (v == NULL || strcasecmp(v, "auto") == 0)
+		return SBX_PREWARM_AUTO;
+	if ((b = sbx_parsebool(v)) == -1)
+		errx(SBX_EX_USAGE, "DOCKER_SANDBOX_PREWARM: expected auto, 1, "
+		    "true, yes, on, 0, false, no or off");
+	return b;
+}
+
 /* Seconds per sbx call; 0 means no limit, as timeout(1) reads 0. */
 int
 sbx_xconf_timeout(void)
@@ -328,6 +347,7 @@ const char *
 sbx_xconf_value(unsigned which, char *buf, size_t size)
 {
 	const char *s;
+	int n;
 
 	buf[0] = '\0';
 	if (which & SBX_CONF_PINNED)
@@ -358,6 +378,11 @@ sbx_xconf_value(unsigned which, char *buf, size_t size)
 		snprintf(buf, size, "%d", sbx_xconf_timeout());
 	if (which & SBX_CONF_PORTS_MAX)
 		snprintf(buf, size, "%d", sbx_xconf_ports_max());
+	if (which & SBX_CONF_PREWARM) {
+		n = sbx_xconf_prewarm();
+		snprintf(buf, size, "%s", n == SBX_PREWARM_AUTO ? "auto" :
+		    n ? "1" : "0");
+	}
 	return buf;
 }
 
@@ -385,6 +410,7 @@ sbx_conf_name(unsigned bit)
 		"DOCKER_SANDBOX_GC_HOURS", "DOCKER_SANDBOX_ENV_ALLOWLIST",
 		"DOCKER_SANDBOX_ENV_PASSTHROUGH", "DOCKER_SANDBOX_TIMEOUT",
 		"DOCKER_SANDBOX_PORTS_MAX",
+		"DOCKER_SANDBOX_PREWARM",
 	};
 	size_t i;
 

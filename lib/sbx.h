@@ -72,7 +72,8 @@ long long sbx_strtonum(const char *, long long, long long, const char **);
 #define SBX_CONF_PASSTHROUGH	0x400
 #define SBX_CONF_TIMEOUT	0x800
 #define SBX_CONF_PORTS_MAX	0x1000	/* host ports a sandbox may hold */
-#define SBX_CONF_ALL		0x1fff
+#define SBX_CONF_PREWARM	0x2000	/* provision at session start */
+#define SBX_CONF_ALL		0x3fff
 #define SBX_CONF_ENV		(SBX_CONF_ALLOWLIST | SBX_CONF_PASSTHROUGH)
 /* what sbx-run may read, whichever path a call takes */
 #define SBX_CONF_RUN		(SBX_CONF_ENV | SBX_CONF_TIMEOUT | \
@@ -82,6 +83,7 @@ long long sbx_strtonum(const char *, long long, long long, const char **);
 #define SBX_TEARDOWN_REMOVE	0
 #define SBX_TEARDOWN_STOP	1
 #define SBX_TEARDOWN_NONE	2
+#define SBX_PREWARM_AUTO	2	/* sbx_xconf_prewarm(): the workspace decides */
 int	 sbx_parsebool(const char *);
 int	 sbx_xconf_bool(const char *, int);
 long long sbx_xconf_num(const char *, long long, long long, long long);
@@ -95,6 +97,7 @@ int	 sbx_xconf_passthrough(void);
 int	 sbx_xconf_workspace_ro(void);
 int	 sbx_xconf_timeout(void);
 int	 sbx_xconf_ports_max(void);
+int	 sbx_xconf_prewarm(void);
 int	 sbx_xconf_cpus(void);
 int	 sbx_teardown_parse(const char *);
 const char *sbx_teardown_name(int);
@@ -288,6 +291,7 @@ enum sbx_marker {
 	SBX_M_JOURNAL,		/* sbx-run's calls */
 	SBX_M_PRIME,		/* the scratch workspace of read-only mode */
 	SBX_M_PORTS,		/* sbx-ports' mappings */
+	SBX_M_PREWARM,		/* sbx-run -P: how its provisioning ended */
 	SBX_M_OWNER,		/* the session and its watcher */
 	SBX_M_LOCK,		/* held by the watcher */
 	SBX_M_VERIFY,		/* NAME.verify-NONCE: sbx-verify's canary */
@@ -314,6 +318,7 @@ int	 sbx_owner_read(int, const char *, pid_t *, unsigned long long *);
 int	 sbx_created_read(int, const char *, long long *);
 #define SBX_CREATING	"creating"	/* state= before sbx create runs */
 #define SBX_READY	"ready"		/* state= once it succeeded */
+#define SBX_PREWARM_SAID	2048	/* bytes kept of what sbx-run -P said */
 int	 sbx_created_write(int, const char *, const char *, const char *,
 	    const char *);
 int	 sbx_created_text(int, const char *, char *, size_t);
@@ -321,6 +326,9 @@ int	 sbx_created_workspace(int, const char *, char *, size_t);
 char	**sbx_xsession_ws(const char *, char *, size_t, char *[2]);
 int	 sbx_failed_write(int, const char *, const char *, int, int,
 	    const char *);
+int	 sbx_prewarm_write(int, const char *, int, const char *, size_t);
+int	 sbx_prewarm_read(int, const char *, long long *, int *, char *,
+	    size_t);
 
 /* rfc3339.c: an RFC 3339 timestamp to Unix seconds */
 int	 sbx_rfc3339(const char *, long long *);

@@ -118,6 +118,11 @@ export default function sbxTools(pi: ExtensionAPI): void {
 			return;
 		}
 		try {
+			s.startPrewarm();
+		} catch (e) {
+			if (ctx.hasUI) ctx.ui.notify(`docker sandbox: not provisioned ahead: ${(e as Error).message}`, "warning");
+		}
+		try {
 			s.startGc();
 		} catch (e) {
 			if (ctx.hasUI) ctx.ui.notify(`docker sandbox: gc not started: ${(e as Error).message}`, "warning");

@@ -215,7 +215,7 @@ provision(const struct run *r)
 	struct create c;
 	char statedir[PATH_MAX], now[sizeof(r->before)], why[PATH_MAX + 128];
 	char state[16], prime[SBX_MARKER_MAX];
-	int dfd, lfd, ret, autocreate, refused, wait;
+	int dfd, lfd, ret, autocreate, refused;
 
 	memset(&c, 0, sizeof(c));
 	snprintf(c.cpus, sizeof(c.cpus), "%d", sbx_xconf_cpus());
@@ -230,16 +230,10 @@ provision(const struct run *r)
 	snprintf(c.prime, sizeof(c.prime), "%s/%s", statedir, prime);
 	snprintf(c.rospec, sizeof(c.rospec), "%s:ro", c.workspace);
 
-	/* the wait stands in for the create it waits on, and has its bound */
-	wait = r->given ? r->calltimeout : CREATE_TIMEOUT;
-	if ((lfd = sbx_lock_name(dfd, SBX_PROVISION_LOCK, r->name,
-	    wait == 0 ? -1 : wait * 1000LL)) == -1) {
-		if (errno == ETIMEDOUT)
-			errx(SBX_EX_TIMEOUT, "sandbox %s: another call is "
-			    "provisioning it; still waiting after %d s", r->name,
-			    wait);
-		err(SBX_EX_FAIL, "%s/%s", statedir, SBX_PROVISION_LOCK);
-	}
+	/* sbx-run -P: the process that started this one holds the lock */
+	lfd = r->prewarm ? -1 : provision_lock(r, dfd, statedir);
+	if (!r->prewarm)
+		prewarm_report(r, dfd);	/* one that failed meanwhile */
 	/* a link or garbage in its place is no marker: it is written over */
 	if (sbx_created_text(dfd, r->name, now, sizeof(now)) == -1)
 		now[0] = '\0';
@@ -264,9 +258,32 @@ provision(const struct run *r)
 		    "provisioning a sandbox no watcher would remove", r->name);
 	ret = create(r, &c, dfd, now);
 done:
-	close(lfd);
+	if (lfd != -1)
+		close(lfd);
 	close(dfd);
 	return ret;
+}
+
+/*
+ * Take the sandbox's provisioning lock; the descriptor that holds it.
+ * The wait stands in for the create it waits on, and has its bound:
+ * past it, exit 124.
+ */
+int
+provision_lock(const struct run *r, int dfd, const char *statedir)
+{
+	int lfd, wait;
+
+	wait = r->given ? r->calltimeout : CREATE_TIMEOUT;
+	if ((lfd = sbx_lock_name(dfd, SBX_PROVISION_LOCK, r->name,
+	    wait == 0 ? -1 : wait * 1000LL)) == -1) {
+		if (errno == ETIMEDOUT)
+			errx(SBX_EX_TIMEOUT, "sandbox %s: another call is "
+			    "provisioning it; still waiting after %d s", r->name,
+			    wait);
+		err(SBX_EX_FAIL, "%s/%s", statedir, SBX_PROVISION_LOCK);
+	}
+	return lfd;
 }
 
 /*

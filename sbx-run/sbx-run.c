@@ -28,7 +28,7 @@ extern char **environ;
 static void SBX_DEAD
 usage(void)
 {
-	fprintf(stderr, "usage: sbx-run [-inx] [-J count] [-s name] "
+	fprintf(stderr, "usage: sbx-run [-inPx] [-J count] [-s name] "
 	    "[-t seconds] [-w workspace] [argument ...]\n");
 	exit(SBX_EX_USAGE);
 }
@@ -103,7 +103,7 @@ exec_argv(struct run *r, char **fwd, char **inner, int interactive,
  * whether sbx said there is no such sandbox; its words are then kept in
  * held for the caller to give back if that proves untrue.
  */
-static int
+int
 run_exec(const struct run *r, char **av, int in, int *absent,
     struct sbx_buf *held)
 {
@@ -162,13 +162,15 @@ main(int argc, char *argv[])
 	char name[SBX_NAME_MAX + 1], **av, **fwd;
 	size_t i;
 	long long jflag = -1;
-	int ch, iflag = 0, nflag = 0, xflag = 0, tflag = -1, in = -1;
+	char *truev[] = { "true", NULL };
+	int ch, iflag = 0, nflag = 0, pflag = 0, xflag = 0, tflag = -1;
+	int in = -1;
 	int status, absent;
 
 	memset(&r, 0, sizeof(r));
 	r.session = getppid();	/* before anything could orphan us */
 	opterr = 0;	/* usage() says it all, on one line */
-	while ((ch = getopt(argc, argv, "+iJ:ns:t:w:x")) != -1) {
+	while ((ch = getopt(argc, argv, "+iJ:nPs:t:w:x")) != -1) {
 		switch (ch) {
 		case 'J':
 			jflag = sbx_strtonum(optarg, 0, INT_MAX, &errstr);
@@ -180,6 +182,9 @@ main(int argc, char *argv[])
 			break;
 		case 'n':
 			nflag = 1;
+			break;
+		case 'P':
+			pflag = 1;
 			break;
 		case 's':
 			r.name = optarg;
@@ -205,8 +210,8 @@ main(int argc, char *argv[])
 
 	if (nflag) {
 		/* a fresh name for the caller, so naming lives in one place */
-		if (argc != 0 || iflag || xflag || r.name || r.workspace ||
-		    tflag != -1 || jflag != -1)
+		if (argc != 0 || iflag || pflag || xflag || r.name ||
+		    r.workspace || tflag != -1 || jflag != -1)
 			usage();
 		if (sbx_name_new(name, sizeof(name), (long)getppid()) == -1)
 			err(SBX_EX_FAIL, "/dev/urandom");
@@ -215,15 +220,21 @@ main(int argc, char *argv[])
 			err(SBX_EX_FAIL, "stdout");
 		return SBX_EX_OK;
 	}
-	if (jflag != -1 && (argc != 0 || iflag || xflag || r.workspace ||
-	    tflag != -1))
+	if (jflag != -1 && (argc != 0 || iflag || pflag || xflag ||
+	    r.workspace || tflag != -1))
 		usage();
 	if (jflag != -1) {
 		sbx_xconf_check(SBX_CONF_TIMEOUT);
 		journal_timeout = sbx_xconf_timeout();	/* bounds its lock */
 		return journal_print(sbx_xname_pick(r.name), jflag);
 	}
-	if (argc == 0)
+	/* -P: provision only, so no command; the exec, if any, is `true` */
+	if (pflag && (argc != 0 || iflag || xflag))
+		usage();
+	if (pflag) {
+		argv = truev;
+		xflag = 1;
+	} else if (argc == 0)
 		usage();
 	sbx_xconf_check(SBX_CONF_RUN);
 	r.name = sbx_xname_pick(r.name);
@@ -245,6 +256,8 @@ main(int argc, char *argv[])
 	if (sbx_xenv_policy(&pol, NULL, 0) == -1 ||
 	    (r.env = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_CANTRUN, NULL);
+	if (!pflag)
+		prewarm_await(&r);	/* a provisioning in flight, or failed */
 	provision_snapshot(&r);
 	session_workspaces(&r);
 	sbx_xcli_find(environ, r.ws, r.sbx, sizeof(r.sbx));
@@ -254,6 +267,10 @@ main(int argc, char *argv[])
 	if ((fwd = sbx_env_forwarded(r.env)) == NULL)
 		err(SBX_EX_CANTRUN, NULL);
 	av = exec_argv(&r, fwd, argv, iflag, xflag);
+	if (pflag) {
+		status = prewarm(&r, av, in);
+		goto out;
+	}
 	journal_begin();
 	memset(&held, 0, sizeof(held));
 	status = run_exec(&r, av, in, &absent, &held);
@@ -265,6 +282,7 @@ main(int argc, char *argv[])
 	}
 	journal_add(r.name, argv, xflag, status);
 	sbx_buf_free(&held);
+out:
 	for (i = 0; fwd[i] != NULL; i++)
 		free(fwd[i]);
 	free(fwd);

@@ -16,6 +16,7 @@ struct run {
 	char		 mark[SBX_MARK_LEN + 1];	/* of this run's exec */
 	char		**inner;	/* ends it in its container, or NULL */
 	const char	*container;	/* that container (or service) */
+	int		 prewarm;	/* -P's provisioning: its parent holds the lock */
 };
 
 /* Provisioning's answer: run the command again, or return what it said. */
@@ -31,9 +32,18 @@ int	 inner_exec(char *const *, int *, int *, const char **);
 char	**inner_words(char *const *, int *);
 void	 end_inside(const struct run *, const char *);
 
+/* sbx-run.c */
+int	 run_exec(const struct run *, char **, int, int *, struct sbx_buf *);
+
 /* provision.c */
 void	 provision_snapshot(struct run *);
 int	 provision(const struct run *);
+int	 provision_lock(const struct run *, int, const char *);
+
+/* prewarm.c */
+int	 prewarm(struct run *, char **, int);
+void	 prewarm_await(const struct run *);
+void	 prewarm_report(const struct run *, int);
 
 /* orphan.c */
 struct stale {			/* NAME.owner before the create, if dead then */

@@ -142,8 +142,9 @@ wanted(const struct watch *w)
 {
 	if (w->keepalive == SBX_KEEPALIVE_ALWAYS)
 		return 1;
-	return w->keepalive == SBX_KEEPALIVE_PORTS &&
-	    sbx_marker_present(w->dfd, w->name, SBX_M_PORTS);
+	/* the first minutes after a prewarm too (prewarm.c) */
+	return watch_prewarmed(w) || (w->keepalive == SBX_KEEPALIVE_PORTS &&
+	    sbx_marker_present(w->dfd, w->name, SBX_M_PORTS));
 }
 
 /*
@@ -231,7 +232,7 @@ watch_teardown(const struct watch *w, int mustlock)
 	if (!sbx_marker_present(w->dfd, w->name, SBX_M_CREATED)) {
 		/* never provisioned by us: no sbx call at all */
 		(void)sbx_marker_drop(w->dfd, w->name, SBX_MB(SBX_M_PRIME) |
-		    SBX_MB(SBX_M_JOURNAL), 0);
+		    SBX_MB(SBX_M_JOURNAL) | SBX_MB(SBX_M_PREWARM), 0);
 		if (lfd != -1)
 			close(lfd);
 		return SBX_EX_NOSANDBOX;
@@ -255,9 +256,11 @@ watch_teardown(const struct watch *w, int mustlock)
 		delay *= 2;
 	}
 	/* a stopped or failed sandbox keeps its marker and scratch dir */
+	/* (a prewarm's record was the session's: it goes) */
 	/* the lock and owner marker are the watcher's, dropped as it exits */
 	(void)sbx_marker_drop(w->dfd, w->name, removed ?
-	    SBX_MB_ALL & ~SBX_MB_WATCH : ok ? SBX_MB(SBX_M_FAILED) : 0, 0);
+	    SBX_MB_ALL & ~SBX_MB_WATCH : SBX_MB(SBX_M_PREWARM) |
+	    (ok ? SBX_MB(SBX_M_FAILED) : 0), 0);
 	if (lfd != -1)
 		close(lfd);
 	if (w->mode == MODE_NONE)

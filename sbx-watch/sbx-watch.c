@@ -23,6 +23,7 @@
 #include "sbx-watch.h"
 
 #define FD_SCAN_MAX	65536	/* descriptors closed after detaching */
+#define PREWARM_HOLD	300	/* seconds the VM is held after a prewarm */
 
 extern char **environ;
 
@@ -320,6 +321,8 @@ main(int argc, char *argv[])
 	w.keepalive = kflag ? SBX_KEEPALIVE_ALWAYS : sbx_xconf_keepalive();
 	w.kaperiod = (int)sbx_xconf_num("SBX_WATCH_KEEPALIVE_SECONDS", 30, 1,
 	    86400);
+	w.prewarmhold = (int)sbx_xconf_num("SBX_WATCH_PREWARM_HOLD_SECONDS",
+	    PREWARM_HOLD, 0, 86400);
 	w.timeout = sbx_xconf_timeout();
 	w.backoff = (long)sbx_xconf_num("SBX_WATCH_BACKOFF_MS", 1000, 0, 60000);
 

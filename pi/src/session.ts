@@ -9,7 +9,8 @@ import { spawn, spawnSync } from "node:child_process";
 import { realpathSync } from "node:fs";
 import type { Socket } from "node:net";
 import type { AgentToolUpdateCallback } from "@mariozechner/pi-coding-agent";
-import { findProgram, pinnedName, type Program, requireProgram, setting, validName } from "./config.ts";
+import { findProgram, pinnedName, type Program, requireProgram, setting, settings, validName } from "./config.ts";
+import { Prewarm, wanted } from "./prewarm.ts";
 import { type RunResult, runProgram } from "./proc.ts";
 import { guardWorkspace, programEnv } from "./trust.ts";
 import { type Details, failure, removeLogs, streamer } from "./text.ts";
@@ -58,6 +59,8 @@ export class Session {
 	ended = false;
 	/** the logs of cut answers (text.ts: logOf), removed at the end and with the sandbox */
 	logs = new Set<string>();
+	/** sbx-run -P started at session start (prewarm.ts) */
+	warm?: Prewarm;
 
 	constructor() {
 		this.root = process.cwd();
@@ -140,6 +143,7 @@ export class Session {
 	async docker(args: string[], o: CallOptions): Promise<RunResult> {
 		const a = [...this.runArgs(o), "--", ...args];
 		await this.armed(o);
+		await this.warm?.ready(o.signal, o.what);
 		return this.program("sbx-run", a, { command: ["docker", ...args], ...o });
 	}
 
@@ -147,6 +151,7 @@ export class Session {
 	async exec(args: string[], o: CallOptions): Promise<RunResult> {
 		const a = [...this.runArgs(o), "-x", "--", ...args];
 		await this.armed(o);
+		await this.warm?.ready(o.signal, o.what);
 		return this.program("sbx-run", a, { command: args, ...o });
 	}
 
@@ -221,6 +226,7 @@ export class Session {
 	release(): void {
 		this.ended = true;
 		removeLogs(this.logs);
+		this.warm?.stop();
 		this.lifeline?.destroy();
 		this.lifeline = undefined;
 	}
@@ -231,6 +237,19 @@ export class Session {
 		this.ended = true;
 		(globalThis as Record<symbol, unknown>)[HANDOVER] = { name: this.name, root: this.root, lifeline: this.lifeline, logs: this.logs } satisfies Handover;
 		this.lifeline = undefined;
+	}
+
+	/**
+	 * Provision in the background now, when DOCKER_SANDBOX_PREWARM and
+	 * the workspace say so; only once the watcher is armed, so that no
+	 * sandbox is made without its teardown.  Says whether it started.
+	 */
+	startPrewarm(): boolean {
+		if (this.warm || this.ended || !this.lifeline || this.lifeline.destroyed) return false;
+		const c = settings();
+		if (c.DOCKER_SANDBOX_AUTOCREATE === "0" || !wanted(c.DOCKER_SANDBOX_PREWARM, this.root)) return false;
+		this.warm = new Prewarm(requireProgram("sbx-run"), ["-s", this.sandbox(), "-w", this.root]);
+		return true;
 	}
 
 	/** sbx-gc in the background, leaving this session's sandbox alone. */
