@@ -80,7 +80,7 @@ verbs_after() {
 create_started() {
 	local i
 	for i in $(seq 200); do
-		pgrep -f "sbx create --quiet --name $1 " >/dev/null && return 0
+		pgrep -f "sbx create (--no-input )?--quiet --name $1 " >/dev/null && return 0
 		sleep 0.05
 	done
 	return 1
