@@ -71,13 +71,14 @@ run(struct sbx_portcli *pc, char **av)
 	sbx_buf_free(&pc->out);
 	sbx_buf_free(&pc->err);
 	av[0] = (char *)pc->sbx;
-	if (sbx_capture(&c, av, pc->env, pc->timeout) == -1) {
+	if (sbx_call(&c, av, pc->env, pc->timeout, pc->dfd) == -1) {
 		pc->status = -1;	/* not run: errno says why */
 		pc->error = errno;
 		return -1;
 	}
 	pc->calls++;
 	pc->status = c.status;
+	pc->timedout = c.timedout;
 	pc->out = c.out;
 	pc->err = c.err;
 	return 0;

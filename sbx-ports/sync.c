@@ -44,7 +44,8 @@ container_ports(struct ctx *c, struct sbx_ports *want,
 	const char *errstr;
 	size_t i, n, ncont;
 
-	if (sbx_sibling(c->argv0, environ, "sbx-run", run, sizeof(run)) == -1)
+	if (sbx_sibling(c->argv0, environ, c->ws, "sbx-run", run,
+	    sizeof(run)) == -1)
 		errx(SBX_EX_NOTFOUND, "sbx-run: not found beside sbx-ports or "
 		    "on PATH");
 	for (n = 0; environ[n] != NULL; n++)
@@ -58,12 +59,19 @@ container_ports(struct ctx *c, struct sbx_ports *want,
 	if (sbx_capture(&cmd, av, env, 0) == -1)
 		err(sbx_exec_status(errno), "%s", run);
 	free(env);
+	/* sbx-run said it, in its one line: sbx waits for its restart */
+	if (cmd.status == SBX_EX_RESTART) {
+		(void)sbx_writeall(STDERR_FILENO, cmd.err.data, cmd.err.len);
+		exit(SBX_EX_RESTART);
+	}
 	if (cmd.status != 0) {
 		if (cmd.err.len > 0)
 			(void)sbx_writeall(STDERR_FILENO, cmd.err.data,
 			    cmd.err.len);
-		errx(SBX_EX_FAIL, "sandbox %s: docker ps failed (exit %d)",
-		    c->pc.name, cmd.status);
+		/* sbx-run's own timeout is the shared 124 */
+		errx(cmd.status == SBX_EX_TIMEOUT ? SBX_EX_TIMEOUT : SBX_EX_FAIL,
+		    "sandbox %s: docker ps failed (exit %d)", c->pc.name,
+		    cmd.status);
 	}
 	if (sbx_ports_dockerps(cmd.out.data ? cmd.out.data : "", cmd.out.len,
 	    want, over, &ncont, &errstr) == -1)

@@ -4,8 +4,8 @@
  * it once (and calls for other sandboxes never wait), and only once sbx's
  * "no such sandbox" is confirmed, so that a command that merely printed
  * those words is never run twice.  A sandbox whose session ended while
- * it was being created is removed again here: its watcher may be gone
- * too, and then nobody else would.
+ * it was being created is removed again (orphan.c): its watcher may be
+ * gone too, and then nobody else would.
  */
 #include <sys/stat.h>
 
@@ -65,92 +65,46 @@ create_argv(const struct run *r, const struct create *c, int quiet)
 }
 
 /*
- * Were we started by the session the generated name belongs to, and has
- * that session ended since?  Then its watcher has torn down, or waits on
- * our lock to do so, and an sbx-run it left behind must not make a
- * sandbox nobody would remove.
+ * A call cut short by the timeout or a signal ends the run: 124, 128+n;
+ * so does sbx waiting for its daemon restart (69, in one line).
  */
-static int
-session_ended(const struct run *r)
-{
-	pid_t pid;
-
-	if (!sbx_name_pid(r->name, SBX_NAME_PREFIX, &pid) || pid != r->session)
-		return 0;
-	return kill(pid, 0) == -1 && errno == ESRCH;
-}
-
-/* NAME.owner as it was before the create, if its session was dead then. */
-struct stale {
-	int	 dead;
-	pid_t	 pid;
-	unsigned long long start;
-};
-
-/* The session a watcher was armed for, from NAME.owner: 1, or 0 if none. */
-static int
-owner_of(const struct run *r, int dfd, pid_t *pid, unsigned long long *start)
-{
-	const char *pinned = sbx_xconf_pinned();
-
-	/* a pinned sandbox is the user's: kept whatever becomes of a session */
-	if (pinned != NULL && strcmp(pinned, r->name) == 0)
-		return 0;
-	return sbx_owner_read(dfd, r->name, pid, start) == 0;
-}
-
-/*
- * Did the session this sandbox is made for end while sbx create ran?
- * Its watcher's NAME.owner says which session that is, unless it is the
- * one read before the create (stale set) that was dead already, a marker
- * of an earlier session; without one, a generated name tells.
- */
-static int
-orphaned(const struct run *r, int dfd, const struct stale *st)
-{
-	unsigned long long start;
-	pid_t pid;
-
-	if (owner_of(r, dfd, &pid, &start) && !sbx_proc_alive(pid, start) &&
-	    !(st->dead && pid == st->pid && start == st->start))
-		return 1;
-	return session_ended(r);
-}
-
-/* A call cut short by the timeout or a signal ends the run: 124, 128+n. */
 static void
-cut_short(const struct run *r, const struct sbx_spawn *s,
-    const struct sbx_result *c, const char *verb)
+cut_short(const struct run *r, int timeout, const struct sbx_result *c,
+    const char *verb)
 {
 	if (c->timedout)
 		errx(SBX_EX_TIMEOUT, "sandbox %s: sbx %s timed out after %d s",
-		    r->name, verb, s->timeout);
+		    r->name, verb, timeout);
 	if (c->signo != 0)
 		exit(SBX_SIGSTATUS(c->signo));
+	if (c->status != 0 && sbx_says_restart(c->err.data))
+		sbx_restart_exit();
+}
+
+/* One create or ls: sbxcall.c (no stdin, --no-input, the start race). */
+static void
+call(const struct run *r, char **av, int timeout, int dfd,
+    struct sbx_result *c, const char *verb)
+{
+	if (sbx_call(c, av, r->env, timeout, dfd) == -1)
+		err(sbx_exec_status(errno), "%s", r->sbx);
+	cut_short(r, timeout, c, verb);
 }
 
 /* Does `sbx ls --json` list the sandbox?  1 yes, 0 no; exits on failure. */
 static int
-listed(const struct run *r)
+listed(const struct run *r, int dfd)
 {
 	char *av[] = { (char *)r->sbx, "ls", "--json", NULL };
-	struct sbx_spawn s;
 	struct sbx_result c;
 	const char *errstr;
 	int found;
 
-	memset(&s, 0, sizeof(s));
-	s.argv = av;
-	s.envp = r->env;
-	s.timeout = r->calltimeout;
-	s.newpgrp = 1;
-	s.in = -1;
-	s.capture_out = 1;
-	if (sbx_supervise(&s, &c) == -1)
-		err(sbx_exec_status(errno), "%s", r->sbx);
-	cut_short(r, &s, &c, "ls");
-	if (c.status != 0)
+	call(r, av, r->calltimeout, dfd, &c, "ls");
+	if (c.status != 0) {
+		(void)sbx_writeall(STDERR_FILENO, c.err.data, c.err.len);
 		errx(SBX_EX_FAIL, "sbx ls --json failed (exit %d)", c.status);
+	}
 	found = sbx_ls_listed(c.out.data ? c.out.data : "", c.out.len, r->name,
 	    &errstr);
 	if (found == -1)
@@ -182,34 +136,6 @@ restore(const struct run *r, int dfd, const char *prev)
 }
 
 /*
- * The sandbox was made for a session that has ended: remove it, and its
- * markers but the watcher's (which a waiting watcher still holds), then
- * fail.  If the removal fails, NAME.created stays for a watcher or
- * sbx-gc to finish it.
- */
-static void SBX_DEAD
-withdraw(const struct run *r, int dfd, int timeout)
-{
-	char *av[] = { (char *)r->sbx, "rm", "--force", (char *)r->name, NULL };
-	struct sbx_result c;
-	int status;
-
-	if (sbx_capture(&c, av, r->env, timeout) == -1)
-		status = sbx_exec_status(errno);
-	else
-		status = c.timedout ? SBX_EX_TIMEOUT : c.status;
-	if (status != 0 && !sbx_says_notfound(c.err.data, r->name))
-		errx(status == SBX_EX_TIMEOUT ? SBX_EX_TIMEOUT : SBX_EX_FAIL,
-		    "sandbox %s: its session ended while it was being "
-		    "created, and sbx rm --force failed (exit %d)", r->name,
-		    status);
-	sbx_result_free(&c);
-	(void)sbx_marker_drop(dfd, r->name, SBX_MB_ALL & ~SBX_MB_WATCH, 0);
-	errx(SBX_EX_FAIL, "sandbox %s: its session ended while it was being "
-	    "created; removed it", r->name);
-}
-
-/*
  * Record the intent, then run sbx create.  Its success is the proof that
  * the sandbox was missing (PROV_RETRY).  If it says the sandbox already
  * exists, nothing was ours to do (PROV_KEEP).  On other failures the
@@ -222,14 +148,12 @@ create(const struct run *r, const struct create *c, int dfd,
 {
 	char file[SBX_MARKER_MAX];
 	const char *mode = c->readonly ? "ro" : "rw";
-	struct sbx_spawn s;
+	int timeout;
 	struct sbx_result cmd;
 	struct stale st;
 	int made = 0, already, status;
 
-	memset(&st, 0, sizeof(st));
-	st.dead = owner_of(r, dfd, &st.pid, &st.start) &&
-	    !sbx_proc_alive(st.pid, st.start);
+	stale_read(r, dfd, &st);
 	(void)sbx_marker_path(file, sizeof(file), r->name, SBX_M_PRIME);
 	if (c->readonly)
 		prime_dir(dfd, file, c->prime, &made);
@@ -240,24 +164,29 @@ create(const struct run *r, const struct create *c, int dfd,
 		err(SBX_EX_FAIL, "%s.created: cannot record the sandbox before "
 		    "creating it", r->name);
 	}
-	memset(&s, 0, sizeof(s));
-	s.argv = create_argv(r, c, 1);
-	s.envp = r->env;
 	/* the longer floor only when the user set no bound at all */
-	s.timeout = r->given ? r->calltimeout : CREATE_TIMEOUT;
-	s.newpgrp = 1;
-	s.in = -1;
-	s.capture_err = 1;
-	if (sbx_supervise(&s, &cmd) == -1)
+	timeout = r->given ? r->calltimeout : CREATE_TIMEOUT;
+	if (sbx_call(&cmd, create_argv(r, c, 1), r->env, timeout, dfd) == -1)
 		err(sbx_exec_status(errno), "%s", r->sbx);
+	if (cmd.status != 0 && sbx_says_restart(cmd.err.data)) {
+		/* sbx did nothing: neither did we */
+		restore(r, dfd, prev);
+		if (made)
+			(void)sbx_state_rmtree(dfd, file);
+		sbx_restart_exit();
+	}
 	already = cmd.status != 0 && !cmd.timedout && cmd.signo == 0 &&
 	    sbx_says_exists(cmd.err.data);
-	/* sbx's own words, unless they only say that ours was no news */
+	/*
+	 * sbx's own words, unless they only say that ours was no news; what
+	 * it prints on stdout despite --quiet is no part of the command's
+	 */
+	(void)sbx_writeall(STDERR_FILENO, cmd.out.data, cmd.out.len);
 	if (!already && cmd.err.len > 0)
 		(void)sbx_writeall(STDERR_FILENO, cmd.err.data, cmd.err.len);
-	cut_short(r, &s, &cmd, "create");
+	cut_short(r, timeout, &cmd, "create");
 	if (cmd.status == 0 && orphaned(r, dfd, &st))
-		withdraw(r, dfd, s.timeout);
+		withdraw(r, dfd, timeout);
 	if (cmd.status == 0) {
 		if (sbx_created_write(dfd, r->name, SBX_READY, c->workspace,
 		    mode) == -1)
@@ -268,7 +197,7 @@ create(const struct run *r, const struct create *c, int dfd,
 	status = cmd.status;
 	sbx_result_free(&cmd);
 	/* sbx's own word that the sandbox is there */
-	if (already || !listed(r)) {
+	if (already || !listed(r, dfd)) {
 		restore(r, dfd, prev);
 		if (made)
 			(void)sbx_state_rmtree(dfd, file);
@@ -326,7 +255,7 @@ provision(const struct run *r)
 	    strcmp(state, SBX_READY) == 0)
 		goto done;	/* made by another call since our exec */
 	ret = PROV_KEEP;
-	if ((now[0] != '\0' || !autocreate || refused) && listed(r))
+	if ((now[0] != '\0' || !autocreate || refused) && listed(r, dfd))
 		goto done;	/* it exists: the message was not sbx's */
 	if (refused)
 		errx(SBX_EX_FAIL, "%s", why);

@@ -11,6 +11,9 @@ setup_file() {
 	sim_setup_file
 	sim_session_file
 	[ -n "$SIM_MISSING" ] && return 0
+	# from the session's workspace: sbx-run refuses an sbx inside the
+	# one it would mount, and the checkout holds the simulator
+	cd "$WS" || return 1
 	sbx-run -s end-a -x true 3>&-
 	sbx-run -s end-a run -d --name box busybox:local sleep 3600 >/dev/null 3>&-
 }

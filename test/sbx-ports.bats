@@ -240,7 +240,7 @@ old_sbx() {
 	[[ ${lines[2]} =~ ^http://127\.0\.0\.1:([0-9]+)/\ -\>\ 80/tcp4\ \(ephemeral: ]]
 	eph=${BASH_REMATCH[1]}
 	[ "$(stub_count)" -eq 3 ]
-	[ "$(stub_argv 1 | tr '\n' ' ')" = "exec pi-sbx-1-ports001 -- docker -H unix:///var/run/docker.sock ps --format {{json .}} " ]
+	[ "$(stub_argv 1 | argv_unmarked | tr '\n' ' ')" = "exec pi-sbx-1-ports001 -- docker -H unix:///var/run/docker.sock ps --format {{json .}} " ]
 	[ "$(stub_argv 2 | tr '\n' ' ')" = "port ls --json pi-sbx-1-ports001 " ]
 	[ "$(stub_argv 3 | tr '\n' ' ')" = "port publish pi-sbx-1-ports001 127.0.0.1:18434:18434/tcp4 127.0.0.1:18435:18435/udp4 127.0.0.1:$eph:80/tcp4 " ]
 	# sbx now lists them: the second sync publishes and unpublishes nothing

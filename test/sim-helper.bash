@@ -39,6 +39,19 @@ sim_errword() {
 	esac
 }
 
+# Run "$@" with a terminal (script(1)'s pty) as stdin, typing $IN (a
+# line) into it; the status is the command's.
+on_tty() {
+	local cmd
+	cmd=$(printf '%q ' "$@")
+	printf '%s\n' "${IN:-}" | script -qec "$cmd" /dev/null
+}
+
+# Does the simulated sbx take the global --no-input (0.55)?
+sim_noinput() {
+	[ "${SBX_SIM_PROFILE:-0.55}" = 0.55 ]
+}
+
 # What the simulated sbx says of a missing sandbox NAME to VERB.
 sim_missing_text() {	# name verb
 	case ${SBX_SIM_PROFILE:-0.55}:$2 in
@@ -90,6 +103,9 @@ sim_session_file() {
 	    DOCKER_SANDBOX_WORKSPACE_RO DOCKER_SANDBOX_AUTOCREATE DOCKER_SANDBOX_TEMPLATE \
 	    DOCKER_SANDBOX_CPUS DOCKER_SANDBOX_MEMORY DOCKER_SANDBOX_TIMEOUT XDG_STATE_HOME
 	mkdir -p "$HOME" "$WS"
+	# from here, not the checkout: sbx-run would mount it, and refuses to
+	# run the simulator from inside what it mounts
+	cd "$WS" || return 1
 }
 
 # The root's tag names its network namespaces and cgroups.

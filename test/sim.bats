@@ -178,7 +178,11 @@ setup() {
 @test "missing sandbox: every verb answers in its profile's words, exit 1" {
 	local v p
 	for p in 0.46 0.47 0.55; do
-		for v in exec rm stop ports port inspect; do
+		# each release's port verb: ports up to 0.47, the port group
+		# after (the other is another suite's, sbx-ports.bats)
+		local pv=port
+		[ "$p" = 0.55 ] || pv=ports
+		for v in exec rm stop "$pv" inspect; do
 			case $v in
 			exec) set -- exec no-such-box -- true ;;
 			rm) set -- rm --force no-such-box ;;
