@@ -339,42 +339,39 @@ sbx_xconf_pinned(void)
 }
 
 /*
- * Parse every setting named in which (SBX_CONF_* bits), the value in buf
- * when it is wanted.  The caller learns nothing but that they are valid.
+ * The effective value of the setting of bit which, checked: a string
+ * setting as it is (whole, however long), a number or boolean written
+ * into buf.  Exits 64 on a bad value.
  */
-void
+const char *
 sbx_xconf_value(unsigned which, char *buf, size_t size)
 {
-	char mem[32];
 	const char *s;
 	int n;
 
 	buf[0] = '\0';
 	if (which & SBX_CONF_PINNED)
-		snprintf(buf, size, "%s", (s = sbx_xconf_pinned()) ? s : "");
+		return (s = sbx_xconf_pinned()) ? s : "";
+	if (which & SBX_CONF_TEMPLATE)
+		return (s = sbx_xconf_template()) ? s : "";
+	if (which & SBX_CONF_ALLOWLIST)
+		return (s = sbx_xconf_allowlist()) ? s : "";
+	if (which & SBX_CONF_TEARDOWN)
+		return sbx_teardown_name(sbx_xconf_teardown());
 	if (which & SBX_CONF_AUTOCREATE)
 		snprintf(buf, size, "%d", sbx_xconf_autocreate());
 	if (which & SBX_CONF_CPUS)
 		snprintf(buf, size, "%d", sbx_xconf_cpus());
-	if (which & SBX_CONF_MEMORY) {
-		sbx_xconf_memory(mem, sizeof(mem));
-		snprintf(buf, size, "%s", mem);
-	}
-	if (which & SBX_CONF_TEMPLATE)
-		snprintf(buf, size, "%s", (s = sbx_xconf_template()) ? s : "");
+	if (which & SBX_CONF_MEMORY)
+		sbx_xconf_memory(buf, size);
 	if (which & SBX_CONF_WORKSPACE_RO)
 		snprintf(buf, size, "%d", sbx_xconf_workspace_ro());
-	if (which & SBX_CONF_TEARDOWN)
-		snprintf(buf, size, "%s", sbx_teardown_name(
-		    sbx_xconf_teardown()));
 	if (which & SBX_CONF_KEEPALIVE)
 		snprintf(buf, size, "%s", sbx_xconf_keepalive() ==
 		    SBX_KEEPALIVE_PORTS ? "ports" : sbx_xconf_keepalive() ==
 		    SBX_KEEPALIVE_ALWAYS ? "1" : "0");
 	if (which & SBX_CONF_GC_HOURS)
 		snprintf(buf, size, "%lld", sbx_xconf_gc_hours());
-	if (which & SBX_CONF_ALLOWLIST)
-		snprintf(buf, size, "%s", (s = sbx_xconf_allowlist()) ? s : "");
 	if (which & SBX_CONF_PASSTHROUGH)
 		snprintf(buf, size, "%d", sbx_xconf_passthrough());
 	if (which & SBX_CONF_TIMEOUT)
@@ -386,15 +383,19 @@ sbx_xconf_value(unsigned which, char *buf, size_t size)
 		snprintf(buf, size, "%s", n == SBX_PREWARM_AUTO ? "auto" :
 		    n ? "1" : "0");
 	}
+	return buf;
 }
 
 /* Validate the settings a program may use; exits 64 on the first bad one. */
 void
 sbx_xconf_check(unsigned which)
 {
-	char buf[512];
+	char buf[64];
+	unsigned bit;
 
-	sbx_xconf_value(which, buf, sizeof(buf));
+	for (bit = 1; bit & SBX_CONF_ALL; bit <<= 1)
+		if (which & bit)
+			(void)sbx_xconf_value(bit, buf, sizeof(buf));
 }
 
 /* The variable of one SBX_CONF_* bit, or NULL. */

@@ -1,23 +1,96 @@
 /*
- * jsonout.c: a C string as a JSON string, on a stdio stream (the -j output
- * of sbx-ports and sbx-verify) or into a buffer (sbx-run's journal).
+ * jsonout.c: outside text as a JSON string, on a stdio stream (every -j
+ * output) or into a buffer (sbx-run's journal): the one escaper.
+ *
+ * What comes out is printable ASCII and valid UTF-8 only, so no reader's
+ * terminal ever gets a control sequence: the C0 controls, DEL and the C1
+ * controls (U+0080 to U+009F, C2 80 to C2 9F in UTF-8: C2 9B is CSI),
+ * the line and paragraph separators and the bidirectional controls
+ * become \uXXXX; a byte that does not begin a well-formed UTF-8 sequence
+ * (a lone continuation, an overlong form, a surrogate, a code point past
+ * U+10FFFF, a cut sequence) becomes \ufffd, one per byte.  Any other
+ * character passes as it is.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "sbx.h"
 
-/* The escaped form of c into out (at most 6 bytes); returns its length. */
+/* The length of the well-formed UTF-8 character at s, or 0 (RFC 3629). */
 static size_t
-esc1(unsigned char c, char out[7])
+utf8len(const unsigned char *s, unsigned *cp)
 {
-	if (c == '"' || c == '\\')
-		return (size_t)snprintf(out, 7, "\\%c", c);
-	if (c < 0x20 || c == 0x7f)
-		return (size_t)snprintf(out, 7, "\\u%04x", c);
-	out[0] = (char)c;
-	out[1] = '\0';
-	return 1;
+	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+	size_t n, i;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	/* the second byte's range rules out overlongs and surrogates */
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	*cp = c & (0xff >> (n + 1));
+	for (i = 1; i < n; i++) {
+		/* a NUL ends the text: never read past it */
+		if (s[i] < (i == 1 ? lo : 0x80) || s[i] > (i == 1 ? hi : 0xbf))
+			return 0;
+		*cp = *cp << 6 | (s[i] & 0x3f);
+	}
+	return n;
+}
+
+/* Is the code point one no reader may get raw? */
+static int
+unsafe(unsigned cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x061c ||
+	    cp == 0x200e || cp == 0x200f || (cp >= 0x2028 && cp <= 0x202e) ||
+	    (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/*
+ * One character of s in its escaped form into out (at most 6 bytes,
+ * NUL-terminated); returns the bytes of s it stands for.  With ascii
+ * set, printable ASCII and the C0 controls pass as they are (a JSON text
+ * that is already escaped, whose blanks may be tabs).
+ */
+static size_t
+esc1(const char *s, char out[7], int ascii)
+{
+	unsigned cp;
+	size_t n;
+
+	if ((n = utf8len((const unsigned char *)s, &cp)) == 0) {
+		memcpy(out, "\\ufffd", 7);
+		return 1;
+	}
+	if (ascii && cp < 0x7f) {
+		out[0] = *s;
+		out[1] = '\0';
+	} else if (cp == '"' || cp == '\\')
+		(void)snprintf(out, 7, "\\%c", (int)cp);
+	else if (unsafe(cp))
+		(void)snprintf(out, 7, "\\u%04x", cp);
+	else {
+		memcpy(out, s, n);
+		out[n] = '\0';
+	}
+	return n;
 }
 
 void
@@ -26,11 +99,30 @@ sbx_json_puts(FILE *fp, const char *s)
 	char e[7];
 
 	putc('"', fp);
-	for (; *s != '\0'; s++) {
-		esc1((unsigned char)*s, e);
+	while (*s != '\0') {
+		s += esc1(s, e, 0);
 		fputs(e, fp);
 	}
 	putc('"', fp);
+}
+
+/*
+ * A line of JSON text (len bytes, then a newline or a NUL) written before,
+ * say by an older sbx-run, with what the escaper would not pass raw
+ * escaped now; such characters can only be inside its strings, since
+ * JSON allows none of them elsewhere.
+ */
+void
+sbx_json_putline(FILE *fp, const char *s, size_t len)
+{
+	const char *end = s + len;
+	char e[7];
+
+	/* a newline, or the NUL, follows: no character runs past end */
+	while (s < end && *s != '\0') {
+		s += esc1(s, e, 1);
+		fputs(e, fp);
+	}
 }
 
 /*
@@ -43,21 +135,16 @@ size_t
 sbx_json_esc(char *dst, size_t size, const char *s, size_t *len)
 {
 	char e[7];
-	size_t i, n, w = 0, ok = 0, okw = 0;
+	size_t i = 0, n, k, w = 0;
 
-	for (i = 0; s[i] != '\0'; i++) {
-		/* a UTF-8 lead or a single byte starts a character */
-		if (((unsigned char)s[i] & 0xc0) != 0x80) {
-			ok = i;
-			okw = w;
-		}
-		n = esc1((unsigned char)s[i], e);
-		if (w + n > size) {
-			*len = okw;
-			return ok;
-		}
+	while (s[i] != '\0') {
+		k = esc1(s + i, e, 0);
+		n = strlen(e);
+		if (w + n > size)
+			break;
 		memcpy(dst + w, e, n);
 		w += n;
+		i += k;
 	}
 	*len = w;
 	return i;

@@ -98,38 +98,27 @@ slot(const char *name)
 	return (off_t)(h >> (sizeof(off_t) > 4 ? 2 : 34));
 }
 
-static void
-slot_flock(struct flock *fl, const char *name, short type)
-{
-	memset(fl, 0, sizeof(*fl));
-	fl->l_type = type;
-	fl->l_whence = SEEK_SET;
-	fl->l_start = slot(name);
-	fl->l_len = 1;
-}
-
 /*
- * Take name's lock in the shared file: waiting at most ms milliseconds,
- * without limit when ms < 0, not at all when 0.  Returns the descriptor
- * that holds it (close it to release; closing any other descriptor of
- * the file in this process releases it too), or -1: EAGAIN when it is
- * held and ms is 0, ETIMEDOUT when it is still held after ms.
+ * Set a record lock of type on fd, waiting at most ms milliseconds for
+ * it, without limit when ms < 0, not at all when 0.  0, or -1: EAGAIN
+ * when it is held and ms is 0, ETIMEDOUT when it is still held after ms.
  */
 int
-sbx_lock_name(int dfd, const char *file, const char *name, long long ms)
+sbx_setlk(int fd, short type, off_t start, off_t len, long long ms)
 {
 	struct flock fl;
 	struct timespec ts;
 	long long until = ms > 0 ? sbx_now_ms() + ms : 0, left;
-	int fd, r, e;
+	int e;
 
-	if ((fd = lockfd(dfd, file, 1)) == -1)
-		return -1;
 	for (;;) {
-		slot_flock(&fl, name, F_WRLCK);
-		r = fcntl(fd, ms < 0 ? F_SETLKW : F_SETLK, &fl);
-		if (r == 0)
-			return fd;
+		memset(&fl, 0, sizeof(fl));
+		fl.l_type = type;
+		fl.l_whence = SEEK_SET;
+		fl.l_start = start;
+		fl.l_len = len;
+		if (fcntl(fd, ms < 0 ? F_SETLKW : F_SETLK, &fl) == 0)
+			return 0;
 		if (errno == EINTR)
 			continue;
 		e = errno == EACCES ? EAGAIN : errno;
@@ -140,8 +129,27 @@ sbx_lock_name(int dfd, const char *file, const char *name, long long ms)
 		ts.tv_nsec = (left < 50 ? left : 50) * 1000000L;
 		(void)nanosleep(&ts, NULL);
 	}
-	close(fd);
 	errno = e == EAGAIN && ms > 0 ? ETIMEDOUT : e;
+	return -1;
+}
+
+/*
+ * Take name's lock in the shared file, waiting as sbx_setlk does.
+ * Returns the descriptor that holds it (close it to release; closing any
+ * other descriptor of the file in this process releases it too), or -1.
+ */
+int
+sbx_lock_name(int dfd, const char *file, const char *name, long long ms)
+{
+	int fd, e;
+
+	if ((fd = lockfd(dfd, file, 1)) == -1)
+		return -1;
+	if (sbx_setlk(fd, F_WRLCK, slot(name), 1, ms) == 0)
+		return fd;
+	e = errno;
+	close(fd);
+	errno = e;
 	return -1;
 }
 
@@ -154,7 +162,11 @@ sbx_lock_name_holder(int dfd, const char *file, const char *name)
 
 	if ((fd = lockfd(dfd, file, 0)) == -1)
 		return errno == ENOENT ? 0 : -1;
-	slot_flock(&fl, name, F_WRLCK);
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = F_WRLCK;
+	fl.l_whence = SEEK_SET;
+	fl.l_start = slot(name);
+	fl.l_len = 1;
 	if (fcntl(fd, F_GETLK, &fl) == -1) {
 		close(fd);
 		return -1;

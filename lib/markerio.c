@@ -14,6 +14,7 @@
  * "PROTO HOSTPORT SANDBOXPORT".
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -136,6 +137,30 @@ sbx_created_workspace(int dfd, const char *name, char *buf, size_t size)
 	    *buf != '/')
 		return errno = EINVAL, -1;
 	return 0;
+}
+
+/*
+ * The session workspaces a program that knows only the sandbox's name
+ * knows: the one NAME.created of the state directory records, if any,
+ * into buf.  Returns list, filled and NULL-terminated (list[0] NULL when
+ * there is none), for sbx_xcli_find and sbx_sibling.  A relative
+ * SBX_STATE_DIR exits 64, as everywhere.
+ */
+char **
+sbx_xsession_ws(const char *name, char *buf, size_t size, char *list[2])
+{
+	char dir[PATH_MAX];
+	int dfd;
+
+	list[0] = list[1] = NULL;
+	if (sbx_xstate_path(dir, sizeof(dir)) == -1 ||
+	    (dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return list;
+	if (sbx_created_workspace(dfd, name, buf, size) == 0)
+		list[0] = buf;
+	close(dfd);
+	return list;
 }
 
 /*

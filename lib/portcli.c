@@ -78,6 +78,7 @@ run(struct sbx_portcli *pc, char **av)
 	}
 	pc->calls++;
 	pc->status = c.status;
+	pc->timedout = c.timedout;
 	pc->out = c.out;
 	pc->err = c.err;
 	return 0;

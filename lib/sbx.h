@@ -108,7 +108,7 @@ void	 sbx_xconf_memory(char *, size_t);
 const char *sbx_xconf_template(void);
 const char *sbx_xconf_allowlist(void);
 const char *sbx_xconf_pinned(void);
-void	 sbx_xconf_value(unsigned, char *, size_t);
+const char *sbx_xconf_value(unsigned, char *, size_t);
 void	 sbx_xconf_check(unsigned);
 const char *sbx_conf_name(unsigned);
 
@@ -232,6 +232,7 @@ const char *sbx_state_field(const char *, const char *, char *, size_t);
  */
 int	 sbx_lock(int, const char *, int);
 pid_t	 sbx_lock_holder(int, const char *);
+int	 sbx_setlk(int, short, off_t, off_t, long long);
 int	 sbx_lock_name(int, const char *, const char *, long long);
 pid_t	 sbx_lock_name_holder(int, const char *, const char *);
 
@@ -269,7 +270,9 @@ const char *sbx_shown(const char *, char *, size_t);
  */
 void	 sbx_xcli_find(char *const *, char *const *, char *, size_t);
 int	 sbx_cli_find(char *const *, char *const *, char *, size_t);
-int	 sbx_path_search(char *const *, const char *, char *, size_t);
+int	 sbx_path_search(char *const *, char *const *, const char *, char *,
+	    size_t);
+int	 sbx_prog_ok(char *const *, const char *, char *, size_t);
 int	 sbx_runnable(const char *);
 
 /*
@@ -322,6 +325,7 @@ int	 sbx_created_write(int, const char *, const char *, const char *,
 	    const char *);
 int	 sbx_created_text(int, const char *, char *, size_t);
 int	 sbx_created_workspace(int, const char *, char *, size_t);
+char	**sbx_xsession_ws(const char *, char *, size_t, char *[2]);
 int	 sbx_failed_write(int, const char *, const char *, int, int,
 	    const char *);
 int	 sbx_prewarm_write(int, const char *, int, const char *, size_t);
@@ -408,6 +412,7 @@ struct sbx_portcli {
 	int		  status;	/* out: exit status of the last one, or
 					   -1 if it could not be run */
 	int		  error;	/* out: then, the errno */
+	int		  timedout;	/* out: the last one timed out */
 	struct sbx_buf	  out;		/* out: its stdout */
 	struct sbx_buf	  err;		/* out: its stderr */
 };
@@ -419,7 +424,8 @@ int	 sbx_portcli_missing(const struct sbx_portcli *);
 int	 sbx_portcli_wake(struct sbx_portcli *);
 void	 sbx_portcli_free(struct sbx_portcli *);
 
-int	 sbx_sibling(const char *, char *const *, const char *, char *, size_t);
+int	 sbx_sibling(const char *, char *const *, char *const *, const char *,
+	    char *, size_t);
 
 /* markerio.c: NAME.ports, the mappings sbx-ports made */
 int	 sbx_portsmark_read(int, const char *, struct sbx_ports *);
@@ -444,6 +450,7 @@ int	 sbx_ls_listed(const char *, size_t, const char *, const char **);
 size_t	 sbx_json_esc(char *, size_t, const char *, size_t *);
 #ifdef EOF
 void	 sbx_json_puts(FILE *, const char *);
+void	 sbx_json_putline(FILE *, const char *, size_t);
 #endif
 
 /*

@@ -20,8 +20,6 @@
 
 #include "sbx.h"
 
-#define ARGV_MAX	64
-
 /* What the cache says of this sbx: "refused DEV INO SIZE MTIME". */
 static void
 identity(const char *sbx, char *buf, size_t size)
@@ -57,17 +55,20 @@ int
 sbx_call(struct sbx_result *res, char *const *argv, char *const *envp,
     int timeout, int dfd)
 {
-	char *av[ARGV_MAX + 2], id[128];
+	char **av, id[128];
 	size_t n, i;
 	long delay = SBX_RACE_MS;
-	int try, flag;
+	int try, flag, rv = 0;
 
 	for (n = 0; argv[n] != NULL; n++)
 		;
-	if (n < 2 || n > ARGV_MAX) {
-		errno = E2BIG;
+	if (n < 2) {
+		errno = EINVAL;
 		return -1;
 	}
+	/* a publish may name many specs: as long as the caller's, and one */
+	if ((av = calloc(n + 2, sizeof(*av))) == NULL)
+		return -1;
 	identity(argv[0], id, sizeof(id));
 	flag = !refused_before(dfd, id);
 	for (try = 1;; try++) {
@@ -78,10 +79,12 @@ sbx_call(struct sbx_result *res, char *const *argv, char *const *envp,
 			av[i++] = "--no-input";
 		memcpy(av + i, argv + 2, (n - 2) * sizeof(*av));
 		av[i + n - 2] = NULL;
-		if (sbx_capture(res, av, envp, timeout) == -1)
-			return -1;
+		if (sbx_capture(res, av, envp, timeout) == -1) {
+			rv = -1;
+			break;
+		}
 		if (res->status == 0 || res->timedout || res->signo != 0)
-			return 0;
+			break;
 		if (flag && sbx_says_unknown_flag(res->err.data,
 		    "--no-input")) {
 			/* a hint only: without it, the next call asks again */
@@ -93,7 +96,9 @@ sbx_call(struct sbx_result *res, char *const *argv, char *const *envp,
 			sbx_pause_ms(delay);
 			delay *= 2;
 		} else
-			return 0;
+			break;
 		sbx_result_free(res);
 	}
+	free(av);
+	return rv;
 }

@@ -166,18 +166,34 @@ search(struct wset *w, char *const *env, const char *prog, char *buf,
 }
 
 /*
- * The first prog on the PATH of env, absolute entries only.  0, or -1
- * with ENOENT.
+ * The first prog on the PATH of env, absolute entries only, none inside
+ * the workspaces ws (NULL-terminated, or NULL).  0, or -1 with ENOENT.
  */
 int
-sbx_path_search(char *const *env, const char *prog, char *buf, size_t size)
+sbx_path_search(char *const *env, char *const *ws, const char *prog,
+    char *buf, size_t size)
 {
 	struct wset w;
 
-	wset_init(&w, NULL);
+	wset_init(&w, ws);
 	if (search(&w, env, prog, buf, size) == 0)
 		return 0;
 	return errno = ENOENT, -1;
+}
+
+/*
+ * path, resolved into buf, if it is a runnable file outside the
+ * workspaces ws: 0, or -1 (EPERM when it lies in one, else ENOENT).
+ */
+int
+sbx_prog_ok(char *const *ws, const char *path, char *buf, size_t size)
+{
+	struct wset w;
+
+	wset_init(&w, ws);
+	if (candidate(&w, path, buf, size) == 0)
+		return 0;
+	return errno = w.hit != NULL ? EPERM : ENOENT, -1;
 }
 
 /* 0: $HOME, else the account's home; 1: the account's, if it differs. */

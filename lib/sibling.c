@@ -17,31 +17,33 @@
  * The path of prog: in the directory of argv0 when argv0 names a path
  * (made absolute from the working directory) and prog is there, else the
  * first prog on the PATH of env (a build tree keeps each program in a
- * directory of its own).  Returns 0, or -1 with errno ENOENT.
+ * directory of its own); never one inside the workspaces ws, and always
+ * resolved, as sbx itself is (sbxcli.c).  Returns 0, or -1 with errno
+ * ENOENT.
  */
 int
-sbx_sibling(const char *argv0, char *const *env, const char *prog, char *buf,
-    size_t size)
+sbx_sibling(const char *argv0, char *const *env, char *const *ws,
+    const char *prog, char *buf, size_t size)
 {
 	const char *slash;
-	char cwd[4096];
+	char cwd[4096], path[4096];
 	size_t len;
 	int n;
 
 	if (argv0 != NULL && (slash = strrchr(argv0, '/')) != NULL) {
 		len = (size_t)(slash - argv0);
 		if (*argv0 == '/')
-			n = snprintf(buf, size, "%.*s/%s", (int)len, argv0,
-			    prog);
-		else if (getcwd(cwd, sizeof(cwd)) != NULL)
-			n = snprintf(buf, size, "%s/%.*s/%s", cwd, (int)len,
+			n = snprintf(path, sizeof(path), "%.*s/%s", (int)len,
 			    argv0, prog);
+		else if (getcwd(cwd, sizeof(cwd)) != NULL)
+			n = snprintf(path, sizeof(path), "%s/%.*s/%s", cwd,
+			    (int)len, argv0, prog);
 		else
 			return -1;
-		if (n < 0 || (size_t)n >= size)
+		if (n < 0 || (size_t)n >= sizeof(path))
 			return errno = ENAMETOOLONG, -1;
-		if (sbx_runnable(buf))
+		if (sbx_prog_ok(ws, path, buf, size) == 0)
 			return 0;
 	}
-	return sbx_path_search(env, prog, buf, size);
+	return sbx_path_search(env, ws, prog, buf, size);
 }

@@ -48,14 +48,14 @@ addlist(char **list, const char *more)
 static int
 settings(int jflag)
 {
-	char value[512];
-	const char *name;
+	char buf[64];
+	const char *name, *value;
 	unsigned bit;
 
 	sbx_xconf_check(SBX_CONF_ALL);	/* all or nothing */
 	for (bit = 1; bit & SBX_CONF_ALL; bit <<= 1) {
 		name = sbx_conf_name(bit);
-		sbx_xconf_value(bit, value, sizeof(value));
+		value = sbx_xconf_value(bit, buf, sizeof(buf));
 		if (!jflag) {
 			printf("%s=%s\n", name, value);
 			continue;

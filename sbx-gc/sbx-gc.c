@@ -139,14 +139,17 @@ lastused(const struct box *b, long long *when)
 	return known;
 }
 
-/* Decide about one listed sandbox; returns 1 if it was to go and failed. */
+/*
+ * Decide about one listed sandbox; returns 0, or if it was to go and did
+ * not, SBX_EX_TIMEOUT when its sbx rm timed out, else SBX_EX_FAIL.
+ */
 static int
 sweep_one(const struct box *b)
 {
 	char why[160], buf[40];
 	struct sbx_result c;
 	long long when, idle;
-	int lfd;
+	int lfd, rv;
 
 	if (!gc_namepid(b->name, NULL)) {
 		snprintf(why, sizeof(why), "not a name sbx-run makes "
@@ -189,12 +192,17 @@ sweep_one(const struct box *b)
 		return 0;
 	if (sbx(&c, "rm", "--force", b->name) != 0 &&
 	    !sbx_says_notfound(c.err.data, b->name)) {
-		warnx("sandbox %s: sbx rm --force: exit status %d%s%s",
-		    b->name, c.status, c.err.len ? ": " : "",
-		    c.err.len ? firstline(&c.err, why, 120) : "");
+		if (c.timedout)
+			warnx("sandbox %s: sbx rm --force: timed out after %d s",
+			    b->name, timeout);
+		else
+			warnx("sandbox %s: sbx rm --force: exit status %d%s%s",
+			    b->name, c.status, c.err.len ? ": " : "",
+			    c.err.len ? firstline(&c.err, why, 120) : "");
+		rv = c.timedout ? SBX_EX_TIMEOUT : SBX_EX_FAIL;
 		sbx_result_free(&c);
 		close(lfd);
-		return 1;
+		return rv;
 	}
 	sbx_result_free(&c);
 	gc_drop(b->name);
@@ -238,7 +246,10 @@ listing(struct sbx_json **treep, size_t *np)
 	char buf[160];
 	size_t n, i, o;
 
-	if (sbx(&c, "ls", "--json", NULL) != 0)
+	if (sbx(&c, "ls", "--json", NULL) != 0 && c.timedout)
+		errx(SBX_EX_TIMEOUT, "sbx ls --json: timed out after %d s",
+		    timeout);
+	if (c.status != 0)
 		errx(SBX_EX_FAIL, "sbx ls --json: exit status %d%s%s", c.status,
 		    c.err.len ? ": " : "",
 		    c.err.len ? firstline(&c.err, buf, 120) : "");
@@ -295,7 +306,7 @@ main(int argc, char *argv[])
 	char buf[84], **ws;
 	size_t nboxes, i, plen;
 	time_t since;
-	int ch, lfd, failed = 0;
+	int ch, lfd, rv, failed = SBX_EX_OK;
 
 	opterr = 0;
 	while ((ch = getopt(argc, argv, "+H:P:nvx:")) != -1) {
@@ -364,8 +375,10 @@ main(int argc, char *argv[])
 	since = time(NULL);
 	boxes = listing(&tree, &nboxes);
 	now = time(NULL);
+	/* each sandbox on its own; a timeout is told over a failure */
 	for (i = 0; i < nboxes; i++)
-		failed |= sweep_one(&boxes[i]);
+		if ((rv = sweep_one(&boxes[i])) != 0 && failed != SBX_EX_TIMEOUT)
+			failed = rv;
 	gc_sweep_orphans(boxes, nboxes, since);
 	free(boxes);
 	sbx_json_free(tree);
@@ -373,5 +386,5 @@ main(int argc, char *argv[])
 	close(lfd);
 	if (sbx_fshut() == -1)
 		err(SBX_EX_FAIL, "stdout");
-	return failed ? SBX_EX_FAIL : SBX_EX_OK;
+	return failed;
 }

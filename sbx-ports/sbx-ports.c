@@ -42,6 +42,9 @@ ports_failed(const struct ctx *c, const char *what, const char *why)
 		errno = pc->error;
 		err(sbx_exec_status(errno), "%s", pc->sbx);
 	}
+	if (pc->timedout)
+		errx(SBX_EX_TIMEOUT, "sandbox %s: %s: timed out after %d s",
+		    pc->name, what, pc->timeout);
 	if (pc->status != 0 && sbx_says_restart(pc->err.data))
 		sbx_restart_exit();	/* one line, in place of sbx's */
 	if (pc->err.len > 0)
@@ -359,7 +362,8 @@ main(int argc, char *argv[])
 	if (sbx_xenv_policy(&pol, NULL, 0) == -1 ||
 	    (c.pc.env = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_FAIL, NULL);
-	sbx_xcli_find(environ, NULL, c.sbx, sizeof(c.sbx));
+	sbx_xcli_find(environ, sbx_xsession_ws(c.pc.name, c.wsbuf,
+	    sizeof(c.wsbuf), c.ws), c.sbx, sizeof(c.sbx));
 	c.pc.sbx = c.sbx;
 	if ((dfd = sbx_xstate_open(c.statedir, sizeof(c.statedir))) == -1)
 		exit(SBX_EX_FAIL);

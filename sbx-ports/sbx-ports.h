@@ -14,6 +14,8 @@ struct ctx {
 	const char *argv0;
 	int	 jflag;
 	int	 max;		/* DOCKER_SANDBOX_PORTS_MAX */
+	char	 wsbuf[PATH_MAX];	/* the session workspace, if known */
+	char	*ws[2];		/* no program is run from it */
 };
 
 /* sbx-ports.c */

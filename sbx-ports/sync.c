@@ -44,7 +44,8 @@ container_ports(struct ctx *c, struct sbx_ports *want,
 	const char *errstr;
 	size_t i, n, ncont;
 
-	if (sbx_sibling(c->argv0, environ, "sbx-run", run, sizeof(run)) == -1)
+	if (sbx_sibling(c->argv0, environ, c->ws, "sbx-run", run,
+	    sizeof(run)) == -1)
 		errx(SBX_EX_NOTFOUND, "sbx-run: not found beside sbx-ports or "
 		    "on PATH");
 	for (n = 0; environ[n] != NULL; n++)
@@ -67,8 +68,10 @@ container_ports(struct ctx *c, struct sbx_ports *want,
 		if (cmd.err.len > 0)
 			(void)sbx_writeall(STDERR_FILENO, cmd.err.data,
 			    cmd.err.len);
-		errx(SBX_EX_FAIL, "sandbox %s: docker ps failed (exit %d)",
-		    c->pc.name, cmd.status);
+		/* sbx-run's own timeout is the shared 124 */
+		errx(cmd.status == SBX_EX_TIMEOUT ? SBX_EX_TIMEOUT : SBX_EX_FAIL,
+		    "sandbox %s: docker ps failed (exit %d)", c->pc.name,
+		    cmd.status);
 	}
 	if (sbx_ports_dockerps(cmd.out.data ? cmd.out.data : "", cmd.out.len,
 	    want, over, &ncont, &errstr) == -1)

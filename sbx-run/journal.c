@@ -85,18 +85,12 @@ record(char *rec, char *const *argv, int raw, int status)
 	return len + (cut ? sizeof(TAIL) : 4) - 1;
 }
 
+/* Within the call's timeout: a journal lock held longer costs a warning. */
 static int
 setlock(int fd, short type)
 {
-	struct flock fl;
-	int r;
-
-	memset(&fl, 0, sizeof(fl));
-	fl.l_type = type;
-	fl.l_whence = SEEK_SET;
-	while ((r = fcntl(fd, F_SETLKW, &fl)) == -1 && errno == EINTR)
-		;
-	return r;
+	return sbx_setlk(fd, type, 0, 0, journal_timeout > 0 ?
+	    journal_timeout * 1000LL : -1);
 }
 
 /*
@@ -277,8 +271,11 @@ journal_print(const char *name, long long count)
 			if (sbx_json_get(j, "argv") != NULL) {
 				if (pass == 0)
 					valid++;
-				else if (seen++ >= first)
-					fwrite(p, 1, (size_t)(nl - p) + 1, stdout);
+				else if (seen++ >= first) {
+					sbx_json_putline(stdout, p,
+					    (size_t)(nl - p));
+					putchar('\n');
+				}
 			}
 			sbx_json_free(j);
 		}

@@ -4,8 +4,8 @@
  * it once (and calls for other sandboxes never wait), and only once sbx's
  * "no such sandbox" is confirmed, so that a command that merely printed
  * those words is never run twice.  A sandbox whose session ended while
- * it was being created is removed again here: its watcher may be gone
- * too, and then nobody else would.
+ * it was being created is removed again (orphan.c): its watcher may be
+ * gone too, and then nobody else would.
  */
 #include <sys/stat.h>
 
@@ -62,59 +62,6 @@ create_argv(const struct run *r, const struct create *c, int quiet)
 		av[n++] = (char *)c->workspace;
 	av[n] = NULL;
 	return av;
-}
-
-/*
- * Were we started by the session the generated name belongs to, and has
- * that session ended since?  Then its watcher has torn down, or waits on
- * our lock to do so, and an sbx-run it left behind must not make a
- * sandbox nobody would remove.
- */
-static int
-session_ended(const struct run *r)
-{
-	pid_t pid;
-
-	if (!sbx_name_pid(r->name, SBX_NAME_PREFIX, &pid) || pid != r->session)
-		return 0;
-	return kill(pid, 0) == -1 && errno == ESRCH;
-}
-
-/* NAME.owner as it was before the create, if its session was dead then. */
-struct stale {
-	int	 dead;
-	pid_t	 pid;
-	unsigned long long start;
-};
-
-/* The session a watcher was armed for, from NAME.owner: 1, or 0 if none. */
-static int
-owner_of(const struct run *r, int dfd, pid_t *pid, unsigned long long *start)
-{
-	const char *pinned = sbx_xconf_pinned();
-
-	/* a pinned sandbox is the user's: kept whatever becomes of a session */
-	if (pinned != NULL && strcmp(pinned, r->name) == 0)
-		return 0;
-	return sbx_owner_read(dfd, r->name, pid, start) == 0;
-}
-
-/*
- * Did the session this sandbox is made for end while sbx create ran?
- * Its watcher's NAME.owner says which session that is, unless it is the
- * one read before the create (stale set) that was dead already, a marker
- * of an earlier session; without one, a generated name tells.
- */
-static int
-orphaned(const struct run *r, int dfd, const struct stale *st)
-{
-	unsigned long long start;
-	pid_t pid;
-
-	if (owner_of(r, dfd, &pid, &start) && !sbx_proc_alive(pid, start) &&
-	    !(st->dead && pid == st->pid && start == st->start))
-		return 1;
-	return session_ended(r);
 }
 
 /*
@@ -189,34 +136,6 @@ restore(const struct run *r, int dfd, const char *prev)
 }
 
 /*
- * The sandbox was made for a session that has ended: remove it, and its
- * markers but the watcher's (which a waiting watcher still holds), then
- * fail.  If the removal fails, NAME.created stays for a watcher or
- * sbx-gc to finish it.
- */
-static void SBX_DEAD
-withdraw(const struct run *r, int dfd, int timeout)
-{
-	char *av[] = { (char *)r->sbx, "rm", "--force", (char *)r->name, NULL };
-	struct sbx_result c;
-	int status;
-
-	if (sbx_capture(&c, av, r->env, timeout) == -1)
-		status = sbx_exec_status(errno);
-	else
-		status = c.timedout ? SBX_EX_TIMEOUT : c.status;
-	if (status != 0 && !sbx_says_notfound(c.err.data, r->name))
-		errx(status == SBX_EX_TIMEOUT ? SBX_EX_TIMEOUT : SBX_EX_FAIL,
-		    "sandbox %s: its session ended while it was being "
-		    "created, and sbx rm --force failed (exit %d)", r->name,
-		    status);
-	sbx_result_free(&c);
-	(void)sbx_marker_drop(dfd, r->name, SBX_MB_ALL & ~SBX_MB_WATCH, 0);
-	errx(SBX_EX_FAIL, "sandbox %s: its session ended while it was being "
-	    "created; removed it", r->name);
-}
-
-/*
  * Record the intent, then run sbx create.  Its success is the proof that
  * the sandbox was missing (PROV_RETRY).  If it says the sandbox already
  * exists, nothing was ours to do (PROV_KEEP).  On other failures the
@@ -234,9 +153,7 @@ create(const struct run *r, const struct create *c, int dfd,
 	struct stale st;
 	int made = 0, already, status;
 
-	memset(&st, 0, sizeof(st));
-	st.dead = owner_of(r, dfd, &st.pid, &st.start) &&
-	    !sbx_proc_alive(st.pid, st.start);
+	stale_read(r, dfd, &st);
 	(void)sbx_marker_path(file, sizeof(file), r->name, SBX_M_PRIME);
 	if (c->readonly)
 		prime_dir(dfd, file, c->prime, &made);

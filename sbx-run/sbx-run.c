@@ -258,8 +258,11 @@ main(int argc, char *argv[])
 	if (jflag != -1 && (argc != 0 || iflag || pflag || xflag ||
 	    r.workspace || tflag != -1))
 		usage();
-	if (jflag != -1)
+	if (jflag != -1) {
+		sbx_xconf_check(SBX_CONF_TIMEOUT);
+		journal_timeout = sbx_xconf_timeout();	/* bounds its lock */
 		return journal_print(sbx_xname_pick(r.name), jflag);
+	}
 	/* -P: provision only, so no command; the exec, if any, is `true` */
 	if (pflag && (argc != 0 || iflag || xflag))
 		usage();

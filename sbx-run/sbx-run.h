@@ -53,6 +53,17 @@ int	 prewarm(struct run *, char **, int);
 void	 prewarm_await(const struct run *);
 void	 prewarm_report(const struct run *, int);
 
+/* orphan.c */
+struct stale {			/* NAME.owner before the create, if dead then */
+	int	 dead;
+	pid_t	 pid;
+	unsigned long long start;
+};
+int	 session_ended(const struct run *);
+void	 stale_read(const struct run *, int, struct stale *);
+int	 orphaned(const struct run *, int, const struct stale *);
+void SBX_DEAD withdraw(const struct run *, int, int);
+
 /* journal.c */
 extern unsigned long long journal_bytes;	/* output of the last exec */
 extern int journal_timeout;	/* its bound in seconds; 0: none */

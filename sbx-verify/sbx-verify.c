@@ -101,7 +101,7 @@ main(int argc, char *argv[])
 	struct sbx_portcli pc;
 	struct result r[NCHECKS];
 	const char *errstr;
-	char **env;
+	char **env, wsbuf[PATH_MAX], *ws[2];
 	int ch, i, jflag = 0, tflag = 0, rv = SBX_EX_OK;
 
 	a.argv0 = argv[0];
@@ -133,9 +133,10 @@ main(int argc, char *argv[])
 	if (sbx_xenv_policy(&pol, NULL, 0) == -1 ||
 	    (env = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_NOAUDIT, NULL);
-	sbx_xcli_find(environ, NULL, a.sbx, sizeof(a.sbx));
-	if (sbx_sibling(a.argv0, environ, "sbx-run", a.run, sizeof(a.run))
-	    == -1)
+	sbx_xcli_find(environ, sbx_xsession_ws(a.name, wsbuf, sizeof(wsbuf), ws),
+	    a.sbx, sizeof(a.sbx));
+	if (sbx_sibling(a.argv0, environ, ws, "sbx-run", a.run,
+	    sizeof(a.run)) == -1)
 		errx(SBX_EX_NOAUDIT, "sbx-run: not found beside sbx-verify or "
 		    "on PATH");
 	if ((a.dfd = sbx_xstate_open(a.statedir, sizeof(a.statedir))) == -1)

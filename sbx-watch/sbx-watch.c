@@ -268,7 +268,7 @@ main(int argc, char *argv[])
 	struct sbx_envpolicy pol;
 	struct watch w;
 	struct sigaction sa;
-	char statedir[PATH_MAX], lock[SBX_MARKER_MAX];
+	char statedir[PATH_MAX], lock[SBX_MARKER_MAX], wsbuf[PATH_MAX], *ws[2];
 	const char *errstr, *mflag = NULL;
 	unsigned long long ownerstart = 0;
 	pid_t owner, holder;
@@ -367,7 +367,8 @@ main(int argc, char *argv[])
 	}
 
 	if (w.mode != MODE_NONE || w.keepalive > 0)
-		sbx_xcli_find(environ, NULL, w.sbx, sizeof(w.sbx));
+		sbx_xcli_find(environ, sbx_xsession_ws(w.name, wsbuf,
+		    sizeof(wsbuf), ws), w.sbx, sizeof(w.sbx));
 	memset(&pol, 0, sizeof(pol));	/* strict: the host set only */
 	if ((w.envp = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_FAIL, "environment");

@@ -164,7 +164,7 @@ with_range() {
 		[[ $w =~ ^[0-9a-f]{16}$ ]] && continue
 		case $w in
 		sh | -c | 'm=$1;shift;'* | sbx-run) ;;
-		port | publish | ls | --json | exec | -- | "$N" | 127.0.0.1:*:*/tcp4) ;;
+		port | publish | ls | --json | --no-input | exec | -- | "$N" | 127.0.0.1:*:*/tcp4) ;;
 		docker | -H | unix:///var/run/docker.sock | ps | --format | '{{json .}}') ;;
 		*) fail "sbx was given '$w'" ;;
 		esac

@@ -74,3 +74,67 @@ verbs_after() {
 	run -0 sbx-run -s att-d ps -q
 	grep -q '^state=ready$' "$SBX_STATE_DIR/att-d.created"
 }
+
+# Until an sbx create of NAME runs (10 s at most); the simulator logs a
+# call only once it has ended.
+create_started() {
+	local i
+	for i in $(seq 200); do
+		pgrep -f "sbx create (--no-input )?--quiet --name $1 " >/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+@test "sim orphaned provisioning class: a create that outlives its session and its SIGKILLed watcher is removed" {
+	local s wp r rc
+	s=$(sleep 1000 </dev/null >/dev/null 2>&1 3>&- & echo $!)
+	"$TOP/sbx-watch/sbx-watch" -p "$s" att-o
+	wp=$(sed -n 's/^watcher=//p' "$SBX_STATE_DIR/att-o.owner")
+	SBX_SIM_CREATE_DELAY=3 DOCKER_SANDBOX_TIMEOUT=0 \
+	    sbx-run -s att-o -x sh -c "echo ran >>'$WS/ran-o'" \
+	    >/dev/null 2>"$BATS_TEST_TMPDIR/err-o" 3>&- &
+	r=$!
+	create_started att-o || fail "no create"
+	kill -9 "$wp" "$s"
+	rc=0
+	wait "$r" || rc=$?
+	[ "$rc" -eq 1 ]
+	grep -q "its session ended while it was being created; removed it" \
+	    "$BATS_TEST_TMPDIR/err-o"
+	! "$SIM" ls -q | grep -qx att-o
+	[ ! -e "$WS/ran-o" ]
+	[ ! -e "$SBX_STATE_DIR/att-o.created" ]
+}
+
+@test "sim orphaned provisioning class: the watcher, bound 0, waits for the create and then removes it" {
+	local s wp r rc
+	s=$(sleep 1000 </dev/null >/dev/null 2>&1 3>&- & echo $!)
+	DOCKER_SANDBOX_TIMEOUT=0 "$TOP/sbx-watch/sbx-watch" -p "$s" att-w
+	wp=$(sed -n 's/^watcher=//p' "$SBX_STATE_DIR/att-w.owner")
+	SBX_SIM_CREATE_DELAY=3 DOCKER_SANDBOX_TIMEOUT=0 \
+	    sbx-run -s att-w -x sh -c "echo ran >>'$WS/ran-w'" \
+	    >/dev/null 2>&1 3>&- &
+	r=$!
+	create_started att-w || fail "no create"
+	sleep 0.8
+	kill -9 "$s"
+	rc=0
+	wait "$r" || rc=$?
+	[ "$rc" -eq 1 ]
+	for _ in $(seq 200); do kill -0 "$wp" 2>/dev/null || break; sleep 0.1; done
+	! kill -0 "$wp" 2>/dev/null || fail "watcher $wp still running"
+	! "$SIM" ls -q | grep -qx att-w
+	[ ! -e "$WS/ran-w" ]
+	[ -z "$(ls -A "$SBX_STATE_DIR" | grep '^att-w\.')" ]
+}
+
+@test "sim provisioning lock class: a slow create of one sandbox holds no other's first call" {
+	SBX_SIM_CREATE_DELAY=8 sbx-run -s att-s1 -x true >/dev/null 2>&1 3>&- &
+	local r=$! t0
+	create_started att-s1 || fail "no create"
+	t0=$SECONDS
+	run -0 sbx-run -t 7 -s att-s2 -x true
+	[ $((SECONDS - t0)) -lt 7 ]
+	wait "$r"
+}

@@ -172,3 +172,22 @@ bg_status() {
 	[ ! -e "$SBX_STATE_DIR/$M.created" ]
 	[ "$(bg_status)" -eq 0 ]
 }
+
+@test "provisioning lock class: the journal's lock is waited for within the call's timeout too" {
+	stub_sandbox "$N" running
+	: >"$SBX_STATE_DIR/$N.journal"
+	chmod 600 "$SBX_STATE_DIR/$N.journal"
+	# another process holds the journal exclusively, and keeps it
+	python3 -c 'import fcntl, sys, time
+f = open(sys.argv[1], "r+"); fcntl.lockf(f, fcntl.LOCK_EX)
+open(sys.argv[2], "w").close(); time.sleep(60)' \
+	    "$SBX_STATE_DIR/$N.journal" "$BATS_TEST_TMPDIR/held" &
+	BG_PIDS="$BG_PIDS $!"
+	until_ok test -e "$BATS_TEST_TMPDIR/held" || fail "no holder"
+	local t0=$SECONDS
+	run -0 --separate-stderr timeout 20 sbx-run -t 1 -s "$N" ps
+	[ $((SECONDS - t0)) -le 4 ]
+	[[ "$stderr" == *"journal"* ]]
+	DOCKER_SANDBOX_TIMEOUT=1 run -1 --separate-stderr timeout 20 sbx-run -J 5 -s "$N"
+	[ $((SECONDS - t0)) -le 7 ]
+}

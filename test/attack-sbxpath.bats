@@ -157,7 +157,19 @@ created_for() {
 
 @test "sbx from the workspace: a teardown with only the planted sbx fails and says why" {
 	created_for "$WS"
-	PATH="$WS/bin:$BASEPATH" run -1 sbx-watch -n "$N"
+	# known before any work: no sbx to run at all
+	PATH="$WS/bin:$BASEPATH" run -127 --separate-stderr sbx-watch -n "$N"
+	[[ "$stderr" == *"$WS/bin/sbx lies in the session workspace $WS; not running it"* ]]
+	! planted_ran
+	# an armed watcher whose only sbx is planted later records why
+	rm "$SBX_STATE_DIR/$N.created"
+	session
+	PATH="$WS/bin:$SYS:$BASEPATH" sbx-watch -p "$SESSION" "$N"
+	wp=$(watcher_pid "$N")
+	created_for "$WS"
+	rm "$SYS/sbx"
+	kill -9 "$SESSION"
+	until_ok dead "$wp" || fail "watcher still running"
 	! planted_ran
 	grep -q 'outside the session workspace' "$SBX_STATE_DIR/$N.failed"
 }
@@ -221,4 +233,23 @@ created_for() {
 @test "sbx lookup: sbx-gc(8) and the units name the places" {
 	grep -q 'docker/sbx/bin' "$TOP/man/sbx-gc.8"
 	grep -q 'docker/sbx/bin' "$TOP/man/sbx-tools.7"
+}
+
+@test "sbx from the workspace: sbx-ports and sbx-verify know it from NAME.created, for sbx and for the sbx-run they run" {
+	created_for "$WS"
+	printf '[]\n' >"$SBX_STUB_DIR/out.ports"
+	# a planted sbx-run beside the planted sbx
+	plant "$WS/bin/sbx-run"
+	cd /
+	PATH="$WS/bin:$SYS:$TOP/sbx-ports:$BASEPATH" run -0 sbx-ports -s "$N" ls
+	! planted_ran
+	# sync runs sbx-run, found on PATH when sbx-ports was
+	printf '' >"$SBX_STUB_DIR/out.exec"
+	PATH="$WS/bin:$SYS:$TOP/sbx-ports:$BASEPATH" run -0 sbx-ports -s "$N" sync
+	! planted_ran
+	[ "$(stub_count exec)" -ge 1 ]
+	PATH="$WS/bin:$SYS:$TOP/sbx-verify:$BASEPATH" run sbx-verify -s "$N"
+	! planted_ran
+	DOCKER_SANDBOX_SBX=$WS/bin/sbx PATH="$SYS:$TOP/sbx-ports:$BASEPATH" \
+	    run -126 sbx-ports -s "$N" ls
 }

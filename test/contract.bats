@@ -170,3 +170,38 @@ man_statuses() {
 		    fail "$f: no 127 in EXIT STATUS"
 	done
 }
+
+@test "timeout class: sbx-ports and sbx-gc exit 124 when an sbx call of theirs times out" {
+	stub_sandbox "$N" stopped
+	export DOCKER_SANDBOX_TIMEOUT=1
+	: >"$SBX_STUB_DIR/hang.ports"
+	: >"$SBX_STUB_DIR/hang.port"
+	run -124 --separate-stderr "$TOP/sbx-ports/sbx-ports" -s "$N" ls
+	[[ "$stderr" == *"timed out after 1 s"* ]]
+	run -124 --separate-stderr "$TOP/sbx-ports/sbx-ports" -s "$N" publish 18470 80
+	rm "$SBX_STUB_DIR/hang.ports" "$SBX_STUB_DIR/hang.port"
+	# sync: its docker ps, through sbx-run, timed out
+	: >"$SBX_STUB_DIR/hang.exec"
+	PATH="$TOP/sbx-run:$PATH" run -124 --separate-stderr \
+	    "$TOP/sbx-ports/sbx-ports" -s "$N" sync
+	rm "$SBX_STUB_DIR/hang.exec"
+	# sbx-gc: the listing, then a removal
+	: >"$SBX_STUB_DIR/hang.ls"
+	run -124 --separate-stderr "$TOP/sbx-gc/sbx-gc"
+	[[ "$stderr" == *"sbx ls --json: timed out after 1 s"* ]]
+	rm "$SBX_STUB_DIR/hang.ls"
+	stub_sandbox pi-sbx-999999-deadbeef stopped
+	: >"$SBX_STUB_DIR/hang.rm"
+	run -124 --separate-stderr "$TOP/sbx-gc/sbx-gc" -H 0
+	[[ "$stderr" == *"sandbox pi-sbx-999999-deadbeef: sbx rm --force: timed out after 1 s"* ]]
+}
+
+@test "timeout class: sbx-run, sbx-ports and sbx-gc list 124 in their EXIT STATUS" {
+	local f
+	for f in sbx-run.1 sbx-ports.1 sbx-gc.8; do
+		awk '/^\.Sh /{ on = ($0 == ".Sh EXIT STATUS"); next }
+		    on && $0 == ".It 124" { found = 1 }
+		    END { exit !found }' "$TOP/man/$f" ||
+		    fail "$f: no 124 in EXIT STATUS"
+	done
+}

@@ -132,10 +132,18 @@ if [ -x "$top/sbx-ports/sbx-ports" ]; then
 fi
 if [ -z "$url" ]; then
 	port=$(( (($$ + $(date +%s)) % 10000) + 20000 ))
-	must "$SIM" port publish "$name" "$port:8080"
+	# the port verbs of the simulated release: the group from 0.55
+	case ${SBX_SIM_PROFILE:-0.55} in
+	0.46 | 0.47) must "$SIM" ports "$name" --publish "$port:8080" ;;
+	*) must "$SIM" port publish "$name" "$port:8080" ;;
+	esac
 	url=http://127.0.0.1:$port/
 fi
-must "$SIM" port ls "$name"
+if [ -x "$top/sbx-ports/sbx-ports" ]; then
+	must sbx-ports -s "$name" ls
+else
+	must "$SIM" ls
+fi
 
 say "Fetch the page from the host"
 ok=1

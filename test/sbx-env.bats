@@ -169,3 +169,26 @@ names() {
 	run sh -c "'$TOP/sbx-env/sbx-env' >/dev/full"
 	[ "$status" -eq 1 ]
 }
+
+@test "sbx-env: -c class: a huge allowlist is printed whole, as sbx-run forwards it" {
+	local list n
+	# 3000 names, 30 kB: far past any fixed buffer
+	list=$(seq -f 'ALLOW_NAME_%05g' 3000 | paste -sd, -)
+	export DOCKER_SANDBOX_ENV_ALLOWLIST="$list"
+	run -0 --separate-stderr sbx-env -c
+	[ "$(printf '%s\n' "$output" | sed -n 's/^DOCKER_SANDBOX_ENV_ALLOWLIST=//p')" = "$list" ]
+	run -0 --separate-stderr sbx-env -c -j
+	n=$(printf '%s\n' "$output" | python3 -c '
+import json, sys
+for l in sys.stdin:
+    o = json.loads(l)
+    if o["name"] == "DOCKER_SANDBOX_ENV_ALLOWLIST": print(o["value"])')
+	[ "$n" = "$list" ]
+	# every name of it, set, goes to the sandbox
+	stub_sandbox pi-sbx-1-allowall
+	run -0 env $(seq -f 'ALLOW_NAME_%05g=v' 3000) sbx-run -s pi-sbx-1-allowall true
+	[ "$(stub_argv 1 | grep -c '^ALLOW_NAME_')" -eq 3000 ]
+	# a long template, a pinned name: whole too
+	DOCKER_SANDBOX_TEMPLATE=$(printf 'r%.0s' $(seq 255)) run -0 sbx-env -c
+	[[ "$output" == *"DOCKER_SANDBOX_TEMPLATE=$(printf 'r%.0s' $(seq 255))"* ]]
+}

@@ -63,7 +63,7 @@ ran() {
 	# sbx did nothing, and nothing was asked twice of it: one call each
 	# (sbx-run's version tells sbx's answer from a command's)
 	[ -e "$SBX_STUB_DIR/sandboxes/$N" ]
-	[ "$(cut -d' ' -f1 "$SBX_STUB_DIR/calls.log" | tr '\n' ' ')" = "exec version ls ports rm " ] ||
+	[ "$(cut -d' ' -f1 "$SBX_STUB_DIR/calls.log" | tr '\n' ' ')" = "exec version ls port rm " ] ||
 	    fail "$(cat "$SBX_STUB_DIR/calls.log")"
 	[ -e "$SBX_STATE_DIR/$N.created" ]
 	# 0.46's ERROR: form too

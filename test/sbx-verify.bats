@@ -189,17 +189,18 @@ arm_watch() {
 	[ ! -e "$BATS_TEST_TMPDIR/host-docker-ran" ]
 }
 
-@test "sim: an sbx without the port group (0.47) costs the audit one more call the first time only (3 at most)" {
+@test "sim: an sbx without the port group or --no-input (0.47) costs the audit two more calls the first time only (4 at most)" {
 	sim_sandbox v1
 	export SBX_SIM_PROFILE=0.47
-	rm -f "$SBX_STATE_DIR/sbx-port-dialect"
+	rm -f "$SBX_STATE_DIR/sbx-port-dialect" "$SBX_STATE_DIR/sbx-no-input"
 	n=$(sim_calls)
 	run -1 sbx-verify -s "$SIM_SB"
-	[ "$(sim_calls_since "$n" | wc -l)" -eq 3 ]
+	# the exec, port (unknown), ports --no-input (refused), ports
+	[ "$(sim_calls_since "$n" | wc -l)" -eq 4 ] || fail "$(sim_calls_since "$n")"
 	n=$(sim_calls)
 	run -1 sbx-verify -s "$SIM_SB"
 	[ "$(sim_calls_since "$n" | wc -l)" -eq 2 ]
-	rm -f "$SBX_STATE_DIR/sbx-port-dialect"
+	rm -f "$SBX_STATE_DIR/sbx-port-dialect" "$SBX_STATE_DIR/sbx-no-input"
 }
 
 # expect_fail CHECK...: status 1, each named check FAIL with evidence.

@@ -103,6 +103,9 @@ sim_session_file() {
 	    DOCKER_SANDBOX_WORKSPACE_RO DOCKER_SANDBOX_AUTOCREATE DOCKER_SANDBOX_TEMPLATE \
 	    DOCKER_SANDBOX_CPUS DOCKER_SANDBOX_MEMORY DOCKER_SANDBOX_TIMEOUT XDG_STATE_HOME
 	mkdir -p "$HOME" "$WS"
+	# from here, not the checkout: sbx-run would mount it, and refuses to
+	# run the simulator from inside what it mounts
+	cd "$WS" || return 1
 }
 
 # The root's tag names its network namespaces and cgroups.

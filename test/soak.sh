@@ -13,11 +13,24 @@
 # while sbx-gc -H 0 runs every few seconds as cron would.  The simulator
 # stops idle sandboxes, so the sweeps have stopped ones to judge.
 #
+# One more session is hostile (SOAK_HOSTILE=0 leaves it out): a pi
+# session through pi's own loader (test/soak-pi.mjs) that publishes twenty
+# port ranges and ports other host services own, plants programs, Makefiles,
+# a package.json linked to a host secret and a .pi/ install in the shared
+# workspace from a container, and calls docker_curl against a flood and a
+# byte-a-second drip the whole time.  Chaos never ends it (its sbx-run and
+# sbx create calls are killed as everyone's are); the end does.
+#
 # Then every session ends, and what the lifecycle promises is checked from
 # the outside: no sandbox of a dead session is left, no sandbox was removed
 # while its session lived, no marker or scratch directory is left without
-# its sandbox, no process of the programs is left.  Prints the counts and
-# one verdict line; exits 0 when everything held.
+# its sandbox, no process of the programs is left, no host forwarder is
+# left.  Throughout, from the simulator's own record of what it forwards:
+# no sandbox held more than the bound of host ports, none was below 1024,
+# in the host's ephemeral range at its own number, or beyond loopback.
+# And: no planted file ran on the host, docker_init took links out for
+# absence, every docker_curl returned within its timeout.  Prints the counts and one verdict line; exits 0 when
+# everything held.
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -87,6 +100,27 @@ creates() {
 	done
 }
 
+# What the simulator forwards now, from its own record (README "State
+# layout"): one line "sample sandbox protocol hostip hostport vmport pid"
+# a mapping, in $T/log/ports.
+nsample=0
+sample_ports() {
+	local d f b n ip sp pid
+	nsample=$((nsample + 1))
+	for d in "$SBX_SIM_ROOT"/s/*/; do
+		[ -d "${d}ports" ] || continue
+		read -r n 2>/dev/null <"${d}name" || continue
+		for f in "${d}"ports/*; do
+			[ -f "$f" ] || continue
+			b=${f##*/}
+			ip=${b#*_}
+			read -r sp pid 2>/dev/null <"$f" || continue
+			printf '%s %s %s %s %s %s %s\n' "$nsample" "$n" "${b%%_*}" \
+			    "${ip%_*}" "${b##*_}" "$sp" "$pid"
+		done
+	done >>"$T/log/ports"
+}
+
 pick() {	# a random word of the arguments
 	[ $# -gt 0 ] || return 1
 	shift $((RANDOM % $#))
@@ -112,6 +146,7 @@ died() {	# pid: record when the session ended
 # ---------------------------------------------------------------- main
 
 if [ "${1:-}" = --session ]; then
+	[ "$2" = hostile ] && exec node "$top/test/soak-pi.mjs"
 	session_main "$2" "$3"
 	exit 1
 fi
@@ -121,36 +156,57 @@ fi
 SOAK_GC=${SOAK_GC:-sbx-gc -H 0}
 SOAK_WATCH=${SOAK_WATCH:-}
 SOAK_CHAOS=${SOAK_CHAOS:-1}
+# SOAK_BUILD: the checkout whose programs and pi/ are soaked (another
+# build, to show the checks fail on it); SOAK_HOSTILE_PORTS_MAX: the port
+# bound the hostile session's programs are given (the checks keep the
+# default, PORTS_BOUND)
+SOAK_BUILD=${SOAK_BUILD:-$top}
+SOAK_HOSTILE=${SOAK_HOSTILE:-1}
+SOAK_CURL_TIMEOUT=${SOAK_CURL_TIMEOUT:-15}
+PORTS_BOUND=64
+# how late a docker_curl may return past its timeoutSec (a loaded machine)
+CURL_SLACK=2
 SOAK_PREWARM=${SOAK_PREWARM:-1}
-export SOAK_WATCH SOAK_PREWARM
+export SOAK_WATCH SOAK_PREWARM SOAK_BUILD SOAK_CURL_TIMEOUT SOAK_SIM=$SIM
 
 secs=${1:-60}
 nsess=${2:-8}
 case $secs$nsess in *[!0-9]*) echo "usage: soak.sh [seconds [sessions]]" >&2; exit 64 ;; esac
 
-for p in sbx-run sbx-watch sbx-gc; do
-	[ -x "$top/$p/$p" ] || { echo "soak: $p/$p is not built (make)" >&2; exit 1; }
+for p in sbx-run sbx-watch sbx-gc sbx-ports sbx-env; do
+	[ -x "$SOAK_BUILD/$p/$p" ] ||
+	    { echo "soak: $SOAK_BUILD/$p/$p is not built (make)" >&2; exit 1; }
 done
+if [ "$SOAK_HOSTILE" = 1 ] && { ! command -v node >/dev/null ||
+    [ ! -d "$top/pi/node_modules/@mariozechner/pi-coding-agent" ]; }; then
+	echo "soak: the hostile session needs node and pi's packages (npm ci in pi/); SOAK_HOSTILE=0 leaves it out" >&2
+	exit 1
+fi
 
 T=$(mktemp -d /tmp/sbxsoak.XXXXXX)
 export T
 export SBX_SIM_ROOT=$T/sim HOME=$T/home SBX_STATE_DIR=$T/state
 export DOCKER_SANDBOX_SBX=$SIM SBX_SIM_IDLE_STOP=$IDLE
-export PATH="$top/sbx-run:$top/sbx-watch:$top/sbx-gc:$PATH:/usr/sbin:/sbin"
+export SBX_PI_TEST_BASE=$T
+export PATH="$SOAK_BUILD/sbx-run:$SOAK_BUILD/sbx-watch:$SOAK_BUILD/sbx-gc:$PATH:/usr/sbin:/sbin"
 unset DOCKER_SANDBOX DOCKER_SANDBOX_WORKSPACE_RO DOCKER_SANDBOX_AUTOCREATE \
     DOCKER_SANDBOX_TEARDOWN DOCKER_SANDBOX_TIMEOUT DOCKER_SANDBOX_KEEPALIVE \
     DOCKER_SANDBOX_GC_HOURS DOCKER_SANDBOX_ENV_ALLOWLIST \
     DOCKER_SANDBOX_ENV_PASSTHROUGH XDG_STATE_HOME SBX_SIM_FAIL SBX_SIM_HANG \
-    SBX_SIM_LEAK SBX_SIM_DIALECT
-mkdir -p "$HOME" "$T/ws" "$T/log"
+    SBX_SIM_LEAK SBX_SIM_DIALECT DOCKER_SANDBOX_PORTS_MAX DOCKER_SANDBOX_BIN
+mkdir -p "$HOME/.ssh" "$T/ws" "$T/log"
 : >"$T/sessions"
 : >"$T/deaths"
+# the host secret a planted package.json links to
+echo "soak: a host secret" >"$HOME/.ssh/id_ed25519"
+chmod 600 "$HOME/.ssh/id_ed25519"
+read -r eph_lo eph_hi </proc/sys/net/ipv4/ip_local_port_range
 cd "$T/ws" || exit 1
 
 # shellcheck disable=SC2317 # run by the trap
 cleanup() {
 	local p
-	for p in $live; do kill -9 "$p" 2>/dev/null; done
+	for p in $live $hostile; do kill -9 "$p" 2>/dev/null; done
 	for p in $(ours 'sbx-*'); do kill -9 "$p" 2>/dev/null; done
 	"$SIM" sim-cleanup >/dev/null 2>&1
 	[ -n "${KEEP_SOAK:-}" ] || rm -rf "$T"
@@ -160,7 +216,14 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 live=
+hostile=
 for _ in $(seq "$nsess"); do start_session; done
+if [ "$SOAK_HOSTILE" = 1 ]; then
+	"$top/test/soak.sh" --session hostile 0 \
+	    </dev/null >/dev/null 2>>"$T/log/hostile.err" &
+	hostile=$!
+	disown "$!"
+fi
 
 # sbx-gc as cron would run it
 (
@@ -177,6 +240,10 @@ gcloop=$!
 for _ in $(seq 1200); do
 	n=0
 	for p in $live; do grep -qx 0 "$T/log/$p.calls" 2>/dev/null && n=$((n + 1)); done
+	if [ -n "$hostile" ] && kill -0 "$hostile" 2>/dev/null &&
+	    ! grep -qx ready "$T/hostile.ready" 2>/dev/null; then
+		n=0
+	fi
 	[ "$n" -ge "$nsess" ] && break
 	sleep 0.1
 done
@@ -185,6 +252,7 @@ ksess=0 krun=0 kcreate=0
 end=$(($(date +%s) + secs))
 while [ "$(date +%s)" -lt "$end" ]; do
 	sleep "$((1 + RANDOM % 2)).$((RANDOM % 10))"
+	sample_ports
 	[ "$SOAK_CHAOS" = 1 ] || continue
 	case $((RANDOM % 3)) in
 	0)
@@ -212,16 +280,36 @@ done
 kill "$gcloop" 2>/dev/null
 wait "$gcloop" 2>/dev/null
 
+# the hostile session's first round of docker_curl (a call held past its
+# timeout is given up at twice it and 5 s) is in before the end, and a
+# second one when the first drip ended early (the machine, not the tools)
+if [ -n "$hostile" ]; then
+	for _ in $(seq $(((SOAK_CURL_TIMEOUT * 2 + 15) * 20))); do
+		awk '$1 == "flood" { f = 1 } $1 == "drip" { d++; if ($2 >= $3 - 0.5) h = 1 }
+		    END { exit !(f && (h || d >= 2)) }' "$T/log/curl" 2>/dev/null && break
+		kill -0 "$hostile" 2>/dev/null || break
+		sleep 0.1
+	done
+fi
+
 # snapshot before the end: the live sessions' sandboxes must all be there
 livenames=
-for p in $live; do
+for p in $live $hostile; do
 	n=$(awk -v p="$p" '$1 == p { print $2 }' "$T/sessions")
 	livenames="$livenames $n"
 done
+sample_ports
+snap=$nsample
+hostname_=
+if [ -n "$hostile" ]; then
+	hostname_=$(awk -v p="$hostile" '$1 == p { print $2 }' "$T/sessions")
+	kill -0 "$hostile" 2>/dev/null || hostile_dead=1
+fi
 
 # the end of every session, as when pi exits
-for p in $live; do kill -9 "$p" 2>/dev/null && died "$p"; done
+for p in $live $hostile; do kill -9 "$p" 2>/dev/null && died "$p"; done
 live=
+hostile=
 
 # the watchers tear down; then nothing of ours runs
 for _ in $(seq 600); do
@@ -282,7 +370,8 @@ for f in "$SBX_STATE_DIR"/* ; do
 	[ -e "$f" ] || continue
 	b=${f##*/}
 	n=${b%%.*}
-	case $b in soak-pin-*) continue ;; esac
+	# sbx-ports' cache of the dialect is the host's, of no sandbox
+	case $b in soak-pin-* | sbx-port-dialect) continue ;; esac
 	if printf '%s\n' "$listed" | grep -q "^$n "; then continue; fi
 	# a lock file of a watcher that has gone is harmless but named
 	bad "state $b is left without its sandbox"
@@ -292,6 +381,92 @@ done
 for p in $(ours 'sbx-*'); do
 	bad "process $p ($(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline")) is left"
 done
+
+# ---------------------------------------------------------------- ports
+
+# the bound, at every sample, for every sandbox: host ports held (a
+# dual-stack mapping's two rows are one port), none below 1024, none in
+# the host's ephemeral range at its own number, none beyond loopback
+touch "$T/log/ports"
+while IFS= read -r l; do
+	[ -n "$l" ] && bad "$l"
+done <<EOF
+$(awk -v lo="$eph_lo" -v hi="$eph_hi" -v max="$PORTS_BOUND" '
+{
+	p = $3; sub(/[46]$/, "", p)
+	if (!(($1, $2, p, $5) in seen)) {
+		seen[$1, $2, p, $5]
+		if (++held[$1, $2] > most[$2]) most[$2] = held[$1, $2]
+	}
+	m = "host port " $5 " -> " $6 "/" $3 " of " $2
+	if ($5 < 1024 && !(m in low)) { low[m]; print m " is below 1024" }
+	if ($5 == $6 && $5 >= lo && $5 <= hi && !(m in eph)) {
+		eph[m]; print m " is in the ephemeral range " lo "-" hi " at its own number"
+	}
+	if ($4 != "127.0.0.1" && $4 != "::1" && !(m in wide)) {
+		wide[m]; print m " is bound on " $4
+	}
+}
+END {
+	for (n in most) if (most[n] > max)
+		print "sandbox " n " held " most[n] " host ports at once (the bound is " max ")"
+}' "$T/log/ports" | head -n 20)
+EOF
+
+# nothing of a dead session is forwarded: no mapping of a sandbox that
+# is not kept, no forwarder process
+for d in "$SBX_SIM_ROOT"/s/*/; do
+	read -r n 2>/dev/null <"${d}name" || continue
+	case $n in soak-pin-*) continue ;; esac
+	set -- "${d}"ports/*
+	[ -f "$1" ] || continue
+	bad "$# host ports of sandbox $n are still forwarded: $(printf '%s\n' "$@" | sed 's/.*_//' | sort -n | head -n 5 | tr '\n' ' ')..."
+done
+# shellcheck disable=SC2046 # pids, one a word
+set -- $(ours socat)
+[ $# -eq 0 ] ||
+    bad "$# forwarders are left, the first: $1 ($(tr '\0' ' ' 2>/dev/null <"/proc/$1/cmdline"))"
+
+# ---------------------------------------------------------------- hostile
+
+if [ "$SOAK_HOSTILE" = 1 ]; then
+	touch "$T/hostile.ready" "$T/log/curl"
+	grep -qx ready "$T/hostile.ready" ||
+	    bad "the hostile session did not get ready: $(tr '\n' ';' <"$T/hostile.ready") $(tail -n 3 "$T/log/hostile.err" 2>/dev/null | tr '\n' ';')"
+	[ -z "${hostile_dead:-}" ] ||
+	    bad "the hostile session died before the end: $(tail -n 3 "$T/log/hostile.err" | tr '\n' ';')"
+	# what ran of the plants (each appends a line to the canary)
+	[ ! -e "$T/canary" ] ||
+	    bad "planted files ran on the host ($(wc -l <"$T/canary") times): $(sort "$T/canary" | uniq -c | head -n 4 | tr -s ' \n' ' ')"
+	# a link out read as absence: init/package.json leads to the host
+	# secret, init/go.mod to nothing, so nothing is detected
+	grep -q '^init: lang=generic ' "$T/hostile.ready" ||
+	    bad "docker_init read links out of the workspace: $(grep '^init:' "$T/hostile.ready")"
+	# nothing of the live hostile session was taken: its service's mapping
+	awk -v s="$snap" -v n="$hostname_" '$1 == s && $2 == n && $6 == 8080' \
+	    "$T/log/ports" | grep -q . ||
+	    bad "the live hostile session's mapping of VM port 8080 was gone before the end"
+	# every docker_curl within its timeout; and the service reached, or
+	# this proves nothing
+	late=$(awk -v k="$CURL_SLACK" '$2 > $3 + k || $4 == "held"' "$T/log/curl" | wc -l)
+	longest=$(sort -k2,2n "$T/log/curl" | tail -n 1 | awk '{ print $2 }')
+	[ "$late" -eq 0 ] ||
+	    bad "$late docker_curl call(s) outlived timeoutSec $SOAK_CURL_TIMEOUT by more than $CURL_SLACK s (the longest: ${longest} s)"
+	nflood=$(awk '$1 == "flood" && $4 == "answered"' "$T/log/curl" | wc -l)
+	ndrip=$(awk '$1 == "drip" && $2 >= $3 - 0.5' "$T/log/curl" | wc -l)
+	[ "$nflood" -gt 0 ] ||
+	    bad "no docker_curl of the flood was answered: the service was never reached"
+	[ "$ndrip" -gt 0 ] ||
+	    bad "no docker_curl of the drip lasted to its timeout: the drip was never reached"
+	most=$(awk -v n="$hostname_" '$2 == n { c[$1]++ } END { m = 0; for (s in c) if (c[s] > m) m = c[s]; print m }' "$T/log/ports")
+	[ "$most" -ge 32 ] ||
+	    bad "the hostile sandbox never held more than $most host ports: its ranges were not published"
+	printf 'soak: hostile: %d docker_curl calls (%d floods answered, %d drips held to the timeout), the longest %s s (timeoutSec %d); its sandbox held at most %d host ports (bound %d); %d files planted, %s\n' \
+	    "$(wc -l <"$T/log/curl")" "$nflood" "$ndrip" "${longest:-0}" \
+	    "$SOAK_CURL_TIMEOUT" "$most" "$PORTS_BOUND" \
+	    "$(grep -c '^cat >' "$T/hostile.plant" 2>/dev/null)" \
+	    "$([ -e "$T/canary" ] && echo "some ran" || echo "none ran")"
+fi
 
 # the counts
 nsessions=$(wc -l <"$T/sessions")
