@@ -10,7 +10,7 @@ LIBOBJ = lib/shown.o lib/conf.o lib/env.o lib/io.o lib/json.o lib/lock.o lib/nam
 	lib/relay.o lib/selfpipe.o lib/state.o lib/statedir.o \
 	lib/marker.o lib/rfc3339.o lib/sbxsays.o lib/portspec.o lib/dockerps.o \
 	lib/markerio.o lib/portcli.o lib/sibling.o lib/jsonout.o lib/sbxls.o lib/capture.o \
-	lib/guard.o lib/clock.o
+	lib/guard.o lib/clock.o lib/createargv.o
 BIN = sbx-env/sbx-env sbx-run/sbx-run sbx-watch/sbx-watch sbx-gc/sbx-gc \
 	sbx-ports/sbx-ports sbx-verify/sbx-verify
 RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \

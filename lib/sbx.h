@@ -202,7 +202,9 @@ void	 sbx_guard_stop(struct sbx_guard *);
 #define SBX_NAME_MAX	63
 #define SBX_NAME_PREFIX	"pi-sbx-"	/* of the names sbx_name_new makes */
 int	 sbx_name_valid(const char *);
+#define SBX_SELFCHECK_PREFIX "selfcheck."	/* sbx_name_selfcheck's */
 int	 sbx_name_new(char *, size_t, long);
+int	 sbx_name_selfcheck(char *, size_t, long);
 int	 sbx_name_pid(const char *, const char *, pid_t *);
 const char *sbx_xname_pick(const char *);
 
@@ -380,6 +382,17 @@ int	 sbx_sibling(const char *, char *const *, const char *, char *, size_t);
 /* markerio.c: NAME.ports, the mappings sbx-ports made */
 int	 sbx_portsmark_read(int, const char *, struct sbx_ports *);
 int	 sbx_portsmark_write(int, const char *, const struct sbx_ports *);
+
+/* createargv.c: the `sbx create` of provisioning (sbx-run, sbx-verify -S) */
+#define SBX_CREATE_ARGC	20
+struct sbx_create {
+	char	 cpus[24];
+	char	 memory[32];
+	const char *template;	/* or NULL */
+};
+void	 sbx_xcreate_conf(struct sbx_create *);
+char	**sbx_create_argv(char **, const char *, const char *,
+	    const struct sbx_create *, int, const char *, const char *);
 
 /* capture.c: run for the output, stdin on /dev/null, own process group */
 int	 sbx_capture(struct sbx_result *, char *const *, char *const *, int);
