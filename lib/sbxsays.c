@@ -5,49 +5,192 @@
  * sbx-cli.md), and nowhere else: a program asks what sbx said, never
  * compares sbx's bytes itself.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "sbx.h"
 
+#define LINE_MAX_SBX	512	/* longer is no line of sbx's */
+#define NOTICES_MAX	8	/* notice lines before the answer */
+#define HINTS_MAX	6	/* hint lines after it */
+
+enum { F_NO, F_PREFIX, F_FULL };
+
 /*
- * Does sbx's error output say that sandbox name does not exist?  Two
- * wordings: "sandbox 'NAME' not found" (rm, stop; "Error:" on 0.39-0.46,
- * TET, MUSE; "ERROR:" in a 0.43 classifier, BAT-TS) and "no sandbox named
- * 'NAME'" (exec, 0.39-0.46: #504, AGS, FM).  A teardown that meets either
- * has nothing left to do.
+ * Does s[0..n) match the form pat, or end inside it?  The fixed text of
+ * pat compares in any case; %n is the sandbox name, byte for byte; %q a
+ * quote, ' or ", the second %q the same as the first; %d one or more
+ * digits; %s, last only, any printable bytes to the end.  F_FULL
+ * sets *used to the bytes it took.
+ */
+static int
+form(const char *s, size_t n, const char *pat, const char *name,
+    size_t *used)
+{
+	size_t i = 0, k, nl;
+	int q = 0;
+
+	for (; *pat != '\0'; pat++) {
+		if (*pat != '%') {
+			if (i == n)
+				return F_PREFIX;
+			if (tolower((unsigned char)s[i]) !=
+			    tolower((unsigned char)*pat))
+				return F_NO;
+			i++;
+			continue;
+		}
+		switch (*++pat) {
+		case 'n':
+			nl = strlen(name);
+			for (k = 0; k < nl; k++, i++) {
+				if (i == n)
+					return F_PREFIX;
+				if (s[i] != name[k])
+					return F_NO;
+			}
+			break;
+		case 'q':
+			if (i == n)
+				return F_PREFIX;
+			if ((q == 0 && s[i] != '\'' && s[i] != '"') ||
+			    (q != 0 && s[i] != q))
+				return F_NO;
+			q = s[i++];
+			break;
+		case 'd':
+			for (k = i; i < n && isdigit((unsigned char)s[i]); i++)
+				;
+			if (i == n)
+				return F_PREFIX;
+			if (i == k)
+				return F_NO;
+			break;
+		case 's':
+			for (; i < n; i++)
+				if ((unsigned char)s[i] < ' ' || s[i] == 0x7f)
+					return F_NO;
+			break;
+		}
+	}
+	*used = i;
+	return F_FULL;
+}
+
+/*
+ * One line (complete: its newline seen) against a list of forms: 2 it is
+ * one of them, 1 it could still become one, 0 neither.
+ */
+static int
+line_is(const char *s, size_t n, int complete, const char *const *forms,
+    const char *name)
+{
+	size_t used;
+	int r, could = 0;
+
+	if (n > LINE_MAX_SBX)
+		return 0;
+	for (; *forms != NULL; forms++) {
+		r = form(s, n, *forms, name, &used);
+		if (r == F_FULL && used == n)
+			return complete ? 2 : 1;
+		if (r == F_PREFIX)
+			could = 1;
+	}
+	return complete ? 0 : could;
+}
+
+/*
+ * A missing sandbox: "ERROR: no sandbox named 'NAME'" (exec, 0.39-0.46:
+ * #504, AGS, FM), "Error: sandbox 'NAME' not found" (rm, stop, 0.39-0.46:
+ * TET, MUSE), "ERROR: sandbox 'x' not found" (a 0.43 classifier, BAT-TS),
+ * "error: sandbox 'NAME' not found" (every command from 0.47: HURA);
+ * "[sbx] " before it when an auto-start fails (#470, 0.39).  Any case,
+ * either quote (sbx's 409 texts quote with ", BAT-TS).
+ */
+static const char *const missing_forms[] = {
+	"error: no sandbox named %q%n%q",
+	"error: sandbox %q%n%q not found",
+	"[sbx] error: no sandbox named %q%n%q",
+	"[sbx] error: sandbox %q%n%q not found",
+	NULL
+};
+static const char *const missing_words[] = {
+	"no sandbox named %q%n%q",
+	"sandbox %q%n%q not found",
+	NULL
+};
+
+/*
+ * What sbx prints of its own before its answer: the daemon it starts
+ * ("Starting sandboxd daemon...", "Daemon started (PID n)", "Logs: PATH":
+ * #201, 0.31.3, and other callers), the sandbox exec starts ("Sandbox ...
+ * started successfully": FM), its "[sbx] " lines (#470, 0.39).
+ */
+static const char *const notice_forms[] = {
+	"Starting sandboxd daemon...",
+	"Daemon started (PID %d)",
+	"Logs: %s",
+	"Sandbox %n started successfully",
+	"Sandbox %q%n%q started successfully",
+	"[sbx] %s",
+	NULL
+};
+
+/*
+ * What follows the answer: a blank line, "To create one:" and the
+ * indented command (0.39-0.46: #504, AGS), or "  try: sbx ls" (0.47+,
+ * HURA).
+ */
+static const char *const hint_forms[] = {
+	"",
+	"To create one:",
+	"  %s",
+	NULL
+};
+
+/*
+ * Does sbx's error output say that sandbox name does not exist, anywhere
+ * in it, in any of the wordings above?  A teardown that meets one has
+ * nothing left to do.  No command's output is ever read here: this is
+ * for sbx's own answers to rm, stop and ports.
  */
 int
 sbx_says_notfound(const char *err, const char *name)
 {
-	char pat[SBX_NAME_MAX + 32];
+	const char *const *f;
+	size_t i, n, used;
 
-	/* a longer name is no sandbox's, and would cut the pattern short */
+	/* a longer name is no sandbox's */
 	if (err == NULL || name == NULL || strlen(name) > SBX_NAME_MAX)
 		return 0;
-	snprintf(pat, sizeof(pat), "sandbox '%s' not found", name);
-	if (strstr(err, pat) != NULL)
-		return 1;
-	snprintf(pat, sizeof(pat), "no sandbox named '%s'", name);
-	return strstr(err, pat) != NULL;
+	n = strlen(err);
+	for (i = 0; i < n; i++)
+		for (f = missing_words; *f != NULL; f++)
+			if (form(err + i, n - i, *f, name, &used) == F_FULL)
+				return 1;
+	return 0;
 }
 
 /*
- * How far text (what a command printed on stderr so far) matches sbx's
- * own first line for a missing sandbox, exactly as sbx prints it:
- * SBX_NF_LINE when the first line is complete and is that line,
- * SBX_NF_PREFIX while the text could still become it, SBX_NF_NO once it
- * cannot.  sbx-run holds stderr back only while it is not SBX_NF_NO, so
- * a prompt without a newline is never kept from the user.  Wordings as
- * for sbx_says_notfound: "ERROR: no sandbox named 'NAME'" (exec,
- * 0.39-0.46) and "Error: sandbox 'NAME' not found" (0.39-0.46).
+ * How far text (what an exec printed on stderr so far) matches sbx's
+ * whole answer for a missing sandbox: at most NOTICES_MAX notice lines,
+ * the not-found line, at most HINTS_MAX hint lines, nothing else.
+ * SBX_NF_LINE when all of it is complete and is that answer, SBX_NF_PREFIX
+ * while it could still become it, SBX_NF_NO once it cannot.  sbx-run
+ * holds stderr back only while it is not SBX_NF_NO: what a command
+ * prints can be held only as long as it looks like sbx, a few short
+ * lines, and a prompt without a newline goes out once it parts from
+ * every form.  An answer is still only a reason to ask sbx (provision.c):
+ * a command can print all of this itself.
  */
 int
 sbx_says_notfound_line(const char *text, size_t len, const char *name)
 {
-	char pat[2][SBX_NAME_MAX + 40];
 	const char *nl;
-	size_t n, plen, i;
+	size_t n;
+	int after = 0, notices = 0, hints = 0, r;
 
 	if (name == NULL || strlen(name) > SBX_NAME_MAX)
 		return SBX_NF_NO;
@@ -55,20 +198,26 @@ sbx_says_notfound_line(const char *text, size_t len, const char *name)
 		text = "";
 		len = 0;
 	}
-	snprintf(pat[0], sizeof(pat[0]), "ERROR: no sandbox named '%s'", name);
-	snprintf(pat[1], sizeof(pat[1]), "Error: sandbox '%s' not found",
-	    name);
-	nl = memchr(text, '\n', len);
-	n = nl != NULL ? (size_t)(nl - text) : len;
-	for (i = 0; i < 2; i++) {
-		plen = strlen(pat[i]);
-		if (nl != NULL) {
-			if (n == plen && memcmp(text, pat[i], n) == 0)
-				return SBX_NF_LINE;
-		} else if (n <= plen && memcmp(text, pat[i], n) == 0)
+	while (len > 0) {
+		nl = memchr(text, '\n', len);
+		n = nl != NULL ? (size_t)(nl - text) : len;
+		if (!after) {
+			if ((r = line_is(text, n, nl != NULL, missing_forms,
+			    name)) == 2)
+				after = 1;
+			else if (r == 0 && (notices++ == NOTICES_MAX ||
+			    (r = line_is(text, n, nl != NULL, notice_forms,
+			    name)) == 0))
+				return SBX_NF_NO;
+		} else if (hints++ == HINTS_MAX || (r = line_is(text, n,
+		    nl != NULL, hint_forms, name)) == 0)
+			return SBX_NF_NO;
+		if (nl == NULL)
 			return SBX_NF_PREFIX;
+		text += n + 1;
+		len -= n + 1;
 	}
-	return SBX_NF_NO;
+	return after ? SBX_NF_LINE : SBX_NF_PREFIX;
 }
 
 /*

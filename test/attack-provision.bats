@@ -71,6 +71,68 @@ To create one:
 	done
 }
 
+# Every answer sbx has given for a missing $N (sbxsays.c has the sources).
+wordings() {
+	printf '%s\0' "$NF
+
+To create one:
+  sbx create AGENT WORKSPACE" \
+	    "Error: sandbox '$N' not found" \
+	    "error: sandbox '$N' not found
+  try: sbx ls" \
+	    "ERROR: sandbox '$N' not found" \
+	    "ERROR: NO SANDBOX NAMED '$N'" \
+	    "error: sandbox \"$N\" not found" \
+	    "[sbx] ERROR: no sandbox named '$N'" \
+	    "Starting sandboxd daemon...
+Daemon started (PID 4242)
+Logs: /home/u/.local/state/sandboxes/sandboxd/daemon.log
+error: sandbox '$N' not found
+  try: sbx ls" \
+	    "[sbx] daemon is starting
+$NF
+
+To create one:
+  sbx create AGENT WORKSPACE"
+}
+
+@test "wording class: a missing sandbox in every wording sbx has used is provisioned, the command once" {
+	export SBX_STUB_EXEC_RUN=1
+	local text
+	while IFS= read -r -d '' text; do
+		fresh
+		printf '%s\n' "$text" >"$SBX_STUB_DIR/missing"
+		rm -f "$RAN"
+		run -0 --separate-stderr sbx-run -x -s "$N" sh -c "echo ran >>$RAN"
+		[ "$(ran)" -eq 1 ] || fail "ran $(ran) times: $text: $stderr"
+		[ "$(cut -d' ' -f1 "$SBX_STUB_DIR/calls.log" | tr '\n' ' ')" = "exec create exec " ] ||
+		    fail "$text: $(cat "$SBX_STUB_DIR/calls.log")"
+		# sbx's words were its answer, and are not shown
+		[ -z "$stderr" ] || fail "$text: shown: $stderr"
+	done < <(wordings)
+	# the stand-in's own answers: 0.47 and later, and 0.46
+	for p in 0.55 0.46; do
+		fresh
+		rm -f "$RAN"
+		SBX_STUB_PROFILE=$p run -0 --separate-stderr sbx-run -x -s "$N" sh -c "echo ran >>$RAN"
+		[ "$(ran)" -eq 1 ] && [ -z "$stderr" ] || fail "$p: $stderr"
+	done
+}
+
+@test "retry class: a command printing any wording of sbx's, notices first included, runs once" {
+	export SBX_STUB_EXEC_RUN=1
+	stub_sandbox "$N"
+	local text
+	while IFS= read -r -d '' text; do
+		rm -f "$RAN" "$SBX_STUB_DIR/calls.log"
+		run -1 --separate-stderr sbx-run -x -s "$N" sh -c \
+		    'echo ran >>"$1"; printf "%s\n" "$2" >&2; exit 1' sh "$RAN" "$text"
+		[ "$(ran)" -eq 1 ] || fail "ran $(ran) times: $text"
+		[ "$stderr" = "$text" ] || fail "stderr: $stderr"
+		[ "$(stub_count exec)" -eq 1 ] || fail "$(cat "$SBX_STUB_DIR/calls.log")"
+	done < <(wordings)
+}
+
 @test "retry class: with a marker of our own, the listing confirms and the command runs once" {
 	export SBX_STUB_EXEC_RUN=1
 	run -0 sbx-run -x -s "$N" true	# provisioned by sbx-run: a marker
@@ -161,6 +223,32 @@ err_is() {
 	# without -i; and text that begins like sbx's line, then parts from it
 	for text in "Password: " "ERROR: disk full" "Error: sandbox 'other' " \
 	    "ERROR: no sandbox named '$N'x"; do
+		sbx-run -x -s "$N" sh -c 'printf "%s" "$1" >&2; sleep 5' sh "$text" \
+		    2>"$BATS_TEST_TMPDIR/err" 3>&- &
+		p=$!
+		shown=0
+		until_ok err_is "$text" && shown=1
+		kill "$p" 2>/dev/null || true
+		wait "$p" || true
+		[ "$shown" -eq 1 ] || fail "hidden: $text"
+	done
+	# sbx's notices hold stderr only while sbx's answer can follow:
+	# another line, a tenth notice, an overlong one, or anything after
+	# the answer but its hints lets go at once
+	long=$(printf 'Logs: %0600d' 0)
+	nine=$(printf '[sbx] x\n%.0s' 1 2 3 4 5 6 7 8 9)
+	for text in "Starting sandboxd daemon...
+hello" "Daemon started (PID 12x" "$nine" "$long" \
+	    "error: sandbox '$N' not found
+  try: sbx ls
+Pulling layer" "$NF
+To create one:
+  sbx create
+  a
+  b
+  c
+  d
+  e"; do
 		sbx-run -x -s "$N" sh -c 'printf "%s" "$1" >&2; sleep 5' sh "$text" \
 		    2>"$BATS_TEST_TMPDIR/err" 3>&- &
 		p=$!

@@ -174,7 +174,7 @@ none_survived() {
 	[ "$(stub_argv 3 | tr '\n' ' ')" = "exec $N -- docker $PIN ps " ]
 	grep -q '^state=ready$' "$SBX_STATE_DIR/$N.created"
 	# sbx's "no sandbox" never reaches the user; the marker is written
-	[[ "$stderr" != *"no sandbox named"* ]]
+	[[ "$stderr" != *"not found"* ]]
 	grep -q "^workspace=$WS\$" "$SBX_STATE_DIR/$N.created"
 	grep -q '^mode=rw$' "$SBX_STATE_DIR/$N.created"
 	grep -Eq '^created=[0-9]+$' "$SBX_STATE_DIR/$N.created"
