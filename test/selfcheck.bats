@@ -1,0 +1,255 @@
+#!/usr/bin/env bats
+# sbx-verify -S, the self-check of the installed sbx: its options (tier
+# 1), then against the simulator: every check PASS on each profile the
+# programs handle, a FAIL (with what to report) where a fault makes sbx
+# answer as no program expects, the sandbox removed on SIGTERM, SIGINT
+# and SIGKILL, and nothing else touched: no other sandbox, not the state
+# directory, and a name sbx-gc never takes.
+
+load helper
+load sim-setup
+
+CHECKS="version missing ls-json create exists exec restart remove"
+NCALLS=11
+
+setup() {
+	common_setup
+	export PATH="$TOP/sbx-verify:$TOP/sbx-gc:$PATH"
+	unset SBX_SIM_FAULT SBX_SIM_PROFILE SBX_SIM_FAIL SBX_SIM_HANG
+}
+
+teardown() {
+	sim_test_teardown
+}
+
+# The simulator as sbx for a self-check.
+sc_sim() {
+	sim_require || return 1
+	export DOCKER_SANDBOX_SBX="$SIM_SBX"
+	export PATH="$PATH:/usr/sbin:/sbin"
+}
+
+# The line of check $1 in $output.
+line_of() {
+	printf '%s\n' "$output" | grep -E "^(PASS|FAIL|SKIP) $1: "
+}
+
+# Self-check sandboxes the simulator still has.
+left() {
+	"$SIM_SBX" ls -q | grep '^selfcheck\.' || true
+}
+
+# An sbx that holds the self-check's exec check until killed, after
+# writing $BATS_TEST_TMPDIR/held; every other call goes to the simulator.
+hold_sbx() {
+	cat >"$BATS_TEST_TMPDIR/sbx" <<-EOF
+	#!/bin/bash
+	case "\$*" in
+	*"exit 7"*) : >"$BATS_TEST_TMPDIR/held"; exec sleep 600 ;;
+	esac
+	exec "$SIM_SBX" "\$@"
+	EOF
+	chmod +x "$BATS_TEST_TMPDIR/sbx"
+	export DOCKER_SANDBOX_SBX="$BATS_TEST_TMPDIR/sbx"
+}
+
+wait_held() {
+	for _ in $(seq 300); do
+		[ -e "$BATS_TEST_TMPDIR/held" ] && return 0
+		sleep 0.1
+	done
+	fail "the self-check never reached its exec check"
+}
+
+# A self-check killed by signal $1 in the middle removes its sandbox.
+killed_mid_run() {
+	local sig=$1 want=$2 pid rc
+	sc_sim || return 1
+	hold_sbx
+	sbx-verify -S >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	wait_held
+	[ -n "$(left)" ] || fail "no sandbox to remove yet"
+	kill "-$sig" "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq "$want" ] || fail "exit $rc, want $want: $(cat "$BATS_TEST_TMPDIR/err")"
+	grep -q "interrupted by signal .*; sandbox selfcheck\.[0-9]*\.[a-z0-9]* removed" \
+	    "$BATS_TEST_TMPDIR/err" || fail "$(cat "$BATS_TEST_TMPDIR/err")"
+	grep -q '^SKIP remove: not reached: interrupted by signal' \
+	    "$BATS_TEST_TMPDIR/out" || fail "$(cat "$BATS_TEST_TMPDIR/out")"
+	[ -z "$(left)" ] || fail "left behind: $(left)"
+	[ -z "$(ls -A "$TMPDIR")" ] || fail "workspace left: $(ls -A "$TMPDIR")"
+}
+
+# ---------------------------------------------------------------- tier 1
+
+@test "-S: -f only with it, no sandbox name with it, no operand; nothing run" {
+	for args in "-f" "-S -s pi-sbx-1-x" "-s pi-sbx-1-x -S" "-S extra" \
+	    "-f -s pi-sbx-1-x"; do
+		# shellcheck disable=SC2086
+		run -64 --separate-stderr sbx-verify $args
+		[ -z "$output" ]
+		[ "${stderr_lines[0]}" = "usage: sbx-verify [-jt] [-S [-f] | -s name]" ] ||
+		    fail "'$args': $stderr"
+	done
+	[ "$(stub_count)" -eq 0 ]
+}
+
+@test "-S refuses what sbx-run refuses before any sbx call" {
+	DOCKER_SANDBOX_MEMORY=lots run -64 --separate-stderr sbx-verify -S
+	[[ $stderr == "sbx-verify: DOCKER_SANDBOX_MEMORY: "* ]]
+	[ "$(stub_count)" -eq 0 ]
+	[ -z "$(ls -A "$TMPDIR")" ]
+}
+
+# ---------------------------------------------------------------- tier 2
+
+@test "the simulator: every check PASS, $NCALLS sbx calls, each about its own sandbox, nothing left" {
+	sc_sim
+	sim_sandbox other
+	mkdir -p "$SBX_STATE_DIR"
+	echo keep >"$SBX_STATE_DIR/sbx-port-dialect"
+	before=$(find "$SBX_STATE_DIR" -printf '%p %s %T@ %m\n' | sort)
+	n0=$(sim_calls)
+	run -0 --separate-stderr sbx-verify -S
+	[ -z "$stderr" ] || fail "$stderr"
+	for c in $CHECKS; do
+		line=$(line_of "$c") || fail "no line for $c: $output"
+		case $c in
+		restart) [[ $line == "SKIP restart: not met in $NCALLS calls;"* ]] || fail "$line" ;;
+		*) [[ $line == "PASS $c: "* ]] || fail "$line" ;;
+		esac
+	done
+	[ "${#lines[@]}" -eq 8 ]
+	[[ ${lines[0]} == "PASS version: $SIM_SBX v0.55.0; "* ]]
+	# every call is sbx's version, the listing, or about the self-check's sandbox
+	calls=$(sim_calls_after "$n0" | sim_argv_of)
+	[ "$(printf '%s\n' "$calls" | wc -l)" -eq "$NCALLS" ] || fail "$calls"
+	name=$(printf '%s\n' "$calls" | sed -n 's/^exec \(selfcheck\.[0-9]*\.[a-z0-9]*\) -- true$/\1/p')
+	[ -n "$name" ] || fail "$calls"
+	others=$(printf '%s\n' "$calls" | grep -vx 'version\|version --json\|ls --json' |
+	    grep -v " $name\( \|\$\)" || true)
+	[ -z "$others" ] || fail "calls about something else: $others"
+	[ -z "$(left)" ]
+	[ -z "$(ls -A "$TMPDIR")" ] || fail "left in TMPDIR: $(ls -lA "$TMPDIR")"
+	# the other sandbox and the state directory as they were
+	"$SIM_SBX" ls -q | grep -qx "$SIM_SB"
+	[ "$(find "$SBX_STATE_DIR" -printf '%p %s %T@ %m\n' | sort)" = "$before" ]
+}
+
+@test "the simulator, each profile: every check PASS" {
+	sc_sim
+	for p in 0.46 0.47 0.55; do
+		SBX_SIM_PROFILE=$p run -0 --separate-stderr sbx-verify -S
+		[ -z "$stderr" ] || fail "$p: $stderr"
+		if printf '%s\n' "$output" | grep -v '^PASS\|^SKIP restart: not met'; then
+			fail "profile $p: $output"
+		fi
+		[[ ${lines[0]} == *" v$p.0; text form v$p.0, --json form v$p.0"* ]] ||
+		    fail "$p: ${lines[0]}"
+	done
+	[ -z "$(left)" ]
+}
+
+@test "-j: one JSON object per check, in order; -t: TAP with the plan" {
+	sc_sim
+	run -0 --separate-stderr sbx-verify -S -j
+	[ "${#lines[@]}" -eq 8 ]
+	got=$(printf '%s\n' "$output" | python3 -c '
+import json, sys
+for l in sys.stdin:
+    o = json.loads(l)
+    assert set(o) == {"check", "result", "evidence"}, o
+    print(o["check"], o["result"])')
+	want=$(for c in $CHECKS; do
+		[ "$c" = restart ] && echo "$c skip" || echo "$c pass"
+	done)
+	[ "$got" = "$want" ] || fail "$got"
+	run -0 --separate-stderr sbx-verify -S -t
+	[ "${lines[0]}" = "1..8" ]
+	[ "$(printf '%s\n' "$output" | grep -c '^ok [1-8] - ')" -eq 8 ]
+	[[ ${lines[7]} == "ok 7 - restart # SKIP not met in "* ]]
+	[ -z "$(left)" ]
+}
+
+@test "a missing sandbox in words no program knows: missing FAILs, with what to report; sbx-run fails there too" {
+	sc_sim
+	export SBX_SIM_FAULT=novel-words
+	run -1 --separate-stderr sbx-verify -S
+	line=$(line_of missing)
+	[[ $line == "FAIL missing: exec of a missing sandbox not recognised (sbx-run would fail the first call of every session"* ]] ||
+	    fail "$line"
+	[[ $line == *'stderr "error: there is nothing called selfcheck.'* ]] || fail "$line"
+	[[ $line == *"rm --force of a missing sandbox not recognised"* ]] || fail "$line"
+	# the rest still ran, and passed
+	for c in version ls-json create exists exec remove; do
+		[[ $(line_of $c) == "PASS $c: "* ]] || fail "$(line_of $c)"
+	done
+	[[ $stderr == "sbx-verify: 1 of 8 assumptions about sbx failed with sbx v0.55.0: please report it on the sbx-tools issue tracker, with the version line and each FAIL line above" ]] ||
+	    fail "$stderr"
+	[ -z "$(left)" ]
+	# the control: sbx-run, meeting the same words, does not provision
+	run --separate-stderr sbx-run -s pi-sbx-1-novel -x true
+	[ "$status" -ne 0 ]
+	! "$SIM_SBX" ls -q | grep -qx pi-sbx-1-novel
+}
+
+@test "a create that fails: create FAILs, what needs the sandbox is SKIP, exit 1, nothing left" {
+	sc_sim
+	export SBX_SIM_FAIL=create
+	run -1 --separate-stderr sbx-verify -S
+	[[ $(line_of create) == 'FAIL create: sbx-run'"'"'s create failed: exit 1, stderr "ERROR: failed to create sandbox'* ]] ||
+	    fail "$(line_of create)"
+	[ "$(line_of exists)" = "SKIP exists: not reached: a check before it could not go on" ]
+	[ "$(line_of exec)" = "SKIP exec: not reached: a check before it could not go on" ]
+	[[ $(line_of remove) == "PASS remove: "* ]] || fail "$(line_of remove)"
+	[[ $stderr == *"1 of 8 assumptions"* ]]
+	[ -z "$(left)" ]
+	[ -z "$(ls -A "$TMPDIR")" ]
+}
+
+@test "SIGTERM in the middle: the sandbox and workspace go, exit 143" {
+	killed_mid_run TERM 143
+}
+
+@test "SIGINT in the middle: the sandbox and workspace go, exit 130" {
+	killed_mid_run INT 130
+}
+
+@test "SIGKILL in the middle: the remover removes the sandbox and the workspace" {
+	sc_sim
+	hold_sbx
+	sbx-verify -S >/dev/null 2>&1 &
+	pid=$!
+	wait_held
+	[ -n "$(left)" ]
+	kill -KILL "$pid"
+	wait "$pid" || true
+	for _ in $(seq 100); do
+		[ -z "$(left)" ] && [ -z "$(ls -A "$TMPDIR")" ] && break
+		sleep 0.2
+	done
+	[ -z "$(left)" ] || fail "left behind: $(left)"
+	[ -z "$(ls -A "$TMPDIR")" ] || fail "workspace left: $(ls -A "$TMPDIR")"
+}
+
+@test "the self-check's sandbox is not sbx-gc's, whatever the prefix" {
+	sc_sim
+	hold_sbx
+	sbx-verify -S >/dev/null 2>&1 &
+	pid=$!
+	echo "$pid" >>"$BATS_TEST_TMPDIR/pids"
+	wait_held
+	name=$(left)
+	"$SIM_SBX" stop "$name"
+	# the default, its own prefix, and prefixes up to the pid's dot
+	for p in pi-sbx- selfcheck. selfcheck "${name%.*}" "${name%.*}."; do
+		run -0 sbx-gc -n -v -H 0 -P "$p"
+		[[ $output == *"kept $name: not a name sbx-run makes"* ]] ||
+		    fail "-P $p: $output"
+	done
+	kill -TERM "$pid"
+	wait "$pid" || true
+	[ -z "$(left)" ]
+}
