@@ -17,7 +17,8 @@ RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
 	sbx-run/journal.o sbx-run/workspace.o
 WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/pidwait.o
 GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o
-PORTSOBJ = sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-ports/hostport.o
+PORTSOBJ = sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-ports/hostport.o \
+	sbx-ports/bound.o
 VERIFYOBJ = sbx-verify/sbx-verify.o sbx-verify/probe.o \
 	sbx-verify/answers.o sbx-verify/checks.o sbx-verify/selfcheck.o \
 	sbx-verify/sccall.o sbx-verify/scremove.o sbx-verify/scbasic.o

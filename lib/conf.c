@@ -17,6 +17,7 @@
 #define CPUS_MAX	1024
 #define MIB_MAX		(1024LL * 1024)	/* 1 TiB */
 #define TEMPLATE_MAX	255
+#define PORTS_MAX	1024	/* DOCKER_SANDBOX_PORTS_MAX at most */
 
 /* 1 for 1/true/yes/on, 0 for 0/false/no/off (any case), else -1. */
 int
@@ -112,6 +113,17 @@ sbx_xconf_timeout(void)
 {
 	return (int)sbx_xconf_num("DOCKER_SANDBOX_TIMEOUT", 120, 0,
 	    SBX_TIMEOUT_MAX);
+}
+
+/*
+ * Host ports one sandbox may hold (sbx-ports, issue 18.11): 64 unless
+ * set; 0 publishes nothing.
+ */
+int
+sbx_xconf_ports_max(void)
+{
+	return (int)sbx_xconf_num("DOCKER_SANDBOX_PORTS_MAX", 64, 0,
+	    PORTS_MAX);
 }
 
 int
@@ -338,6 +350,8 @@ sbx_xconf_value(unsigned which, char *buf, size_t size)
 		snprintf(buf, size, "%d", sbx_xconf_passthrough());
 	if (which & SBX_CONF_TIMEOUT)
 		snprintf(buf, size, "%d", sbx_xconf_timeout());
+	if (which & SBX_CONF_PORTS_MAX)
+		snprintf(buf, size, "%d", sbx_xconf_ports_max());
 }
 
 /* Validate the settings a program may use; exits 64 on the first bad one. */
@@ -360,6 +374,7 @@ sbx_conf_name(unsigned bit)
 		"DOCKER_SANDBOX_TEARDOWN", "DOCKER_SANDBOX_KEEPALIVE",
 		"DOCKER_SANDBOX_GC_HOURS", "DOCKER_SANDBOX_ENV_ALLOWLIST",
 		"DOCKER_SANDBOX_ENV_PASSTHROUGH", "DOCKER_SANDBOX_TIMEOUT",
+		"DOCKER_SANDBOX_PORTS_MAX",
 	};
 	size_t i;
 

@@ -11,13 +11,41 @@
  * sandbox, `docker run -p H:C` publishes the container on the VM's port
  * H, and that VM port is what sbx forwards a host port to.  An entry
  * without "->" is only exposed, not published, and is skipped.
+ *
+ * The text comes from inside the VM, which the agent controls (a
+ * container with -p 20000-20999:20000-20999, a docker CLI replaced by
+ * anything): each VM port is taken once, a range wider than RANGE_MAX is
+ * never expanded, and past SBX_PORTS_WANT_MAX ports nothing more is kept;
+ * what is left out is marked in a set, so the caller can name it.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sbx.h"
 
-#define RANGE_MAX	1024	/* ports in one published range */
+#define RANGE_MAX	1024	/* ports in one range that are looked at */
+
+/* What the parse of one docker ps output keeps and leaves out. */
+struct take {
+	struct sbx_ports	*l;
+	struct sbx_portset	*seen;	/* in l already, or left out */
+	struct sbx_portset	*over;	/* left out: the caller names them */
+};
+
+int
+sbx_portset_has(const struct sbx_portset *s, int port, int proto)
+{
+	return port > 0 && port < 65536 &&
+	    (s->bit[proto == SBX_UDP][port >> 3] >> (port & 7)) & 1;
+}
+
+void
+sbx_portset_add(struct sbx_portset *s, int port, int proto)
+{
+	if (port > 0 && port < 65536)
+		s->bit[proto == SBX_UDP][port >> 3] |= 1u << (port & 7);
+}
 
 /* "P" or "P1-P2" of exactly len bytes. */
 static int
@@ -31,19 +59,46 @@ range(const char *s, size_t len, int *lo, int *hi)
 	}
 	if ((*lo = sbx_port_parse(s, (size_t)(dash - s), &e)) == -1 ||
 	    (*hi = sbx_port_parse(dash + 1, len - (size_t)(dash - s) - 1,
-	    &e)) == -1 || *hi < *lo || *hi - *lo >= RANGE_MAX)
+	    &e)) == -1 || *hi < *lo)
 		return -1;
 	return 0;
 }
 
-/* One entry "IP:P[-P]->C[-C]/proto" (blanks trimmed) into l. */
+/* VM ports lo..hi into t->l, each once; what does not fit into t->over. */
 static int
-entry(const char *s, size_t len, struct sbx_ports *l, const char **errstr)
+take(struct take *t, const struct sbx_port *tmpl, int lo, int hi,
+    const char **errstr)
+{
+	struct sbx_port p = *tmpl;
+	int port, wide = hi - lo >= RANGE_MAX;
+
+	for (port = lo; port <= hi; port++) {
+		if (sbx_portset_has(t->seen, port, p.proto))
+			continue;
+		sbx_portset_add(t->seen, port, p.proto);
+		if (wide || t->l->n >= SBX_PORTS_WANT_MAX) {
+			if (t->over != NULL)
+				sbx_portset_add(t->over, port, p.proto);
+			continue;
+		}
+		p.vm = port;
+		p.host = 0;
+		if (sbx_ports_add(t->l, &p) == -1) {
+			*errstr = strerror(errno);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* One entry "IP:P[-P]->C[-C]/proto" (blanks trimmed). */
+static int
+entry(const char *s, size_t len, struct take *t, const char **errstr)
 {
 	const char *arrow = NULL, *colon = NULL, *slash, *ip;
 	struct sbx_port p;
 	size_t i, iplen;
-	int lo, hi, clo, chi, port, proto;
+	int lo, hi, clo, chi, proto;
 
 	for (i = 0; i + 1 < len; i++)
 		if (s[i] == '-' && s[i + 1] == '>') {
@@ -55,7 +110,7 @@ entry(const char *s, size_t len, struct sbx_ports *l, const char **errstr)
 	if ((slash = memchr(arrow, '/', len - (size_t)(arrow - s))) == NULL)
 		goto bad;
 	if ((proto = sbx_proto_parse(slash + 1, len - (size_t)(slash + 1 -
-	    s))) == -1)
+	    s), NULL)) == -1)
 		return 0;	/* sctp: nothing sbx can forward */
 	for (i = 0; s + i < arrow; i++)
 		if (s[i] == ':')
@@ -78,23 +133,15 @@ entry(const char *s, size_t len, struct sbx_ports *l, const char **errstr)
 	memcpy(p.ip, ip, iplen);
 	p.ip[iplen] = '\0';
 	p.proto = proto;
-	for (port = lo; port <= hi; port++) {
-		p.vm = port;
-		p.host = 0;
-		if (sbx_ports_add(l, &p) == -1) {
-			*errstr = strerror(errno);
-			return -1;
-		}
-	}
-	return 0;
+	return take(t, &p, lo, hi, errstr);
 bad:
 	*errstr = "a Ports entry is not IP:PORT->PORT/PROTO";
 	return -1;
 }
 
 /* docker's Ports text: entries separated by commas. */
-int
-sbx_ports_dockertext(const char *s, struct sbx_ports *l, const char **errstr)
+static int
+text(const char *s, struct take *t, const char **errstr)
 {
 	const char *end, *a, *b;
 
@@ -105,10 +152,29 @@ sbx_ports_dockertext(const char *s, struct sbx_ports *l, const char **errstr)
 			;
 		for (b = end; b > a && (b[-1] == ' ' || b[-1] == '\t'); b--)
 			;
-		if (b > a && entry(a, (size_t)(b - a), l, errstr) == -1)
+		if (b > a && entry(a, (size_t)(b - a), t, errstr) == -1)
 			return -1;
 	}
 	return 0;
+}
+
+/* docker's Ports text alone (the fuzz target's entry). */
+int
+sbx_ports_dockertext(const char *s, struct sbx_ports *l,
+    struct sbx_portset *over, const char **errstr)
+{
+	struct take t;
+	int r;
+
+	t.l = l;
+	t.over = over;
+	if ((t.seen = calloc(1, sizeof(*t.seen))) == NULL) {
+		*errstr = strerror(errno);
+		return -1;
+	}
+	r = text(s, &t, errstr);
+	free(t.seen);
+	return r;
 }
 
 /* A string member of a docker ps object into buf, "" when absent. */
@@ -132,11 +198,11 @@ member(const struct sbx_json *o, const char *key, char *buf, size_t size,
 
 /* One container: its published ports, each knowing whose it is. */
 static int
-container(const struct sbx_json *o, struct sbx_ports *l, const char **errstr)
+container(const struct sbx_json *o, struct take *t, const char **errstr)
 {
 	const struct sbx_json *ports;
 	struct sbx_port who;
-	size_t i, first = l->n;
+	size_t i, first = t->l->n;
 
 	if (o->type != SBX_JOBJ) {
 		*errstr = "a line is not a JSON object";
@@ -151,30 +217,40 @@ container(const struct sbx_json *o, struct sbx_ports *l, const char **errstr)
 	}
 	if (member(o, "ID", who.cid, sizeof(who.cid), errstr) == -1 ||
 	    member(o, "Names", who.cname, sizeof(who.cname), errstr) == -1 ||
-	    sbx_ports_dockertext(ports->str, l, errstr) == -1)
+	    text(ports->str, t, errstr) == -1)
 		return -1;
-	for (i = first; i < l->n; i++) {
-		memcpy(l->v[i].cid, who.cid, sizeof(who.cid));
-		memcpy(l->v[i].cname, who.cname, sizeof(who.cname));
+	for (i = first; i < t->l->n; i++) {
+		memcpy(t->l->v[i].cid, who.cid, sizeof(who.cid));
+		memcpy(t->l->v[i].cname, who.cname, sizeof(who.cname));
 	}
 	return 0;
 }
 
 /*
  * The whole output: JSON lines (blank lines skipped); an array of objects
- * is taken too.  Returns 0, or -1 with *errstr.  n counts the containers.
+ * is taken too.  Each VM port goes to l once, with the first container
+ * that publishes it; those left out (see above) are added to over, when
+ * it is not NULL.  Returns 0, or -1 with *errstr.  n counts the
+ * containers.
  */
 int
 sbx_ports_dockerps(const char *buf, size_t len, struct sbx_ports *l,
-    size_t *n, const char **errstr)
+    struct sbx_portset *over, size_t *n, const char **errstr)
 {
 	const char *p = buf, *end = buf + len, *nl;
 	const struct sbx_json *c;
 	struct sbx_json *j;
-	int r;
+	struct take t;
+	int r = 0;
 
 	*n = 0;
 	*errstr = NULL;
+	t.l = l;
+	t.over = over;
+	if ((t.seen = calloc(1, sizeof(*t.seen))) == NULL) {
+		*errstr = strerror(errno);
+		return -1;
+	}
 	for (; p < end; p = nl + 1) {
 		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
 			nl = end;
@@ -182,23 +258,23 @@ sbx_ports_dockerps(const char *buf, size_t len, struct sbx_ports *l,
 			p++;
 		if (p == nl)
 			continue;
-		if ((j = sbx_json_parse(p, (size_t)(nl - p), errstr)) == NULL)
-			return -1;
-		r = 0;
+		if ((j = sbx_json_parse(p, (size_t)(nl - p), errstr)) == NULL) {
+			r = -1;
+			break;
+		}
 		if (j->type == SBX_JARR) {
 			for (c = j->child; c != NULL && r == 0; c = c->next) {
-				r = container(c, l, errstr);
+				r = container(c, &t, errstr);
 				(*n)++;
 			}
 		} else {
-			r = container(j, l, errstr);
+			r = container(j, &t, errstr);
 			(*n)++;
 		}
 		sbx_json_free(j);
-		if (r == -1)
-			return -1;
-		if (nl == end)
+		if (r == -1 || nl == end)
 			break;
 	}
-	return 0;
+	free(t.seen);
+	return r;
 }

@@ -160,7 +160,7 @@ sbx_portsmark_read(int dfd, const char *name, struct sbx_ports *l)
 			*next++ = '\0';
 		memset(&p, 0, sizeof(p));
 		if (sscanf(line, "%7s %7s %7s", proto, host, vm) != 3 ||
-		    (p.proto = sbx_proto_parse(proto, strlen(proto))) == -1 ||
+		    (p.proto = sbx_proto_parse(proto, strlen(proto), NULL)) == -1 ||
 		    (p.host = sbx_port_parse(host, strlen(host), &e)) == -1 ||
 		    (p.vm = sbx_port_parse(vm, strlen(vm), &e)) == -1)
 			continue;

@@ -1,15 +1,24 @@
 /*
- * portcli.c: sbx's port verbs, in whichever of its two dialects the
- * installed sbx speaks:
+ * portcli.c: sbx's port verbs, in whichever of its dialects the installed
+ * sbx speaks:
  *
+ *	sbx port ls|publish|unpublish [--json] NAME [SPEC...]	(D-port)
  *	sbx ports [--json] [--publish SPEC]... [--unpublish SPEC]... NAME
- *	sbx port ls|publish|unpublish [--json] NAME [SPEC...]
+ *							(to 0.47 at least)
  *
- * The dialect is found once: the first call tries the documented `ports`;
- * if sbx answers `unknown command "ports"` the other is tried, and the one
- * that worked is kept in the state directory (SBX_DIALECT_CACHE, sbx-port-dialect).  A cached
- * answer that stops working (sbx was upgraded) is found again the same
- * way, so the cache never needs clearing by hand.
+ * The newest is tried first: an sbx without the `port` group says so in
+ * cobra's own words, `unknown command "port"`, on every release, while a
+ * `ports` that became an alias of the group fails in words nobody has
+ * recorded.  The dialect that worked is kept in the state directory
+ * (SBX_DIALECT_CACHE).  A cached answer that stops working (sbx upgraded
+ * or downgraded) is found again: `port` refused as unknown falls back to
+ * `ports`, and a `ports` call that fails for any reason but a missing
+ * sandbox asks `port` once; when neither works the cache is removed, so
+ * the next program starts afresh.
+ *
+ * A change is two calls, removals first: the order sbx applies a combined
+ * --unpublish and --publish in is not documented, and in `port` they are
+ * two verbs anyway.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +26,8 @@
 #include <string.h>
 
 #include "sbx.h"
+
+#define SPEC_MAX	80	/* "[IPv6]:65535:65535/tcp6" with room */
 
 static const char *const dialect_word[] = { "", "ports", "port" };
 
@@ -35,15 +46,19 @@ cache_read(const struct sbx_portcli *pc)
 	return SBX_DIALECT_UNKNOWN;
 }
 
+/* Keep pc's dialect, or (d unknown) forget any; a hint only. */
 static void
-cache_write(const struct sbx_portcli *pc)
+cache_write(const struct sbx_portcli *pc, int d)
 {
 	char buf[32];
 
 	if (pc->dfd == -1)
 		return;
-	snprintf(buf, sizeof(buf), "%s\n", dialect_word[pc->dialect]);
-	/* a hint only */
+	if (d == SBX_DIALECT_UNKNOWN) {
+		(void)sbx_state_remove(pc->dfd, SBX_DIALECT_CACHE);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%s\n", dialect_word[d]);
 	(void)sbx_state_write(pc->dfd, SBX_DIALECT_CACHE, buf);
 }
 
@@ -84,37 +99,31 @@ sbx_portcli_missing(const struct sbx_portcli *pc)
 }
 
 /*
- * Build and run one call of the current dialect.  what: 'l' list, 'p'
- * publish, 'u' unpublish, 'b' both (the `ports` dialect only).
+ * Build and run one call of dialect d.  what: 'l' list, 'p' publish
+ * specs, 'u' unpublish them.
  */
 static int
-call(struct sbx_portcli *pc, int what, const struct sbx_ports *pub,
-    const struct sbx_ports *unpub)
+call(struct sbx_portcli *pc, int d, int what, const struct sbx_ports *set)
 {
-	char **av, **specs = NULL;
-	size_t n = 0, i, ns = 0, total;
+	char **av, (*specs)[SPEC_MAX] = NULL;
+	size_t n = 0, i, ns = set != NULL ? set->n : 0;
 	int r = -1;
 
-	total = (pub ? pub->n : 0) + (unpub ? unpub->n : 0);
-	if ((av = calloc(2 * total + 8, sizeof(*av))) == NULL ||
-	    (specs = calloc(total + 1, sizeof(*specs))) == NULL)
+	if ((av = calloc(2 * ns + 8, sizeof(*av))) == NULL ||
+	    (specs = calloc(ns + 1, sizeof(*specs))) == NULL)
 		goto out;
-	for (i = 0; unpub != NULL && i < unpub->n; i++, ns++)
-		if ((specs[ns] = malloc(80)) == NULL ||
-		    sbx_port_sbxspec(&unpub->v[i], specs[ns], 80) == -1)
+	for (i = 0; i < ns; i++)
+		if (sbx_port_sbxspec(&set->v[i], specs[i], SPEC_MAX) == -1) {
+			errno = EINVAL;
 			goto out;
-	for (i = 0; pub != NULL && i < pub->n; i++, ns++)
-		if ((specs[ns] = malloc(80)) == NULL ||
-		    sbx_port_sbxspec(&pub->v[i], specs[ns], 80) == -1)
-			goto out;
+		}
 	av[n++] = NULL;		/* the sbx path, set by run() */
-	if (pc->dialect == SBX_DIALECT_PORTS) {
+	if (d == SBX_DIALECT_PORTS) {
 		av[n++] = "ports";
 		if (what == 'l')
 			av[n++] = "--json";
 		for (i = 0; i < ns; i++) {
-			av[n++] = i < (unpub ? unpub->n : 0) ? "--unpublish" :
-			    "--publish";
+			av[n++] = what == 'u' ? "--unpublish" : "--publish";
 			av[n++] = specs[i];
 		}
 		av[n++] = (char *)pc->name;
@@ -131,8 +140,6 @@ call(struct sbx_portcli *pc, int what, const struct sbx_ports *pub,
 	av[n] = NULL;
 	r = run(pc, av);
 out:
-	for (i = 0; specs != NULL && i < total; i++)
-		free(specs[i]);
 	free(specs);
 	free(av);
 	return r;
@@ -143,31 +150,57 @@ out:
  * not be run (errno set); otherwise 0 with pc->status its exit status.
  */
 static int
-dialect_call(struct sbx_portcli *pc, int what, const struct sbx_ports *pub,
-    const struct sbx_ports *unpub)
+dialect_call(struct sbx_portcli *pc, int what, const struct sbx_ports *set)
 {
-	int learned = 0;
+	struct sbx_buf out, err;
+	int cached, status;
 
 	if (pc->dialect == SBX_DIALECT_UNKNOWN)
 		pc->dialect = cache_read(pc);
-	if (pc->dialect == SBX_DIALECT_UNKNOWN) {
-		pc->dialect = SBX_DIALECT_PORTS;
-		learned = 1;
-	}
-	if (call(pc, what, pub, unpub) == -1)
+	cached = pc->dialect;
+	if (pc->dialect == SBX_DIALECT_UNKNOWN)
+		pc->dialect = SBX_DIALECT_PORT;
+	if (call(pc, pc->dialect, what, set) == -1)
 		return -1;
-	if (unknown_verb(pc, pc->dialect)) {
-		pc->dialect = pc->dialect == SBX_DIALECT_PORTS ?
-		    SBX_DIALECT_PORT : SBX_DIALECT_PORTS;
-		learned = 1;
-		/* 'b' exists in the ports dialect only */
-		if (what == 'b' && pc->dialect == SBX_DIALECT_PORT)
-			return errno = EAGAIN, -1;
-		if (call(pc, what, pub, unpub) == -1)
+	if (pc->dialect == SBX_DIALECT_PORT && unknown_verb(pc,
+	    SBX_DIALECT_PORT)) {
+		/* an sbx from before the group */
+		pc->noport = 1;
+		pc->dialect = SBX_DIALECT_PORTS;
+		if (call(pc, pc->dialect, what, set) == -1)
 			return -1;
+	} else if (pc->dialect == SBX_DIALECT_PORTS && pc->status != 0 &&
+	    !pc->noport && !sbx_portcli_missing(pc)) {
+		/* `ports` gone, or an alias of the group: ask `port` once */
+		out = pc->out;
+		err = pc->err;
+		status = pc->status;
+		memset(&pc->out, 0, sizeof(pc->out));
+		memset(&pc->err, 0, sizeof(pc->err));
+		if (call(pc, SBX_DIALECT_PORT, what, set) == -1) {
+			sbx_buf_free(&out);
+			sbx_buf_free(&err);
+			return -1;
+		}
+		if (unknown_verb(pc, SBX_DIALECT_PORT)) {
+			/* no group: the `ports` answer stands */
+			pc->noport = 1;
+			sbx_buf_free(&pc->out);
+			sbx_buf_free(&pc->err);
+			pc->out = out;
+			pc->err = err;
+			pc->status = status;
+		} else {
+			pc->dialect = SBX_DIALECT_PORT;
+			sbx_buf_free(&out);
+			sbx_buf_free(&err);
+		}
 	}
-	if (learned && pc->status == 0)
-		cache_write(pc);
+	if (pc->status == 0 && pc->dialect != cached)
+		cache_write(pc, pc->dialect);
+	else if (pc->status != 0 && cached != SBX_DIALECT_UNKNOWN &&
+	    pc->dialect != cached)
+		cache_write(pc, SBX_DIALECT_UNKNOWN);
 	return 0;
 }
 
@@ -176,7 +209,7 @@ int
 sbx_portcli_list(struct sbx_portcli *pc, struct sbx_ports *l,
     const char **errstr)
 {
-	if (dialect_call(pc, 'l', NULL, NULL) == -1) {
+	if (dialect_call(pc, 'l', NULL) == -1) {
 		*errstr = strerror(errno);
 		return -1;
 	}
@@ -189,33 +222,38 @@ sbx_portcli_list(struct sbx_portcli *pc, struct sbx_ports *l,
 }
 
 /*
- * Unpublish unpub, then publish pub: one call in the `ports` dialect, one
- * per non-empty set in the other.  -1 as for list.
+ * Unpublish unpub, then publish pub: one call per non-empty set, in
+ * that order.  -1 as for list.
  */
 int
 sbx_portcli_change(struct sbx_portcli *pc, const struct sbx_ports *pub,
     const struct sbx_ports *unpub, const char **errstr)
 {
 	*errstr = "sbx failed";
-	if (pub->n == 0 && unpub->n == 0)
-		return 0;
-	if (pc->dialect == SBX_DIALECT_UNKNOWN)
-		pc->dialect = cache_read(pc);
-	if (pc->dialect != SBX_DIALECT_PORT) {
-		if (dialect_call(pc, 'b', pub, unpub) == 0)
-			return pc->status == 0 ? 0 : -1;
-		if (errno != EAGAIN) {
-			*errstr = strerror(errno);
-			return -1;
-		}
-	}
-	if (unpub->n > 0 && (dialect_call(pc, 'u', NULL, unpub) == -1 ||
-	    pc->status != 0))
+	if (unpub->n > 0 && dialect_call(pc, 'u', unpub) == -1)
+		goto noexec;
+	if (unpub->n > 0 && pc->status != 0)
 		return -1;
-	if (pub->n > 0 && (dialect_call(pc, 'p', pub, NULL) == -1 ||
-	    pc->status != 0))
+	if (pub->n > 0 && dialect_call(pc, 'p', pub) == -1)
+		goto noexec;
+	if (pub->n > 0 && pc->status != 0)
 		return -1;
 	return 0;
+noexec:
+	*errstr = strerror(errno);
+	return -1;
+}
+
+/*
+ * Start the stopped sandbox with one `sbx exec NAME -- true`, for an sbx
+ * that refuses the listing of a stopped one.  As list.
+ */
+int
+sbx_portcli_wake(struct sbx_portcli *pc)
+{
+	char *av[] = { NULL, "exec", (char *)pc->name, "--", "true", NULL };
+
+	return run(pc, av);
 }
 
 void

@@ -1,9 +1,12 @@
 /*
  * portspec.c: port mappings as sbx-ports and sbx-verify see them.  A user
- * spec is "[host:]sandboxport[/tcp|udp]"; sbx's own listing (`sbx ports
- * NAME --json`, a bare array of {host_ip, host_port, sandbox_port,
- * protocol}) is read with the JSON reader.  Every number goes through
- * sbx_strtonum and must be a port, 1 to 65535.
+ * spec is "[host:]sandboxport[/proto]"; sbx's own listing (a bare array
+ * of {host_ip, host_port, sandbox_port, protocol}) is read with the JSON
+ * reader.  The protocol keeps its family: since 0.42 sbx lists a default
+ * mapping as tcp4, a dual-stack one as tcp, and unpublishes by the exact
+ * protocol (REL-0.42.0, D-port), so a mapping goes back to sbx with the
+ * protocol it was listed with.  Every number goes through sbx_strtonum
+ * and must be a port, 1 to 65535.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,23 +17,48 @@
 
 #define PORTS_MAX	65536	/* more mappings than ports is nonsense */
 
+/* The protocol without its family: "tcp" or "udp". */
 const char *
 sbx_proto_name(int proto)
 {
 	return proto == SBX_UDP ? "udp" : "tcp";
 }
 
-/* tcp, udp and sbx's tcp4/tcp6/udp4/udp6; -1 for anything else. */
-int
-sbx_proto_parse(const char *s, size_t len)
+/* The protocol as sbx names it: tcp, tcp4, tcp6, udp, udp4 or udp6. */
+const char *
+sbx_port_proto(const struct sbx_port *p)
 {
-	if (len == 4 && (s[3] == '4' || s[3] == '6'))
+	static const char *const name[2][3] = {
+		{ "tcp", "tcp4", "tcp6" }, { "udp", "udp4", "udp6" }
+	};
+
+	return name[p->proto == SBX_UDP][p->fam == 4 ? 1 : p->fam == 6 ? 2 :
+	    0];
+}
+
+/*
+ * tcp, udp, tcp4, tcp6, udp4, udp6 (exactly, lower case): SBX_TCP or
+ * SBX_UDP, the family (4, 6, or 0) in *fam if fam is not NULL; -1 for
+ * anything else.
+ */
+int
+sbx_proto_parse(const char *s, size_t len, int *fam)
+{
+	int f = 0, proto;
+
+	if (len == 4 && (s[3] == '4' || s[3] == '6')) {
+		f = s[3] - '0';
 		len = 3;
+	}
 	if (len == 3 && strncmp(s, "tcp", 3) == 0)
-		return SBX_TCP;
-	if (len == 3 && strncmp(s, "udp", 3) == 0)
-		return SBX_UDP;
-	return -1;
+		proto = SBX_TCP;
+	else if (len == 3 && strncmp(s, "udp", 3) == 0)
+		proto = SBX_UDP;
+	else
+		return -1;
+	if (fam != NULL)
+		*fam = f;
+	return proto;
 }
 
 /* A port number of exactly len bytes: 1..65535, or -1. */
@@ -89,8 +117,9 @@ hostaddr(const char *spec, size_t len)
 }
 
 /*
- * "[host:]sandboxport[/tcp|udp]" into p (host 0 when not given).
- * Returns 0, or -1 with *errstr saying what is wrong.
+ * "[host:]sandboxport[/proto]" into p (host 0 when not given; fam 0 unless
+ * the protocol names one).  Returns 0, or -1 with *errstr saying what is
+ * wrong.
  */
 int
 sbx_portspec(const char *spec, struct sbx_port *p, const char **errstr)
@@ -101,12 +130,10 @@ sbx_portspec(const char *spec, struct sbx_port *p, const char **errstr)
 	memset(p, 0, sizeof(*p));
 	p->proto = SBX_TCP;
 	if ((slash = strchr(spec, '/')) != NULL) {
-		if (strcmp(slash + 1, "tcp") == 0)
-			p->proto = SBX_TCP;
-		else if (strcmp(slash + 1, "udp") == 0)
-			p->proto = SBX_UDP;
-		else {
-			*errstr = "protocol is not tcp or udp";
+		if ((p->proto = sbx_proto_parse(slash + 1, strlen(slash + 1),
+		    &p->fam)) == -1) {
+			*errstr = "protocol is not tcp, tcp4, tcp6, udp, udp4 "
+			    "or udp6";
 			return -1;
 		}
 	} else
@@ -159,7 +186,7 @@ sbx_ports_free(struct sbx_ports *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* The first mapping of l to sandbox port vm over proto, or NULL. */
+/* The first mapping of l to sandbox port vm over proto (any family). */
 const struct sbx_port *
 sbx_ports_findvm(const struct sbx_ports *l, int vm, int proto)
 {
@@ -224,7 +251,8 @@ sbx_ports_sbxjson(const char *buf, size_t len, struct sbx_ports *l,
 		if ((ip = sbx_json_str(m, "host_ip")) == NULL ||
 		    strlen(ip) >= sizeof(p.ip) ||
 		    (proto = sbx_json_str(m, "protocol")) == NULL ||
-		    (p.proto = sbx_proto_parse(proto, strlen(proto))) == -1 ||
+		    (p.proto = sbx_proto_parse(proto, strlen(proto),
+		    &p.fam)) == -1 ||
 		    (p.host = jport(m, "host_port")) == -1 ||
 		    (p.vm = jport(m, "sandbox_port")) == -1) {
 			*errstr = "a mapping lacks host_ip, host_port, "
@@ -247,8 +275,9 @@ bad:
 
 /*
  * The spec sbx takes for a mapping: "IP:HOST:VM/proto", with an IPv6
- * address in brackets.  The address is always given: a bare spec binds
- * one or two loopback stacks depending on the sbx version.
+ * address in brackets and the protocol with its family as listed.  The
+ * address is always given: a bare spec binds one or two loopback stacks
+ * depending on the sbx version.
  */
 int
 sbx_port_sbxspec(const struct sbx_port *p, char *buf, size_t size)
@@ -257,7 +286,7 @@ sbx_port_sbxspec(const struct sbx_port *p, char *buf, size_t size)
 	int v6 = strchr(ip, ':') != NULL, n;
 
 	n = snprintf(buf, size, "%s%s%s:%d:%d/%s", v6 ? "[" : "", ip,
-	    v6 ? "]" : "", p->host, p->vm, sbx_proto_name(p->proto));
+	    v6 ? "]" : "", p->host, p->vm, sbx_port_proto(p));
 	return n < 0 || (size_t)n >= size ? -1 : 0;
 }
 

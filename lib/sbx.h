@@ -70,7 +70,8 @@ long long sbx_strtonum(const char *, long long, long long, const char **);
 #define SBX_CONF_ALLOWLIST	0x200
 #define SBX_CONF_PASSTHROUGH	0x400
 #define SBX_CONF_TIMEOUT	0x800
-#define SBX_CONF_ALL		0xfff
+#define SBX_CONF_PORTS_MAX	0x1000	/* host ports a sandbox may hold */
+#define SBX_CONF_ALL		0x1fff
 #define SBX_CONF_ENV		(SBX_CONF_ALLOWLIST | SBX_CONF_PASSTHROUGH)
 /* what sbx-run may read, whichever path a call takes */
 #define SBX_CONF_RUN		(SBX_CONF_ENV | SBX_CONF_TIMEOUT | \
@@ -89,6 +90,7 @@ int	 sbx_xconf_keepalive(void);
 int	 sbx_xconf_passthrough(void);
 int	 sbx_xconf_workspace_ro(void);
 int	 sbx_xconf_timeout(void);
+int	 sbx_xconf_ports_max(void);
 int	 sbx_xconf_cpus(void);
 int	 sbx_teardown_parse(const char *);
 const char *sbx_teardown_name(int);
@@ -316,6 +318,7 @@ int	 sbx_says_notfound(const char *, const char *);
 int	 sbx_says_notfound_line(const char *, size_t, const char *);
 int	 sbx_says_exists(const char *);
 int	 sbx_says_unknown_verb(const char *, const char *);
+int	 sbx_says_stopped(const char *);
 
 /*
  * Ports (sbx-ports, sbx-verify).  portspec.c: specs, sbx's JSON listing,
@@ -329,6 +332,7 @@ struct sbx_port {
 	int	host;		/* host port; 0 when not given */
 	int	vm;		/* sandbox (VM) port */
 	int	proto;		/* SBX_TCP or SBX_UDP */
+	int	fam;		/* 4 or 6 (tcp4, udp6...); 0: both or unsaid */
 	char	cid[72];	/* dockerps.c: the container's ID, or "" */
 	char	cname[256];	/* dockerps.c: its Names, or "" */
 };
@@ -338,7 +342,8 @@ struct sbx_ports {
 	size_t		 cap;
 };
 const char *sbx_proto_name(int);
-int	 sbx_proto_parse(const char *, size_t);
+const char *sbx_port_proto(const struct sbx_port *);
+int	 sbx_proto_parse(const char *, size_t, int *);
 int	 sbx_port_parse(const char *, size_t, const char **);
 int	 sbx_portspec(const char *, struct sbx_port *, const char **);
 int	 sbx_ports_add(struct sbx_ports *, const struct sbx_port *);
@@ -349,9 +354,16 @@ int	 sbx_ports_sbxjson(const char *, size_t, struct sbx_ports *,
 	    const char **);
 int	 sbx_port_sbxspec(const struct sbx_port *, char *, size_t);
 int	 sbx_port_url(const struct sbx_port *, char *, size_t);
-int	 sbx_ports_dockertext(const char *, struct sbx_ports *, const char **);
-int	 sbx_ports_dockerps(const char *, size_t, struct sbx_ports *, size_t *,
-	    const char **);
+#define SBX_PORTS_WANT_MAX	4096	/* VM ports one docker ps may name */
+struct sbx_portset {		/* one bit a port: tcp, udp */
+	unsigned char	bit[2][65536 / 8];
+};
+int	 sbx_portset_has(const struct sbx_portset *, int, int);
+void	 sbx_portset_add(struct sbx_portset *, int, int);
+int	 sbx_ports_dockertext(const char *, struct sbx_ports *,
+	    struct sbx_portset *, const char **);
+int	 sbx_ports_dockerps(const char *, size_t, struct sbx_ports *,
+	    struct sbx_portset *, size_t *, const char **);
 
 #define SBX_DIALECT_UNKNOWN	0
 #define SBX_DIALECT_PORTS	1	/* sbx ports NAME --publish SPEC */
@@ -363,6 +375,7 @@ struct sbx_portcli {
 	int		  timeout;	/* seconds per call; 0: none */
 	int		  dfd;		/* state directory (dialect cache), or -1 */
 	int		  dialect;	/* SBX_DIALECT_* */
+	int		  noport;	/* sbx said it has no `port` group */
 	int		  calls;	/* out: sbx invocations made */
 	int		  status;	/* out: exit status of the last one, or
 					   -1 if it could not be run */
@@ -375,6 +388,7 @@ int	 sbx_portcli_list(struct sbx_portcli *, struct sbx_ports *,
 int	 sbx_portcli_change(struct sbx_portcli *, const struct sbx_ports *,
 	    const struct sbx_ports *, const char **);
 int	 sbx_portcli_missing(const struct sbx_portcli *);
+int	 sbx_portcli_wake(struct sbx_portcli *);
 void	 sbx_portcli_free(struct sbx_portcli *);
 
 int	 sbx_sibling(const char *, char *const *, const char *, char *, size_t);

@@ -247,3 +247,19 @@ sbx_says_unknown_verb(const char *err, const char *verb)
 	snprintf(pat, sizeof(pat), "unknown command \"%s\"", verb);
 	return strstr(err, pat) != NULL;
 }
+
+/* ---------------------------------------------------------------- ports */
+
+/*
+ * Did sbx refuse a port call because the sandbox is stopped?  0.42.1
+ * answered the listing of a stopped sandbox with 409 Conflict and listed
+ * nothing (TET; sbx-cli.md 1.7); the words after the status were not
+ * recorded, so the status alone is taken.  A listing has no other 409 on
+ * record (create's "already exists" and exec's start race are 409s of
+ * other verbs).
+ */
+int
+sbx_says_stopped(const char *err)
+{
+	return err != NULL && strstr(err, "409 Conflict") != NULL;
+}

@@ -22,14 +22,18 @@
 
 #define EPHEMERAL_TRIES	32
 
-/* A socket bound to 127.0.0.1:port (0: any free one), or -1. */
+/* A socket bound to 127.0.0.1:port, or [::1]:port for family 6 (0: any). */
 static int
-bound(int port, int proto)
+bound(int port, int proto, int fam)
 {
-	struct sockaddr_in sin;
+	struct sockaddr_storage ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+	socklen_t len;
 	int fd, one = 1;
 
-	fd = socket(AF_INET, proto == SBX_UDP ? SOCK_DGRAM : SOCK_STREAM, 0);
+	fd = socket(fam == 6 ? AF_INET6 : AF_INET, proto == SBX_UDP ?
+	    SOCK_DGRAM : SOCK_STREAM, 0);
 	if (fd == -1)
 		return -1;
 	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
@@ -37,11 +41,19 @@ bound(int port, int proto)
 	if (proto == SBX_TCP)
 		(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
 		    sizeof(one));
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_port = htons((unsigned short)port);
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1) {
+	memset(&ss, 0, sizeof(ss));
+	if (fam == 6) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons((unsigned short)port);
+		sin6->sin6_addr = in6addr_loopback;
+		len = sizeof(*sin6);
+	} else {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons((unsigned short)port);
+		sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		len = sizeof(*sin);
+	}
+	if (bind(fd, (struct sockaddr *)&ss, len) == -1) {
 		close(fd);
 		return -1;
 	}
@@ -50,11 +62,11 @@ bound(int port, int proto)
 
 /* Can we have port on the host's loopback right now? */
 int
-host_free(int port, int proto)
+host_free(int port, int proto, int fam)
 {
 	int fd;
 
-	if ((fd = bound(port, proto)) == -1)
+	if ((fd = bound(port, proto, fam)) == -1)
 		return 0;
 	close(fd);
 	return 1;
@@ -65,31 +77,36 @@ used(const struct sbx_ports *batch, int port, int proto)
 {
 	size_t i;
 
-	for (i = 0; i < batch->n; i++)
+	for (i = 0; batch != NULL && i < batch->n; i++)
 		if (batch->v[i].host == port && batch->v[i].proto == proto)
 			return 1;
 	return 0;
 }
 
-/* A port the kernel calls free, not already chosen in this batch. */
+/* A port the kernel calls free, in neither batch nor avoid. */
 static int
-ephemeral(int proto, const struct sbx_ports *batch)
+ephemeral(const struct sbx_port *p, const struct sbx_ports *batch,
+    const struct sbx_ports *avoid)
 {
-	struct sockaddr_in sin;
+	struct sockaddr_storage ss;
 	socklen_t len;
 	int i, fd, port;
 
 	for (i = 0; i < EPHEMERAL_TRIES; i++) {
-		if ((fd = bound(0, proto)) == -1)
+		if ((fd = bound(0, p->proto, p->fam)) == -1)
 			return -1;
-		len = sizeof(sin);
-		if (getsockname(fd, (struct sockaddr *)&sin, &len) == -1) {
+		len = sizeof(ss);
+		if (getsockname(fd, (struct sockaddr *)&ss, &len) == -1) {
 			close(fd);
 			return -1;
 		}
 		close(fd);
-		port = ntohs(sin.sin_port);
-		if (!used(batch, port, proto))
+		port = ntohs(ss.ss_family == AF_INET6 ?
+		    ((struct sockaddr_in6 *)&ss)->sin6_port :
+		    ((struct sockaddr_in *)&ss)->sin_port);
+		/* never the sandbox port's own number (it may lie in range) */
+		if (port != p->vm && !used(batch, port, p->proto) &&
+		    !used(avoid, port, p->proto))
 			return port;
 	}
 	return errno = EADDRINUSE, -1;
@@ -97,21 +114,30 @@ ephemeral(int proto, const struct sbx_ports *batch)
 
 /*
  * Set p->host for sandbox port p->vm: the same number when it is at least
- * 1024 and free on the host, an ephemeral port otherwise.  Returns the
- * WHY_* reason, or -1.
+ * 1024, outside the host's ephemeral range and free on the host, a port
+ * the kernel hands out otherwise.  batch holds the host ports chosen so
+ * far, avoid those being freed in the same sync: a port is never reused
+ * in the run that frees it, whatever order sbx applies the two in.
+ * Returns the WHY_* reason, or -1.
  */
 int
-choose_host(struct sbx_port *p, const struct sbx_ports *batch)
+choose_host(struct sbx_port *p, const struct sbx_ports *batch,
+    const struct sbx_ports *avoid)
 {
 	int why;
 
-	if (p->vm >= 1024 && !used(batch, p->vm, p->proto) &&
-	    host_free(p->vm, p->proto)) {
+	if (p->vm < 1024)
+		why = WHY_LOW;
+	else if (in_ephemeral(p->vm))
+		why = WHY_RANGE;
+	else if (!used(batch, p->vm, p->proto) &&
+	    !used(avoid, p->vm, p->proto) &&
+	    host_free(p->vm, p->proto, p->fam)) {
 		p->host = p->vm;
 		return WHY_SAME;
-	}
-	why = p->vm < 1024 ? WHY_LOW : WHY_TAKEN;
-	if ((p->host = ephemeral(p->proto, batch)) == -1)
+	} else
+		why = WHY_TAKEN;
+	if ((p->host = ephemeral(p, batch, avoid)) == -1)
 		return -1;
 	return why;
 }

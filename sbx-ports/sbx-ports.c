@@ -52,13 +52,25 @@ ports_failed(const struct ctx *c, const char *what, const char *why)
 	errx(SBX_EX_FAIL, "sandbox %s: %s: %s", pc->name, what, why);
 }
 
+/*
+ * sbx's listing into l.  An sbx that refuses to list a stopped sandbox
+ * (0.42.1: 409) gets it started by one exec and is asked again: with the
+ * idle stop, stopped is the usual state, and its mappings survive.
+ */
 void
 ports_list(struct ctx *c, struct sbx_ports *l)
 {
 	const char *errstr;
 
-	if (sbx_portcli_list(&c->pc, l, &errstr) == -1)
-		ports_failed(c, "sbx ports --json", errstr);
+	if (sbx_portcli_list(&c->pc, l, &errstr) == 0)
+		return;
+	if (c->pc.status > 0 && sbx_says_stopped(c->pc.err.data)) {
+		if (sbx_portcli_wake(&c->pc) == -1 || c->pc.status != 0)
+			ports_failed(c, "sbx exec (to start it)", "sbx failed");
+		if (sbx_portcli_list(&c->pc, l, &errstr) == 0)
+			return;
+	}
+	ports_failed(c, "listing its ports", errstr);
 }
 
 /* One mapping: a URL line, or a JSON object with -j. */
@@ -66,7 +78,8 @@ void
 ports_show(const struct ctx *c, const struct sbx_port *p, int why)
 {
 	static const char *const reason[] = {
-		NULL, NULL, "sandbox port below 1024", "host port taken"
+		NULL, NULL, "sandbox port below 1024", "host port taken",
+		"sandbox port in the host's ephemeral range"
 	};
 	char url[128];
 	const char *ip = p->ip[0] ? p->ip : "127.0.0.1";
@@ -79,11 +92,11 @@ ports_show(const struct ctx *c, const struct sbx_port *p, int why)
 		printf(",\"host_ip\":");
 		sbx_json_puts(stdout, ip);
 		printf(",\"host_port\":%d,\"sandbox_port\":%d,\"protocol\":\"%s\"",
-		    p->host, p->vm, sbx_proto_name(p->proto));
+		    p->host, p->vm, sbx_port_proto(p));
 		if (why >= 0)
 			printf(",\"ephemeral\":%s", why >= WHY_LOW ? "true" :
 			    "false");
-		if (why >= WHY_LOW && why <= WHY_TAKEN) {
+		if (why >= WHY_LOW && why <= WHY_RANGE) {
 			printf(",\"reason\":");
 			sbx_json_puts(stdout, reason[why]);
 		}
@@ -99,11 +112,14 @@ ports_show(const struct ctx *c, const struct sbx_port *p, int why)
 		printf("}\n");
 		return;
 	}
-	printf("%s -> %d/%s", url, p->vm, sbx_proto_name(p->proto));
+	printf("%s -> %d/%s", url, p->vm, sbx_port_proto(p));
 	if (why == WHY_LOW)
 		printf(" (ephemeral: sandbox port %d is below 1024)", p->vm);
 	else if (why == WHY_TAKEN)
 		printf(" (ephemeral: host port %d is taken)", p->vm);
+	else if (why == WHY_RANGE)
+		printf(" (ephemeral: sandbox port %d is in the host's "
+		    "ephemeral range)", p->vm);
 	if (!sbx_ip_loopback(ip))
 		printf(" (bound to %s, not loopback)", ip);
 	putchar('\n');
@@ -148,21 +164,32 @@ specs(int argc, char **argv, struct sbx_ports *out)
 	for (i = 0; i < argc; i++) {
 		if (sbx_portspec(argv[i], &p, &errstr) == -1)
 			errx(SBX_EX_USAGE, "%s: %s (want [host:]sandboxport"
-			    "[/tcp|udp], ports 1 to 65535)", argv[i], errstr);
+			    "[/proto], ports 1 to 65535)", argv[i], errstr);
 		if (sbx_ports_add(out, &p) == -1)
 			err(SBX_EX_FAIL, NULL);
 	}
 }
 
-/* A listed mapping for want: same sandbox port and protocol (and host). */
+/*
+ * Does mapping m answer spec want: the same sandbox port and protocol,
+ * and the host port and family when the spec names them?
+ */
+static int
+answers(const struct sbx_port *m, const struct sbx_port *want)
+{
+	return m->vm == want->vm && m->proto == want->proto &&
+	    (want->host == 0 || m->host == want->host) &&
+	    (want->fam == 0 || m->fam == want->fam);
+}
+
+/* The first mapping of l that answers want, or NULL. */
 static const struct sbx_port *
 existing(const struct sbx_ports *l, const struct sbx_port *want)
 {
 	size_t i;
 
 	for (i = 0; i < l->n; i++)
-		if (l->v[i].vm == want->vm && l->v[i].proto == want->proto &&
-		    (want->host == 0 || l->v[i].host == want->host))
+		if (answers(&l->v[i], want))
 			return &l->v[i];
 	return NULL;
 }
@@ -171,9 +198,10 @@ static int
 cmd_publish(struct ctx *c, int argc, char **argv)
 {
 	struct sbx_ports want, l, pub, none;
+	struct sbx_portset *over;
 	const struct sbx_port *have;
 	struct sbx_port p;
-	int *why;
+	int *why, rv = SBX_EX_OK;
 	size_t i;
 
 	memset(&want, 0, sizeof(want));
@@ -181,19 +209,28 @@ cmd_publish(struct ctx *c, int argc, char **argv)
 	memset(&pub, 0, sizeof(pub));
 	memset(&none, 0, sizeof(none));
 	specs(argc, argv, &want);
-	if ((why = calloc(want.n + 1, sizeof(*why))) == NULL)
+	if ((why = calloc(want.n + 1, sizeof(*why))) == NULL ||
+	    (over = calloc(1, sizeof(*over))) == NULL)
 		err(SBX_EX_FAIL, NULL);
 	ports_list(c, &l);
 	for (i = 0; i < want.n; i++) {
 		p = want.v[i];
 		if (existing(&l, &p) != NULL || existing(&pub, &p) != NULL)
 			continue;
+		/* every listed mapping holds a host port, hand-made or not */
+		if (l.n + pub.n >= (size_t)c->max) {
+			sbx_portset_add(over, p.vm, p.proto);
+			continue;
+		}
+		/* one loopback stack, named: tcp4 unless the spec says 6 */
+		if (p.fam == 0)
+			p.fam = 4;
 		if (p.host != 0)
 			why[i] = p.host == p.vm ? WHY_SAME : WHY_GIVEN;
-		else if ((why[i] = choose_host(&p, &pub)) == -1)
+		else if ((why[i] = choose_host(&p, &pub, NULL)) == -1)
 			err(SBX_EX_FAIL, "no free host port for %d/%s", p.vm,
-			    sbx_proto_name(p.proto));
-		snprintf(p.ip, sizeof(p.ip), "127.0.0.1");
+			    sbx_port_proto(&p));
+		snprintf(p.ip, sizeof(p.ip), p.fam == 6 ? "::1" : "127.0.0.1");
 		if (sbx_ports_add(&pub, &p) == -1)
 			err(SBX_EX_FAIL, NULL);
 	}
@@ -204,11 +241,14 @@ cmd_publish(struct ctx *c, int argc, char **argv)
 		else if ((have = existing(&l, &want.v[i])) != NULL)
 			ports_show(c, have, -1);
 	}
+	if (refused_say(c, over))
+		rv = SBX_EX_FAIL;
+	free(over);
 	free(why);
 	sbx_ports_free(&want);
 	sbx_ports_free(&l);
 	sbx_ports_free(&pub);
-	return SBX_EX_OK;
+	return rv;
 }
 
 static int
@@ -229,10 +269,7 @@ cmd_unpublish(struct ctx *c, int argc, char **argv)
 	/* every listed mapping that a spec names; none is not an error */
 	for (i = 0; i < l.n; i++)
 		for (j = 0; j < want.n; j++)
-			if (l.v[i].vm == want.v[j].vm &&
-			    l.v[i].proto == want.v[j].proto &&
-			    (want.v[j].host == 0 ||
-			    want.v[j].host == l.v[i].host)) {
+			if (answers(&l.v[i], &want.v[j])) {
 				if (sbx_ports_add(&unpub, &l.v[i]) == -1)
 					err(SBX_EX_FAIL, NULL);
 				break;
@@ -314,6 +351,7 @@ main(int argc, char *argv[])
 	}
 	c.pc.name = sbx_xname_pick(c.pc.name);
 	sbx_xconf_check(SBX_CONF_RUN);	/* sync runs sbx-run */
+	c.max = sbx_xconf_ports_max();
 
 	c.pc.timeout = sbx_xconf_timeout();
 	if (sbx_xenv_policy(&pol, NULL, 0) == -1 ||

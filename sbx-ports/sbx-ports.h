@@ -5,6 +5,7 @@
 #define WHY_GIVEN	1	/* the user said so */
 #define WHY_LOW		2	/* sandbox port below 1024 */
 #define WHY_TAKEN	3	/* same host port already in use */
+#define WHY_RANGE	4	/* sandbox port in the host's ephemeral range */
 
 struct ctx {
 	struct sbx_portcli pc;
@@ -12,6 +13,7 @@ struct ctx {
 	char	 statedir[PATH_MAX];
 	const char *argv0;
 	int	 jflag;
+	int	 max;		/* DOCKER_SANDBOX_PORTS_MAX */
 };
 
 /* sbx-ports.c */
@@ -25,5 +27,11 @@ void	 ports_change(struct ctx *, const struct sbx_ports *,
 int	 cmd_sync(struct ctx *, int, char **);
 
 /* hostport.c */
-int	 host_free(int, int);
-int	 choose_host(struct sbx_port *, const struct sbx_ports *);
+int	 host_free(int, int, int);
+int	 choose_host(struct sbx_port *, const struct sbx_ports *,
+	    const struct sbx_ports *);
+
+/* bound.c */
+void	 ephemeral_range(int *, int *);
+int	 in_ephemeral(int);
+int	 refused_say(const struct ctx *, const struct sbx_portset *);

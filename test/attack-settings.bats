@@ -52,6 +52,7 @@ table() {
 	ENV_ALLOWLIST|$RUNNERS sbx-env|1BAD A-B 'A B'
 	ENV_PASSTHROUGH|$RUNNERS sbx-env|maybe 2
 	TIMEOUT|$RUNNERS sbx-watch sbx-gc|-1 86401 100000 2m 1.5
+	PORTS_MAX|sbx-ports sbx-ports-sync sbx-env-c|-1 1025 abc 1.5 0x10 64k ''
 	EOS
 }
 
@@ -182,7 +183,8 @@ table() {
 
 @test "settings class: sbx-env -cj prints one JSON object per setting" {
 	DOCKER_SANDBOX_TEARDOWN=stop run -0 sbx-env -cj
-	[ "${#lines[@]}" -eq 12 ]
+	[ "${#lines[@]}" -eq 13 ]
+	[[ "$output" == *'{"name":"DOCKER_SANDBOX_PORTS_MAX","value":"64"}'* ]]
 	[[ "$output" == *'{"name":"DOCKER_SANDBOX_TEARDOWN","value":"stop"}'* ]]
 	run -64 --separate-stderr sbx-env -j
 	run -64 --separate-stderr sbx-env -c true

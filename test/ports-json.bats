@@ -30,11 +30,11 @@ for l in sys.stdin:
 	{"ID":"c0ffee000003","Names":"plain","Ports":"","State":"running"}
 	EOF
 	run -0 --separate-stderr sbx-ports -j sync
-	[ "${lines[0]}" = '{"url":"http://127.0.0.1:18451/","host_ip":"127.0.0.1","host_port":18451,"sandbox_port":18451,"protocol":"tcp","ephemeral":false,"container_id":"c0ffee000001","container":"web"}' ]
-	[ "${lines[1]}" = '{"url":"udp://127.0.0.1:18452","host_ip":"127.0.0.1","host_port":18452,"sandbox_port":18452,"protocol":"udp","ephemeral":false,"container_id":"c0ffee000002","container":"proj-dns-1"}' ]
+	[ "${lines[0]}" = '{"url":"http://127.0.0.1:18451/","host_ip":"127.0.0.1","host_port":18451,"sandbox_port":18451,"protocol":"tcp4","ephemeral":false,"container_id":"c0ffee000001","container":"web"}' ]
+	[ "${lines[1]}" = '{"url":"udp://127.0.0.1:18452","host_ip":"127.0.0.1","host_port":18452,"sandbox_port":18452,"protocol":"udp4","ephemeral":false,"container_id":"c0ffee000002","container":"proj-dns-1"}' ]
 	[ "${#lines[@]}" -eq 2 ]
 	# listed already: the second sync still names the containers
-	echo '[{"host_ip":"127.0.0.1","host_port":18451,"sandbox_port":18451,"protocol":"tcp"},{"host_ip":"127.0.0.1","host_port":18452,"sandbox_port":18452,"protocol":"udp"}]' >"$SBX_STUB_DIR/out.ports"
+	echo '[{"host_ip":"127.0.0.1","host_port":18451,"sandbox_port":18451,"protocol":"tcp"},{"host_ip":"127.0.0.1","host_port":18452,"sandbox_port":18452,"protocol":"udp"}]' >"$SBX_STUB_DIR/out.port"
 	run -0 --separate-stderr sbx-ports -j sync
 	[ "${lines[0]}" = '{"url":"http://127.0.0.1:18451/","host_ip":"127.0.0.1","host_port":18451,"sandbox_port":18451,"protocol":"tcp","container_id":"c0ffee000001","container":"web"}' ]
 	[[ "${lines[1]}" == *'"container_id":"c0ffee000002","container":"proj-dns-1"}' ]]
@@ -46,7 +46,7 @@ for l in sys.stdin:
 	{"ID":"c0ffee000001","Names":"low","Ports":"[::]:80->80/tcp","State":"running"}
 	{"ID":"c0ffee000002","Names":"web","Ports":"0.0.0.0:18453->8000/tcp","State":"running"}
 	EOF
-	echo '[{"host_ip":"0.0.0.0","host_port":18453,"sandbox_port":18453,"protocol":"tcp"}]' >"$SBX_STUB_DIR/out.ports"
+	echo '[{"host_ip":"0.0.0.0","host_port":18453,"sandbox_port":18453,"protocol":"tcp"}]' >"$SBX_STUB_DIR/out.port"
 	for verb in ls "publish 18454 80/udp" sync; do
 		# shellcheck disable=SC2086 # the words are the verb and its specs
 		run -0 --separate-stderr sbx-ports -j $verb
@@ -67,7 +67,7 @@ for l in sys.stdin:
 	run -0 sbx-ports -j ls
 	[[ "$output" != *container* ]]
 	run -0 sbx-ports -j sync
-	[[ "$output" == *'"sandbox_port":80,"protocol":"tcp","ephemeral":true,"reason":"sandbox port below 1024","container_id":"c0ffee000001","container":"low"}'* ]]
+	[[ "$output" == *'"sandbox_port":80,"protocol":"tcp4","ephemeral":true,"reason":"sandbox port below 1024","container_id":"c0ffee000001","container":"low"}'* ]]
 	[[ "$output" == *'"loopback":false,"container_id":"c0ffee000002","container":"web"}'* ]]
 }
 
@@ -82,9 +82,9 @@ for l in sys.stdin:
 }
 
 @test "ports json: missing-sandbox class: both of sbx's wordings, every verb, exit 68" {
-	echo 1 >"$SBX_STUB_DIR/rc.ports"
+	echo 1 >"$SBX_STUB_DIR/rc.port"
 	for said in "ERROR: no sandbox named '$N'" "Error: sandbox '$N' not found"; do
-		echo "$said" >"$SBX_STUB_DIR/err.ports"
+		echo "$said" >"$SBX_STUB_DIR/err.port"
 		for verb in ls "publish 8080" "unpublish 8080" sync; do
 			# shellcheck disable=SC2086
 			run -68 --separate-stderr sbx-ports -j $verb
@@ -93,6 +93,6 @@ for l in sys.stdin:
 		done
 	done
 	# another failure is still 1
-	echo "ERROR: daemon unreachable" >"$SBX_STUB_DIR/err.ports"
+	echo "ERROR: daemon unreachable" >"$SBX_STUB_DIR/err.port"
 	run -1 sbx-ports -j ls
 }

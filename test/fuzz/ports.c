@@ -23,6 +23,8 @@ valid(const struct sbx_ports *l)
 		if (l->v[i].vm < 1 || l->v[i].vm > 65535 ||
 		    l->v[i].host < 0 || l->v[i].host > 65535 ||
 		    (l->v[i].proto != SBX_TCP && l->v[i].proto != SBX_UDP) ||
+		    (l->v[i].fam != 0 && l->v[i].fam != 4 &&
+		    l->v[i].fam != 6) ||
 		    memchr(l->v[i].ip, '\0', sizeof(l->v[i].ip)) == NULL)
 			abort();
 }
@@ -50,12 +52,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 
 	memset(&l, 0, sizeof(l));
-	if (sbx_ports_dockertext(s, &l, &errstr) == 0)
+	if (sbx_ports_dockertext(s, &l, NULL, &errstr) == 0)
 		valid(&l);
 	sbx_ports_free(&l);
 
-	if (sbx_ports_dockerps(s, size, &l, &n, &errstr) == 0)
+	/* the parse of what the VM says is bounded whatever it says */
+	if (sbx_ports_dockerps(s, size, &l, NULL, &n, &errstr) == 0) {
 		valid(&l);
+		if (l.n > SBX_PORTS_WANT_MAX)
+			abort();
+	}
 	sbx_ports_free(&l);
 
 	if (sbx_ports_sbxjson(s, size, &l, &errstr) == 0) {

@@ -1,0 +1,137 @@
+/*
+ * bound.c: what sbx-ports never takes on the host.  A sandbox holds at
+ * most DOCKER_SANDBOX_PORTS_MAX host ports, and a host port it is given
+ * without asking is never below 1024 nor in the host's ephemeral range
+ * at the sandbox port's own number: the container list it comes from is
+ * written inside the VM, which the agent controls, and well-known ports
+ * (5432, 6379, 9222) or the range the host's own clients connect from
+ * would then lead host programs to the agent's container.  Those ports
+ * get a port the kernel hands out instead (hostport.c); what does not
+ * fit the bound is refused by name.
+ */
+#include <sys/types.h>
+#if defined(__APPLE__) || defined(__FreeBSD__) || defined(__NetBSD__) || \
+    defined(__OpenBSD__) || defined(__DragonFly__)
+#include <sys/sysctl.h>
+#define HAVE_PORTRANGE_SYSCTL
+#endif
+
+#include <err.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sbx.h"
+#include "sbx-ports.h"
+
+/* IANA's dynamic ports (RFC 6335), the range macOS and the BSDs use */
+#define FALLBACK_LO	49152
+#define FALLBACK_HI	65535
+#define LINUX_RANGE	"/proc/sys/net/ipv4/ip_local_port_range"
+#define NAMED_MAX	200	/* bytes of refused ports named, then a count */
+
+/* lo and hi from the kernel, or -1. */
+static int
+kernel_range(int *lo, int *hi)
+{
+#ifdef HAVE_PORTRANGE_SYSCTL
+	size_t len;
+
+	len = sizeof(*lo);
+	if (sysctlbyname("net.inet.ip.portrange.first", lo, &len, NULL,
+	    0) == -1)
+		return -1;
+	len = sizeof(*hi);
+	if (sysctlbyname("net.inet.ip.portrange.last", hi, &len, NULL,
+	    0) == -1)
+		return -1;
+	return 0;
+#else
+	FILE *fp;
+	int r;
+
+	if ((fp = fopen(LINUX_RANGE, "re")) == NULL)
+		return -1;
+	r = fscanf(fp, "%d %d", lo, hi) == 2 ? 0 : -1;
+	fclose(fp);
+	return r;
+#endif
+}
+
+/* The host's ephemeral range, read once; 49152-65535 if unknown. */
+void
+ephemeral_range(int *lo, int *hi)
+{
+	static int rlo, rhi;
+
+	if (rlo == 0) {
+		if (kernel_range(&rlo, &rhi) == -1 || rlo < 1 ||
+		    rhi > 65535 || rlo > rhi) {
+			rlo = FALLBACK_LO;
+			rhi = FALLBACK_HI;
+		}
+	}
+	*lo = rlo;
+	*hi = rhi;
+}
+
+int
+in_ephemeral(int port)
+{
+	int lo, hi;
+
+	ephemeral_range(&lo, &hi);
+	return port >= lo && port <= hi;
+}
+
+/* "P" or "P1-P2" and the protocol, after a separator. */
+static size_t
+name_run(char *buf, size_t size, size_t o, int lo, int hi, int proto)
+{
+	int n;
+
+	if (o >= size)
+		return o;
+	n = lo == hi ? snprintf(buf + o, size - o, "%s%d/%s", o ? ", " : "",
+	    lo, sbx_proto_name(proto)) : snprintf(buf + o, size - o,
+	    "%s%d-%d/%s", o ? ", " : "", lo, hi, sbx_proto_name(proto));
+	return n < 0 ? size : o + (size_t)n;
+}
+
+/*
+ * The refusal for the VM ports in over, if any: one line naming them
+ * (runs of ports as ranges, a count past NAMED_MAX bytes).  Returns 1
+ * if it said anything.
+ */
+int
+refused_say(const struct ctx *c, const struct sbx_portset *over)
+{
+	char named[NAMED_MAX + 64];
+	size_t o = 0;
+	long more = 0;
+	int proto, port, lo;
+
+	named[0] = '\0';
+	for (proto = SBX_TCP; proto <= SBX_UDP; proto++)
+		for (port = 1; port < 65536; port++) {
+			if (!sbx_portset_has(over, port, proto))
+				continue;
+			for (lo = port; port + 1 < 65536 &&
+			    sbx_portset_has(over, port + 1, proto); port++)
+				;
+			if (o < NAMED_MAX)
+				o = name_run(named, sizeof(named), o, lo, port,
+				    proto);
+			else
+				more += port - lo + 1;
+		}
+	if (o == 0)
+		return 0;
+	if (more > 0)
+		snprintf(named + (o < sizeof(named) ? o : sizeof(named) - 1),
+		    sizeof(named) - (o < sizeof(named) ? o : sizeof(named) - 1),
+		    " and %ld more", more);
+	warnx("sandbox %s: not published (a sandbox holds at most %d host "
+	    "ports: DOCKER_SANDBOX_PORTS_MAX): %s", c->pc.name, c->max, named);
+	return 1;
+}
