@@ -21,7 +21,8 @@ PORTSOBJ = sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-ports/hostport.o \
 	sbx-ports/bound.o
 VERIFYOBJ = sbx-verify/sbx-verify.o sbx-verify/probe.o \
 	sbx-verify/answers.o sbx-verify/checks.o sbx-verify/selfcheck.o \
-	sbx-verify/sccall.o sbx-verify/scremove.o sbx-verify/scbasic.o
+	sbx-verify/sccall.o sbx-verify/scremove.o sbx-verify/scbasic.o \
+	sbx-verify/scguest.o sbx-verify/scports.o
 MAN1 = man/sbx-env.1 man/sbx-run.1 man/sbx-ports.1 man/sbx-verify.1
 MAN7 = man/sbx-tools.7
 MAN8 = man/sbx-gc.8 man/sbx-watch.8

@@ -79,6 +79,7 @@ void	 report(const struct result *, int, int, int);
  */
 enum sccheck {
 	SC_VERSION, SC_MISSING, SC_LS, SC_CREATE, SC_EXISTS, SC_EXEC,
+	SC_DIALECT, SC_PUBLISH, SC_UNPUBLISH, SC_IDLE, SC_HOLD, SC_STOPPED,
 	SC_RESTART, SC_REMOVE, SC_COUNT
 };
 
@@ -97,6 +98,8 @@ struct sc {
 	int		 created;	/* create was run: rm at the end */
 	int		 gone;		/* rm done and the listing agrees */
 	int		 cantrun;	/* errno: sbx could not be run */
+	long long	 grace;		/* ms: the idle stop as measured, or 0 */
+	struct sbx_portcli pc;		/* the port calls, dialect found once */
 	char		 version[64];
 	pid_t		 remover;	/* scremove.c's child */
 	int		 line;		/* its lifeline */
@@ -110,6 +113,7 @@ void	 sc_say(struct sc *, enum sccheck, enum verdict, const char *, ...)
 
 /* sccall.c */
 int	 sc_sbx(struct sc *, struct sbx_result *, char **);
+void	 sc_after(struct sc *, int, int, const char *);
 int	 sc_sleep(struct sc *, long long);
 const char *sc_said(const struct sbx_result *, char *, size_t);
 const char *sc_esc(const char *, size_t, size_t, char *, size_t);
@@ -129,3 +133,13 @@ int	 sc_exists(struct sc *);
 int	 sc_exec(struct sc *);
 int	 sc_remove(struct sc *);
 int	 sc_listed(struct sc *, char *, size_t);
+int	 sc_status(struct sc *, char *, size_t);
+
+/* scguest.c */
+int	 sc_idle(struct sc *);
+int	 sc_hold(struct sc *);
+
+/* scports.c */
+int	 sc_dialect(struct sc *);
+int	 sc_publish(struct sc *);
+int	 sc_stopped(struct sc *);

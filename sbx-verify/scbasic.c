@@ -327,3 +327,39 @@ sc_remove(struct sc *sc)
 		    "%s", said, found == 1 ? "still lists it" : ls);
 	return 0;
 }
+
+/*
+ * The sandbox's status in `sbx ls --json`, read as sbx-gc reads it:
+ * 1 with it in buf, 0 not listed, -1 no listing.
+ */
+int
+sc_status(struct sc *sc, char *buf, size_t size)
+{
+	char *av[] = { NULL, "ls", "--json", NULL };
+	const struct sbx_json *arr, *e;
+	struct sbx_json *j;
+	struct sbx_result c;
+	const char *json, *errstr, *n, *st;
+	size_t off;
+	int found = -1;
+
+	if (sc_sbx(sc, &c, av) == -1)
+		return -1;
+	if (c.status == 0 && c.out.data != NULL &&
+	    (json = sbx_json_find(c.out.data, c.out.len, &off)) != NULL &&
+	    (j = sbx_json_parse(json, c.out.len - off, &errstr)) != NULL) {
+		if ((arr = sbx_json_get(j, "sandboxes")) != NULL &&
+		    arr->type == SBX_JARR)
+			found = 0;
+		for (e = found == 0 ? arr->child : NULL; e; e = e->next)
+			if ((n = sbx_json_str(e, "name")) != NULL &&
+			    strcmp(n, sc->name) == 0) {
+				st = sbx_json_str(e, "status");
+				sbx_shown(st ? st : "unknown", buf, size);
+				found = 1;
+			}
+		sbx_json_free(j);
+	}
+	sbx_result_free(&c);
+	return found;
+}

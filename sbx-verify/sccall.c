@@ -29,6 +29,19 @@ drain(struct sc *sc)
 }
 
 /*
+ * After n calls made elsewhere (lib/portcli.c): count them, take note
+ * of a signal, and of the restart prompt in what the last one said.
+ */
+void
+sc_after(struct sc *sc, int n, int status, const char *err)
+{
+	(void)status;
+	(void)err;
+	sc->calls += n;
+	drain(sc);
+}
+
+/*
  * Run av (av[0] is filled in with the sbx found) for its output.  0 with
  * c filled (sbx_result_free it), or -1 with errno when it could not run.
  */

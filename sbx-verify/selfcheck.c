@@ -30,12 +30,14 @@ extern char **environ;
 
 static const char *const names[SC_COUNT] = {
 	"version", "missing", "ls-json", "create", "exists", "exec",
-	"restart", "remove"
+	"port-dialect", "publish", "unpublish", "idle-stop", "exec-holds",
+	"stopped-ports", "restart", "remove"
 };
 
 /* The checks in their order; each needs what those before it made. */
 static int (*const steps[])(struct sc *) = {
-	sc_version, sc_missing, sc_ls, sc_create, sc_exists, sc_exec
+	sc_version, sc_missing, sc_ls, sc_create, sc_exists, sc_exec,
+	sc_dialect, sc_publish, sc_idle, sc_hold, sc_stopped
 };
 #define NSTEPS	(sizeof(steps) / sizeof(steps[0]))
 
@@ -196,6 +198,7 @@ selfcheck(int jflag, int tflag, int fast)
 		    sc.name, removed ? "removed" : "not removed");
 		rv = SBX_SIGSTATUS(sc.signo);
 	}
+	sbx_portcli_free(&sc.pc);
 	sbx_env_policy_free(&pol);
 	free(sc.env);
 	if (sbx_fshut() == -1)
