@@ -30,6 +30,24 @@ sim_missing() {
 	printf '%s' "${m# }"
 }
 
+# The word the simulated sbx starts an error line with (README.md,
+# "Profiles"): "error" from 0.47, "ERROR" before.
+sim_errword() {
+	case ${SBX_SIM_PROFILE:-0.55} in
+	0.46) printf ERROR ;;
+	*) printf error ;;
+	esac
+}
+
+# What the simulated sbx says of a missing sandbox NAME to VERB.
+sim_missing_text() {	# name verb
+	case ${SBX_SIM_PROFILE:-0.55}:$2 in
+	0.46:rm | 0.46:stop) printf "Error: sandbox '%s' not found" "$1" ;;
+	0.46:*) printf "ERROR: no sandbox named '%s'\n\nTo create one:\n  sbx create AGENT WORKSPACE" "$1" ;;
+	*) printf "error: sandbox '%s' not found\n  try: sbx ls" "$1" ;;
+	esac
+}
+
 # In setup(): skip, or fail under CI=true, when something is missing.
 sim_require() {
 	if [ -n "${SIM_MISSING:-}" ]; then
@@ -55,7 +73,7 @@ sim_setup_file() {
 	SBX_SIM_ROOT=$(mktemp -d /tmp/sbxsim.XXXXXX)
 	export SBX_SIM_ROOT
 	# no fault or leak of the caller's shell reaches the suite
-	unset SBX_SIM_FAIL SBX_SIM_HANG SBX_SIM_LEAK SBX_SIM_IDLE_STOP \
+	unset SBX_SIM_FAIL SBX_SIM_HANG SBX_SIM_LEAK SBX_SIM_IDLE_STOP SBX_SIM_FAULT \
 	    SBX_SIM_DIALECT DOCKER_HOST DOCKER_CONTEXT DOCKER_CONFIG
 }
 

@@ -10,6 +10,8 @@
 
 load sim-helper
 
+E=$(sim_errword)
+
 setup_file() {
 	sim_setup_file
 	export HOME="$BATS_FILE_TMPDIR/home"
@@ -51,7 +53,7 @@ setup() {
 	run -0 --separate-stderr "$SIM" diagnose --json
 	[ "$(json_get 'd["version"]' <<<"$output")" = 1.0 ]
 	run -1 --separate-stderr "$SIM" --version
-	[ "$stderr" = "ERROR: unknown flag: --version" ]
+	[ "$stderr" = "$E: unknown flag: --version" ]
 }
 
 @test "ls: table, -q and --json with name, id, agent, status, workspaces, last_used_at" {
@@ -66,9 +68,12 @@ setup() {
 	[ "$(json_get "$a[\"workspaces\"]" <<<"$output")" = "[\"$WSA\"]" ]
 	[ "$(json_get "$a[\"agent\"]" <<<"$output")" = shell ]
 	[ "$(json_get "$a[\"status\"]" <<<"$output")" = running ]
-	[[ $(json_get "$a[\"id\"]" <<<"$output") =~ ^sbx_[0-9a-f]{12}$ ]]
-	[[ $(json_get "$a[\"last_used_at\"]" <<<"$output") =~ ^20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z$ ]]
-	# no ports: the field is absent, not []
+	[[ $(json_get "$a[\"id\"]" <<<"$output") =~ ^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$ ]]
+	[[ $(json_get "$a[\"last_used_at\"]" <<<"$output") =~ ^20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:]{8}(\.[0-9]*[1-9])?Z$ ]]
+	# pretty-printed, as Go's MarshalIndent: one key a line, two spaces
+	[ "${lines[0]}" = "{" ] && [ "${lines[1]}" = '  "sandboxes": [' ]
+	grep -q '^      "name": "sim-a",$' <<<"$output"
+	# no ports key (BAT-TS 0.43.0 shows none)
 	[ "$(json_get "\"ports\" in $a" <<<"$output")" = False ]
 }
 
@@ -77,24 +82,24 @@ setup() {
 	run -0 "$SIM" ls
 	[ "$output" = "$(printf 'No sandboxes found.\nLaunch one: sbx run claude')" ]
 	run -0 "$SIM" ls --json
-	[ "$output" = '{"sandboxes":[]}' ]
+	[ "$output" = "$(printf '{\n  "sandboxes": []\n}')" ]
 	run -0 "$SIM" sim-cleanup
 	[ ! -e "$SBX_SIM_ROOT" ]
 }
 
 @test "create: errors for an existing name, a missing path, a bad name, an unknown flag, and none of them makes a sandbox" {
 	run -1 --separate-stderr "$SIM" create --name sim-a shell "$WSB"
-	[ "$stderr" = "ERROR: sandbox 'sim-a' already exists and can't be given new workspaces" ]
+	[ "$stderr" = "$E: sandbox 'sim-a' already exists and can't be given new workspaces" ]
 	run -1 --separate-stderr "$SIM" create --name sim-x shell "$BATS_TEST_TMPDIR/nope" </dev/null
 	[[ $stderr == "The selected workspace does not exist. Would you like to create it? (y/N) "* ]]
-	[[ $stderr == *"ERROR: workspace $BATS_TEST_TMPDIR/nope does not exist" ]]
+	[[ $stderr == *"$E: workspace $BATS_TEST_TMPDIR/nope does not exist" ]]
 	[ ! -e "$BATS_TEST_TMPDIR/nope" ]
 	run -1 --separate-stderr "$SIM" create --name default shell "$WSB"
-	[[ $stderr == 'ERROR: invalid sandbox name "default": '* ]]
+	[[ $stderr == "$E: invalid sandbox name \"default\": "* ]]
 	run -1 --separate-stderr "$SIM" create --name '-x' shell "$WSB"
-	[[ $stderr == 'ERROR: invalid sandbox name "-x": '* ]]
+	[[ $stderr == "$E: invalid sandbox name \"-x\": "* ]]
 	run -1 --separate-stderr "$SIM" create --bogus shell "$WSB"
-	[ "$stderr" = "ERROR: unknown flag: --bogus" ]
+	[ "$stderr" = "$E: unknown flag: --bogus" ]
 	run -0 "$SIM" ls -q
 	[ "$(sort <<<"$output")" = "$(printf 'sim-a\nsim-b')" ]
 }
@@ -122,7 +127,7 @@ setup() {
 	[ "$(json_get '[s["status"] for s in d["sandboxes"] if s["name"] == "sim-c"][0]' < <("$SIM" ls --json))" = running ]
 	# rm: refused without --force when stdin is not a terminal
 	run -1 --separate-stderr "$SIM" rm sim-c </dev/null
-	[ "$stderr" = "ERROR: stdin is not a terminal" ]
+	[ "$stderr" = "$E: stdin is not a terminal" ]
 	"$SIM" ls -q | grep -qx sim-c
 	d=$(grep -lx sim-c "$SBX_SIM_ROOT"/s/*/name)
 	d=${d%/name}
@@ -136,9 +141,9 @@ setup() {
 	[ ! -e "$d" ]
 	run ! sim_leftovers "$d" "$(sim_tag)-${d##*/}"
 	run -1 --separate-stderr "$SIM" rm --force sim-c
-	[[ $stderr == "ERROR: no sandbox named 'sim-c'"* ]]
+	[ "$stderr" = "$(sim_missing_text sim-c rm)" ]
 	run -1 --separate-stderr "$SIM" stop sim-c
-	[[ $stderr == "ERROR: no sandbox named 'sim-c'"* ]]
+	[ "$stderr" = "$(sim_missing_text sim-c stop)" ]
 }
 
 @test "hostile input: a workspace path with quotes, backslash and space is kept exact; bad specs and names are refused" {
@@ -150,9 +155,9 @@ setup() {
 	run -0 "$SIM" exec sim.h -- pwd
 	[ "$output" = "$w" ]
 	run -1 --separate-stderr "$SIM" ports sim.h --publish '1;touch /tmp/x'
-	[ "$stderr" = 'ERROR: publish port: invalid port spec "1;touch /tmp/x"' ]
+	[ "$stderr" = "$E: publish port: invalid port spec \"1;touch /tmp/x\"" ]
 	run -1 --separate-stderr "$SIM" exec -e 'A B=1' sim.h -- true
-	[ "$stderr" = 'ERROR: invalid environment variable: A B=1' ]
+	[ "$stderr" = "$E: invalid environment variable: A B=1" ]
 	run -1 --separate-stderr "$SIM" create -q --name sim-n shell "$BATS_TEST_TMPDIR/$(printf 'nl\nx')"
 	run -0 "$SIM" rm -f sim.h
 }
@@ -170,10 +175,29 @@ setup() {
 
 # ---------------------------------------------------------------- exec
 
-@test "exec on a missing sandbox: the real four-line error, exit 1" {
-	run -1 --separate-stderr "$SIM" exec no-such-box -- true
-	[ "$output" = "" ]
+@test "missing sandbox: every verb answers in its profile's words, exit 1" {
+	local v p
+	for p in 0.46 0.47 0.55; do
+		for v in exec rm stop ports port inspect; do
+			case $v in
+			exec) set -- exec no-such-box -- true ;;
+			rm) set -- rm --force no-such-box ;;
+			port) set -- port ls no-such-box ;;
+			*) set -- "$v" no-such-box ;;
+			esac
+			SBX_SIM_PROFILE=$p run -1 --separate-stderr "$SIM" "$@"
+			[ "$output" = "" ] || fail "$p $v: $output"
+			[ "$stderr" = "$(SBX_SIM_PROFILE=$p sim_missing_text no-such-box "$v")" ] ||
+			    fail "$p $v: $stderr"
+		done
+	done
+	# the literal texts, as the sources give them
+	SBX_SIM_PROFILE=0.46 run -1 --separate-stderr "$SIM" exec no-such-box -- true
 	[ "$stderr" = "$(printf "ERROR: no sandbox named 'no-such-box'\n\nTo create one:\n  sbx create AGENT WORKSPACE")" ]
+	SBX_SIM_PROFILE=0.46 run -1 --separate-stderr "$SIM" rm --force no-such-box
+	[ "$stderr" = "Error: sandbox 'no-such-box' not found" ]
+	SBX_SIM_PROFILE=0.55 run -1 --separate-stderr "$SIM" exec no-such-box -- true
+	[ "$stderr" = "$(printf "error: sandbox 'no-such-box' not found\n  try: sbx ls")" ]
 }
 
 @test "exec: cwd is the workspace, the status passes through, -w, not found is 127" {
@@ -191,7 +215,7 @@ setup() {
 	run -0 "$SIM" exec -u nobody sim-a -- id -un
 	[ "$output" = nobody ]
 	run -126 --separate-stderr "$SIM" exec -u agent sim-a -- id
-	[ "$stderr" = "ERROR: unable to find user agent: no matching entries in passwd file" ]
+	[ "$stderr" = "$E: unable to find user agent: no matching entries in passwd file" ]
 }
 
 @test "exec: stdin only with -i" {
@@ -269,7 +293,7 @@ setup() {
 	grep -qx "127.0.0.1:$h" <<<"$(ss -Hltn | awk '{ print $4 }')"
 	run ! grep -qx "0.0.0.0:$h" <<<"$(ss -Hltn | awk '{ print $4 }')"
 	run -1 --separate-stderr "$SIM" ports sim-a --publish "$h:8080"
-	[ "$stderr" = "ERROR: publish port: port 127.0.0.1:$h/tcp is already published" ]
+	[ "$stderr" = "$E: publish port: port 127.0.0.1:$h/tcp is already published" ]
 	run -0 "$SIM" ports sim-a --json
 	[ "$output" = "[{\"host_ip\":\"127.0.0.1\",\"host_port\":$h,\"sandbox_port\":8080,\"protocol\":\"tcp\"}]" ]
 	run -0 "$SIM" ports sim-a
@@ -278,14 +302,14 @@ setup() {
 	run -0 "$SIM" ls
 	[[ $output == *"127.0.0.1:$h->8080/tcp"* ]]
 	run -0 "$SIM" ls --json
-	[ "$(json_get '[s for s in d["sandboxes"] if s["name"] == "sim-a"][0]["ports"][0]["host_port"]' <<<"$output")" = "$h" ]
+	[ "$(json_get '"ports" in [s for s in d["sandboxes"] if s["name"] == "sim-a"][0]' <<<"$output")" = False ]
 	run -0 "$SIM" ports sim-a --unpublish "$h:8080"
 	[ "$output" = "Unpublished 127.0.0.1:$h -> 8080/tcp" ]
 	run -7 curl -fsS --max-time 3 "http://127.0.0.1:$h/"
 	run -0 "$SIM" ports sim-a
 	[ "$output" = "No published ports" ]
 	run -1 --separate-stderr "$SIM" ports sim-a --unpublish "$h:8080"
-	[[ $stderr == "ERROR: unpublish port: "* ]]
+	[[ $stderr == "$E: unpublish port: "* ]]
 }
 
 @test "ports: an ephemeral host port when none is given, and ::1 where asked" {
@@ -307,7 +331,7 @@ setup() {
 	run -0 "$SIM" ports sim-a --json
 	[ "$output" = "[]" ]
 	run -1 --separate-stderr "$SIM" ports sim-a --publish 10.0.0.1:1:80
-	[[ $stderr == 'ERROR: publish port: invalid port spec'* ]]
+	[[ $stderr == "$E: publish port: invalid port spec"* ]]
 }
 
 @test "ports: udp is forwarded too" {
@@ -339,9 +363,9 @@ setup() {
 	run -0 "$SIM" port unpublish sim-a "$SIM_PORT:8080"
 	[ "$output" = "Unpublished 127.0.0.1:$SIM_PORT -> 8080/tcp" ]
 	SBX_SIM_DIALECT=ports run -1 --separate-stderr "$SIM" port ls sim-a
-	[ "${stderr_lines[0]}" = 'ERROR: unknown command "port" for "sbx"' ]
+	[ "${stderr_lines[0]}" = "$E: unknown command \"port\" for \"sbx\"" ]
 	SBX_SIM_DIALECT=port run -1 --separate-stderr "$SIM" ports sim-a
-	[ "${stderr_lines[0]}" = 'ERROR: unknown command "ports" for "sbx"' ]
+	[ "${stderr_lines[0]}" = "$E: unknown command \"ports\" for \"sbx\"" ]
 	SBX_SIM_DIALECT=port run -0 "$SIM" port ls sim-a
 	[ "$output" = "No published ports" ]
 }
@@ -409,7 +433,7 @@ setup() {
 	n=$(sim_ncalls)
 	run -1 --separate-stderr "$SIM" exec sim-a -- echo ran
 	[ "$output" = "" ]
-	[ "$stderr" = "ERROR: failed to start sandbox: start runtime: request failed: 500 Internal Server Error" ]
+	[ "$stderr" = "$E: failed to start sandbox: start runtime: request failed: 500 Internal Server Error" ]
 	run -1 "$SIM" exec sim-a -- echo ran
 	run -0 "$SIM" exec sim-a -- echo ran
 	[ "$output" = ran ]
@@ -417,14 +441,14 @@ setup() {
 	[ "$(sim_calls_after "$n" | cut -d' ' -f2 | tr '\n' ' ')" = "1 1 0 0 " ]
 	export SBX_SIM_FAIL=ls:1:auth,create
 	run -1 --separate-stderr "$SIM" ls --json
-	[ "$stderr" = "ERROR: Not authenticated to Docker" ]
+	[ "${stderr_lines[0]}" = "$E: Not authenticated to Docker" ]
 	run -0 "$SIM" ls -q
 	run -1 --separate-stderr "$SIM" create -q --name sim-f shell "$WSB"
-	[ "$stderr" = "ERROR: failed to create sandbox: failed to run sandbox container" ]
+	[ "$stderr" = "$E: failed to create sandbox: failed to run sandbox container" ]
 	run -1 "$SIM" create -q --name sim-f shell "$WSB"
 	export SBX_SIM_FAIL=ports:1:endpoint
 	run -1 --separate-stderr "$SIM" ports sim-a
-	[ "$stderr" = "ERROR: publish port: failed to resolve endpoint: no container endpoint with IP address found" ]
+	[ "$stderr" = "$E: publish port: failed to resolve endpoint: no container endpoint with IP address found" ]
 	unset SBX_SIM_FAIL
 	run -0 "$SIM" ls -q
 	[ "$(sort <<<"$output")" = "$(printf 'sim-a\nsim-b')" ]
