@@ -568,16 +568,106 @@ setup() {
 	[ -z "$(ls "$BATS_TEST_TMPDIR" | grep '^ran-')" ]
 }
 
-@test "SBX_SIM_IDLE_STOP: a sandbox idle for N seconds is stopped (lazily, at the next call) and exec brings it back" {
+# The sandbox's status from outside, without an sbx call: its dockerd.
+sim_daemon_up() {	# sim_daemon_up name
+	local f p
+	for f in "$SBX_SIM_ROOT"/s/*/name; do
+		[ "$(cat "$f")" = "$1" ] || continue
+		p=$(cat "${f%/name}/dockerd.pid" 2>/dev/null) || return 1
+		sim_alive "$p"
+		return
+	done
+	return 1
+}
+
+# The daemon of name is gone within s seconds (a stop takes ~2.5 s).
+sim_down_within() {	# sim_down_within name seconds
+	local i
+	for i in $(seq $(($2 * 10))); do
+		sim_daemon_up "$1" || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+@test "guest commands: a killed sbx exec (TERM, KILL, its whole group) leaves its command running; it ends at stop" {
+	mkdir -p "$BATS_TEST_TMPDIR/wsg"
+	"$SIM" create -q --name sim-g shell "$BATS_TEST_TMPDIR/wsg"
+	for how in TERM KILL group; do
+		setsid "$SIM" exec sim-g -- sh -c "echo \$\$ >/tmp/$how.pid; sleep 600" 3>&- &
+		p=$!
+		for _ in $(seq 100); do "$SIM" exec sim-g -- test -s "/tmp/$how.pid" && break; sleep 0.1; done
+		case $how in
+		group) kill -KILL -- "-$p" ;;
+		*) kill "-$how" "$p" ;;
+		esac
+		wait "$p" || true
+		g=$("$SIM" exec sim-g -- cat "/tmp/$how.pid")
+		sleep 0.5
+		# still there, in a session of its own (not sbx's)
+		sim_alive "$g" || fail "$how: the guest command died with its exec"
+		[ "$(ps -o sid= -p "$g" | tr -d ' ')" = "$g" ] || fail "$how: not a session leader"
+		gs="$gs $g"
+	done
+	"$SIM" stop sim-g
+	for g in $gs; do
+		! sim_alive "$g" || fail "guest $g outlived stop"
+	done
+	"$SIM" rm -f sim-g
+}
+
+@test "SBX_SIM_IDLE_STOP: the sandbox stops on its own N s after the last exec, without a call; exec -d and guest load do not hold it; exec brings it back with restart-policy containers" {
+	export SBX_SIM_IDLE_STOP=2
 	"$SIM" exec sim-b -- $DK run -d --restart unless-stopped --name keep busybox:local httpd -f -p 8080 >/dev/null
-	sleep 2.2
-	SBX_SIM_IDLE_STOP=2 run -0 "$SIM" ls --json
+	"$SIM" exec sim-b -- $DK run -d --name gone busybox:local sleep 600 >/dev/null
+	"$SIM" exec -d sim-b -- sh -c 'while :; do :; done'
+	n=$(sim_ncalls)
+	sim_daemon_up sim-b
+	sleep 1.5
+	sim_daemon_up sim-b || fail "stopped before the grace"
+	# no call comes, and it stops all the same (and its busy loop with it)
+	sim_down_within sim-b 5 || fail "still running 6.5 s after the last exec of a 2 s grace"
+	[ "$(sim_ncalls)" -eq "$n" ]
+	[ -z "$(pgrep -f 'while :; do :; done')" ] || fail "the guest's loop outlived the stop"
+	run -0 "$SIM" ls --json
 	[ "$(json_get '[s["status"] for s in d["sandboxes"] if s["name"] == "sim-b"][0]' <<<"$output")" = stopped ]
 	# exec starts it again, and the container with a restart policy with it
-	SBX_SIM_IDLE_STOP=2 run -0 "$SIM" exec sim-b -- $DK ps --format '{{.Names}}'
+	run -0 "$SIM" exec sim-b -- $DK ps --format '{{.Names}}'
 	[ "$output" = keep ]
-	[ "$(json_get '[s["status"] for s in d["sandboxes"] if s["name"] == "sim-b"][0]' < <("$SIM" ls --json))" = running ]
-	"$SIM" exec sim-b -- $DK rm -f keep >/dev/null
+	"$SIM" exec sim-b -- $DK rm -f keep gone >/dev/null
+}
+
+@test "SBX_SIM_IDLE_STOP: an open exec holds the sandbox up past the grace; a bare create stops after it; 0 turns it off" {
+	export SBX_SIM_IDLE_STOP=1
+	"$SIM" exec sim-b -- sleep 2.5
+	sim_daemon_up sim-b || fail "stopped under an open exec"
+	sim_down_within sim-b 5 || fail "not stopped 5 s after the exec of a 1 s grace"
+	mkdir -p "$BATS_TEST_TMPDIR/wsc"
+	"$SIM" create -q --name sim-c shell "$BATS_TEST_TMPDIR/wsc"
+	sim_down_within sim-c 5 || fail "a bare create kept running"
+	SBX_SIM_IDLE_STOP=0 "$SIM" exec sim-c -- true
+	sleep 2
+	sim_daemon_up sim-c || fail "stopped with the idle stop off"
+	# the default is real sbx's 30 s
+	unset SBX_SIM_IDLE_STOP
+	"$SIM" exec sim-c -- true
+	g=$(grep -lx sim-c "$SBX_SIM_ROOT"/s/*/name)
+	[ "$(cat "${g%/name}/grace")" = 30 ] || fail "grace: $(cat "${g%/name}/grace")"
+	"$SIM" rm -f sim-c
+}
+
+@test "rm while containers are being started leaves none of them behind (adopted by PID 1)" {
+	mkdir -p "$BATS_TEST_TMPDIR/wsr"
+	for i in 1 2 3 4; do
+		"$SIM" create -q --name "sim-r$i" shell "$BATS_TEST_TMPDIR/wsr"
+		"$SIM" exec "sim-r$i" -- sh -c "for j in 1 2 3 4; do $DK run -d busybox:local sleep 77\$j >/dev/null & done; wait" 3>&- 2>/dev/null &
+		sleep "0.$((3 + i * 2))"
+		"$SIM" rm -f "sim-r$i"
+		wait || true
+	done
+	sleep 0.3
+	left=$(for p in $(pgrep -f 'sleep 77[1-4]|runc init'); do grep -l "sbxsim-$(sim_tag)-" "/proc/$p/cgroup" 2>/dev/null; done)
+	[ -z "$left" ] || fail "left behind: $left"
 }
 
 @test "template save, ls, rm; create -t starts from the saved home" {
