@@ -130,10 +130,10 @@ if [ -x "$top/sbx-ports/sbx-ports" ]; then
 fi
 if [ -z "$url" ]; then
 	port=$(( (($$ + $(date +%s)) % 10000) + 20000 ))
-	must "$SIM" ports "$name" --publish "$port:8080"
+	must "$SIM" port publish "$name" "$port:8080"
 	url=http://127.0.0.1:$port/
 fi
-must "$SIM" ports "$name"
+must "$SIM" port ls "$name"
 
 say "Fetch the page from the host"
 ok=1

@@ -378,8 +378,8 @@ tcp 18452 18452" ]
 	sim_web p1 b1 -p 80:80 80
 	sim_web p1 b2 -p "$taken:$taken" "$taken"
 	run -0 --separate-stderr sbx-ports -s "$SIM_SB" sync
-	l80=$(printf '%s\n' "${lines[@]}" | grep ' -> 80/tcp ')
-	lt=$(printf '%s\n' "${lines[@]}" | grep " -> $taken/tcp ")
+	l80=$(printf '%s\n' "${lines[@]}" | grep ' -> 80/tcp4 ')
+	lt=$(printf '%s\n' "${lines[@]}" | grep " -> $taken/tcp4 ")
 	[[ $l80 == *"(ephemeral: sandbox port 80 is below 1024)" ]]
 	[[ $lt == *"(ephemeral: host port $taken is taken)" ]]
 	for url in "${l80%% *}" "${lt%% *}"; do
@@ -396,8 +396,8 @@ tcp 18452 18452" ]
 	    -v /lib64:/lib64:ro -p "$vm:5000/udp" busybox:local \
 	    /usr/bin/socat UDP4-LISTEN:5000,fork PIPE
 	run -0 --separate-stderr sbx-ports -s "$SIM_SB" sync
-	line=$(printf '%s\n' "${lines[@]}" | grep "/udp$")
-	[[ $line =~ ^udp://127\.0\.0\.1:([0-9]+)\ -\>\ $vm/udp$ ]]
+	line=$(printf '%s\n' "${lines[@]}" | grep "/udp4$")
+	[[ $line =~ ^udp://127\.0\.0\.1:([0-9]+)\ -\>\ $vm/udp4$ ]]
 	host=${BASH_REMATCH[1]}
 	got=
 	for _ in 1 2 3 4 5; do
@@ -437,7 +437,7 @@ tcp 18452 18452" ]
 	EOF
 	run -0 sbx-run -s "$SIM_SB" compose -f "$WS/app/compose.yaml" -p app up -d
 	run -0 --separate-stderr sbx-ports -s "$SIM_SB" sync
-	[[ $output == *"http://127.0.0.1:18502/ -> 18502/tcp"* ]]
+	[[ $output == *"http://127.0.0.1:18502/ -> 18502/tcp4"* ]]
 	run -0 curl -fsS --max-time 5 http://127.0.0.1:18502/
 	run -0 sbx-run -s "$SIM_SB" compose -f "$WS/app/compose.yaml" -p app down -t 0
 	run -0 sbx-ports -s "$SIM_SB" sync
@@ -462,17 +462,70 @@ tcp 18452 18452" ]
 	[ "$(sim_calls_since "$n" | wc -l)" -eq 2 ]
 }
 
-@test "sim: the newer dialect (sbx port publish), detected once" {
-	export SBX_SIM_DIALECT=port
-	sim_sandbox p2
-	sim_web p2 d1 -p 18503:80 80
-	run -0 --separate-stderr sbx-ports -s "$SIM_SB" sync
-	[ "$output" = "http://127.0.0.1:18503/ -> 18503/tcp" ]
-	run -0 curl -fsS --max-time 5 http://127.0.0.1:18503/
-	[ "$(cat "$SBX_STATE_DIR/sbx-port-dialect")" = port ]
-	n=$(sim_calls)
-	run -0 sbx-run -s "$SIM_SB" rm -f d1
-	run -0 sbx-ports -s "$SIM_SB" sync
-	sim_calls_since "$n" | grep -q ' port unpublish '
-	! sim_calls_since "$n" | grep -q ' ports '
+@test "sim: every dialect and profile, detected once: 0.55 with ports an alias (default) or gone, 0.47 and 0.46 with ports alone" {
+	local prof dia n
+	for prof in 0.55/alias 0.55/gone 0.47/ 0.46/; do
+		export SBX_SIM_PROFILE=${prof%/*} SBX_SIM_DIALECT=${prof#*/}
+		[ -n "$SBX_SIM_DIALECT" ] || unset SBX_SIM_DIALECT
+		rm -f "$SBX_STATE_DIR/sbx-port-dialect"
+		key=pd${prof%%/*}${prof#*/}
+		key=${key//./}
+		sim_sandbox "$key"
+		sim_web "$key" d1 -p 18503:80 80
+		run -0 --separate-stderr sbx-ports -s "$SIM_SB" sync
+		[ "$output" = "http://127.0.0.1:18503/ -> 18503/tcp4" ] || fail "$prof: $output $stderr"
+		run -0 curl -fsS --max-time 5 http://127.0.0.1:18503/
+		dia=port
+		[ "${prof%/*}" = 0.55 ] || dia=ports
+		[ "$(cat "$SBX_STATE_DIR/sbx-port-dialect")" = $dia ] || fail "$prof: cached $(cat "$SBX_STATE_DIR/sbx-port-dialect")"
+		n=$(sim_calls)
+		run -0 sbx-run -s "$SIM_SB" rm -f d1
+		run -0 sbx-ports -s "$SIM_SB" sync
+		[ "$(sim_calls_since "$n" | grep -c " $dia \(unpublish\|--unpublish\)")" -eq 1 ] || fail "$prof: $(sim_calls_since "$n")"
+		run ! curl -fsS --max-time 2 http://127.0.0.1:18503/
+		run -0 sbx-run -s "$SIM_SB" rm -f d1 2>/dev/null || true
+		"$SIM_SBX" rm -f "$SIM_SB" >/dev/null
+	done
+}
+
+@test "sim: sync under every order of a combined call, a refused combination, and a 409 for a stopped sandbox" {
+	sim_sandbox p3
+	for w in order-publish-first order-unpublish-first combined-refused ports-409; do
+		export SBX_SIM_FAULT=$w SBX_SIM_PROFILE=0.47
+		rm -f "$SBX_STATE_DIR/sbx-port-dialect"
+		# VM port 80 is given host port H; then a container wants VM port H
+		sim_web p3 o1 -p 80:80 80
+		run -0 --separate-stderr sbx-ports -s "$SIM_SB" sync
+		h=$(printf '%s\n' "$output" | sed -n 's|^http://127.0.0.1:\([0-9]*\)/ -> 80/tcp4.*|\1|p')
+		[ -n "$h" ] || fail "$w: $output $stderr"
+		run -0 sbx-run -s "$SIM_SB" rm -f o1
+		sim_web p3 o2 -p "$h:80" 80
+		run -0 --separate-stderr sbx-ports -s "$SIM_SB" sync
+		[[ $output == "http://127.0.0.1:"*"/ -> $h/tcp4"* ]] || fail "$w: $output $stderr"
+		run -0 curl -fsS --max-time 5 "${output%% *}"
+		! grep -q -- '--unpublish.*--publish\|--publish.*--unpublish' "$SBX_SIM_ROOT/calls.log"
+		# stopped: the sync's exec starts it, so the listing is of a running one
+		"$SIM_SBX" stop "$SIM_SB" >/dev/null
+		run -0 --separate-stderr sbx-ports -s "$SIM_SB" sync
+		run -0 sbx-run -s "$SIM_SB" rm -f o2
+		run -0 sbx-ports -s "$SIM_SB" sync
+		"$SIM_SBX" stop "$SIM_SB" >/dev/null
+		# ls of a stopped sandbox: refused under ports-409, started, listed
+		run -0 --separate-stderr sbx-ports -s "$SIM_SB" ls
+	done
+	unset SBX_SIM_FAULT SBX_SIM_PROFILE
+}
+
+@test "sim: -p 20000-20099:20000-20099 in the VM: 64 host ports and a refusal naming the rest, none of them bound" {
+	sim_sandbox p4
+	run -0 sbx-run -s "$SIM_SB" run -d --name r1 -p 20000-20099:20000-20099 busybox:local sleep 600
+	run -1 --separate-stderr sbx-ports -s "$SIM_SB" sync
+	[ "${#lines[@]}" -eq 64 ]
+	[[ $stderr == *"not published (a sandbox holds at most 64 host ports: DOCKER_SANDBOX_PORTS_MAX): 20064-20099/tcp" ]]
+	run -0 sbx-ports -s "$SIM_SB" -j ls
+	[ "${#lines[@]}" -eq 64 ]
+	for p in 20064 20080 20099; do
+		! ss -Hltn | awk '{ print $4 }' | grep -q ":$p\$" || fail "$p is bound on the host"
+	done
+	ss -Hltn | awk '{ print $4 }' | grep -qx "127.0.0.1:20063"
 }

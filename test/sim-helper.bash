@@ -186,8 +186,8 @@ sim_alive() {
 # Unpublish every port of a sandbox (a failed test may leave some).
 sim_unpublish_all() {
 	local spec
-	for spec in $("$SIM" ports "$1" --json | json_get '" ".join("%s:%s:%s/%s" % ("[::1]" if p["host_ip"] == "::1" else p["host_ip"], p["host_port"], p["sandbox_port"], p["protocol"]) for p in d)'); do
-		"$SIM" ports "$1" --unpublish "$spec" >/dev/null
+	for spec in $("$SIM" port ls "$1" --json | json_get '" ".join("%s:%s:%s/%s" % ("[::1]" if p["host_ip"] == "::1" else p["host_ip"], p["host_port"], p["sandbox_port"], p["protocol"]) for p in d)'); do
+		"$SIM" port unpublish "$1" "$spec" >/dev/null
 	done
 }
 

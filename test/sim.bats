@@ -113,11 +113,11 @@ setup() {
 	"$SIM" exec -d sim-c -- sleep 307
 	pgrep -fx 'sleep 307' >/dev/null
 	sim_free_port
-	"$SIM" ports sim-c --publish "$SIM_PORT:80" >/dev/null
+	"$SIM" port publish sim-c "$SIM_PORT:80" >/dev/null
 	run -0 "$SIM" stop sim-c
 	# published ports survive a stop
-	run -0 "$SIM" ports sim-c --json
-	[ "$output" = "[{\"host_ip\":\"127.0.0.1\",\"host_port\":$SIM_PORT,\"sandbox_port\":80,\"protocol\":\"tcp\"}]" ]
+	run -0 "$SIM" port ls sim-c --json
+	[ "$output" = "[{\"host_ip\":\"127.0.0.1\",\"host_port\":$SIM_PORT,\"sandbox_port\":80,\"protocol\":\"tcp4\"}]" ]
 	[ "$(json_get '[s["status"] for s in d["sandboxes"] if s["name"] == "sim-c"][0]' < <("$SIM" ls --json))" = stopped ]
 	run ! pgrep -fx 'sleep 307'
 	[ "$(cat "$BATS_TEST_TMPDIR/wsc/file")" = ws ]
@@ -154,7 +154,7 @@ setup() {
 	[ "$(json_get '[s["workspaces"][0] for s in d["sandboxes"] if s["name"] == "sim.h"][0]' <<<"$output")" = "$w" ]
 	run -0 "$SIM" exec sim.h -- pwd
 	[ "$output" = "$w" ]
-	run -1 --separate-stderr "$SIM" ports sim.h --publish '1;touch /tmp/x'
+	run -1 --separate-stderr "$SIM" port publish sim.h '1;touch /tmp/x'
 	[ "$stderr" = "$E: publish port: invalid port spec \"1;touch /tmp/x\"" ]
 	run -1 --separate-stderr "$SIM" exec -e 'A B=1' sim.h -- true
 	[ "$stderr" = "$E: invalid environment variable: A B=1" ]
@@ -285,52 +285,52 @@ setup() {
 	"$SIM" exec sim-a -- $DK run -d --name weba -p 8080:8080 -v "$WSA:/www:ro" busybox:local httpd -f -p 8080 -h /www >/dev/null
 	sim_free_port
 	h=$SIM_PORT
-	run -0 --separate-stderr "$SIM" ports sim-a --publish "$h:8080"
-	[ "$output" = "Published 127.0.0.1:$h -> 8080/tcp" ]
+	run -0 --separate-stderr "$SIM" port publish sim-a "$h:8080"
+	[ "$output" = "Published 127.0.0.1:$h -> 8080/tcp4" ]
 	run -0 sim_fetch "http://127.0.0.1:$h/"
 	[ "$output" = "<p>page of sim-a</p>" ]
 	# loopback only
 	grep -qx "127.0.0.1:$h" <<<"$(ss -Hltn | awk '{ print $4 }')"
 	run ! grep -qx "0.0.0.0:$h" <<<"$(ss -Hltn | awk '{ print $4 }')"
-	run -1 --separate-stderr "$SIM" ports sim-a --publish "$h:8080"
-	[ "$stderr" = "$E: publish port: port 127.0.0.1:$h/tcp is already published" ]
-	run -0 "$SIM" ports sim-a --json
-	[ "$output" = "[{\"host_ip\":\"127.0.0.1\",\"host_port\":$h,\"sandbox_port\":8080,\"protocol\":\"tcp\"}]" ]
-	run -0 "$SIM" ports sim-a
+	run -1 --separate-stderr "$SIM" port publish sim-a "$h:8080"
+	[ "$stderr" = "$E: publish port: port 127.0.0.1:$h/tcp4 is already published" ]
+	run -0 "$SIM" port ls sim-a --json
+	[ "$output" = "[{\"host_ip\":\"127.0.0.1\",\"host_port\":$h,\"sandbox_port\":8080,\"protocol\":\"tcp4\"}]" ]
+	run -0 "$SIM" port ls sim-a
 	[[ ${lines[0]} =~ ^HOST\ IP\ +HOST\ PORT\ +SANDBOX\ PORT\ +PROTOCOL$ ]]
-	[[ ${lines[1]} =~ ^127\.0\.0\.1\ +$h\ +8080\ +tcp$ ]]
+	[[ ${lines[1]} =~ ^127\.0\.0\.1\ +$h\ +8080\ +tcp4$ ]]
 	run -0 "$SIM" ls
-	[[ $output == *"127.0.0.1:$h->8080/tcp"* ]]
+	[[ $output == *"127.0.0.1:$h->8080/tcp4"* ]]
 	run -0 "$SIM" ls --json
-	[ "$(json_get '"ports" in [s for s in d["sandboxes"] if s["name"] == "sim-a"][0]' <<<"$output")" = False ]
-	run -0 "$SIM" ports sim-a --unpublish "$h:8080"
-	[ "$output" = "Unpublished 127.0.0.1:$h -> 8080/tcp" ]
+	[ "$(json_get '[s for s in d["sandboxes"] if s["name"] == "sim-a"][0]["ports"][0]["host_port"]' <<<"$output")" = "$h" ]
+	run -0 "$SIM" port unpublish sim-a "$h:8080"
+	[ "$output" = "Unpublished 127.0.0.1:$h -> 8080/tcp4" ]
 	run -7 curl -fsS --max-time 3 "http://127.0.0.1:$h/"
-	run -0 "$SIM" ports sim-a
+	run -0 "$SIM" port ls sim-a
 	[ "$output" = "No published ports" ]
-	run -1 --separate-stderr "$SIM" ports sim-a --unpublish "$h:8080"
+	run -1 --separate-stderr "$SIM" port unpublish sim-a "$h:8080"
 	[[ $stderr == "$E: unpublish port: "* ]]
 }
 
 @test "ports: an ephemeral host port when none is given, and ::1 where asked" {
 	sim_unpublish_all sim-a
-	run -0 "$SIM" ports sim-a --publish 8080
-	[[ $output =~ ^Published\ 127\.0\.0\.1:([0-9]+)\ -\>\ 8080/tcp$ ]]
+	run -0 "$SIM" port publish sim-a 8080
+	[[ $output =~ ^Published\ 127\.0\.0\.1:([0-9]+)\ -\>\ 8080/tcp4$ ]]
 	e=${BASH_REMATCH[1]}
 	((e >= 49152 && e <= 65535))
 	run -0 sim_fetch "http://127.0.0.1:$e/"
 	[ "$output" = "<p>page of sim-a</p>" ]
 	sim_free_port
-	run -0 "$SIM" ports sim-a --publish "[::1]:$SIM_PORT:8080/tcp"
+	run -0 "$SIM" port publish sim-a "[::1]:$SIM_PORT:8080/tcp"
 	[ "$output" = "Published [::1]:$SIM_PORT -> 8080/tcp" ]
 	run -0 sim_fetch "http://[::1]:$SIM_PORT/"
 	[ "$output" = "<p>page of sim-a</p>" ]
-	run -0 "$SIM" ports sim-a --json
+	run -0 "$SIM" port ls sim-a --json
 	[ "$(json_get 'sorted(p["host_ip"] for p in d)' <<<"$output")" = '["127.0.0.1", "::1"]' ]
-	"$SIM" ports sim-a --unpublish "$e:8080" --unpublish "[::1]:$SIM_PORT:8080/tcp" >/dev/null
-	run -0 "$SIM" ports sim-a --json
+	"$SIM" port unpublish sim-a "$e:8080" "[::1]:$SIM_PORT:8080/tcp" >/dev/null
+	run -0 "$SIM" port ls sim-a --json
 	[ "$output" = "[]" ]
-	run -1 --separate-stderr "$SIM" ports sim-a --publish 10.0.0.1:1:80
+	run -1 --separate-stderr "$SIM" port publish sim-a 10.0.0.1:1:80
 	[[ $stderr == "$E: publish port: invalid port spec"* ]]
 }
 
@@ -339,35 +339,120 @@ setup() {
 	# a udp echo service in the sandbox's own network namespace
 	"$SIM" exec -d sim-a -- socat UDP4-LISTEN:9999,reuseaddr,fork EXEC:cat
 	sim_free_port udp
-	run -0 "$SIM" ports sim-a --publish "$SIM_PORT:9999/udp"
-	[ "$output" = "Published 127.0.0.1:$SIM_PORT -> 9999/udp" ]
+	run -0 "$SIM" port publish sim-a "$SIM_PORT:9999/udp4"
+	[ "$output" = "Published 127.0.0.1:$SIM_PORT -> 9999/udp4" ]
 	grep -qx "127.0.0.1:$SIM_PORT" <<<"$(ss -Hlun | awk '{ print $4 }')"
 	for _ in 1 2 3 4 5; do
 		got=$(echo ping-udp | socat -T 2 - "UDP4:127.0.0.1:$SIM_PORT") && [ -n "$got" ] && break
 		sleep 0.2
 	done
 	[ "$got" = ping-udp ]
-	run -0 "$SIM" ports sim-a --json
-	[ "$output" = "[{\"host_ip\":\"127.0.0.1\",\"host_port\":$SIM_PORT,\"sandbox_port\":9999,\"protocol\":\"udp\"}]" ]
-	"$SIM" ports sim-a --unpublish "$SIM_PORT:9999/udp" >/dev/null
+	run -0 "$SIM" port ls sim-a --json
+	[ "$output" = "[{\"host_ip\":\"127.0.0.1\",\"host_port\":$SIM_PORT,\"sandbox_port\":9999,\"protocol\":\"udp4\"}]" ]
+	"$SIM" port unpublish sim-a "$SIM_PORT:9999/udp4" >/dev/null
 	"$SIM" exec sim-a -- pkill -f UDP4-LISTEN:9999 || true
 }
 
-@test "port dialects: sbx port ls|publish|unpublish, and SBX_SIM_DIALECT refuses the other one" {
+@test "port dialects: the port group on 0.55 with ports an alias of it or gone; ports alone up to 0.47" {
 	sim_unpublish_all sim-a
 	sim_free_port
-	run -0 "$SIM" port publish sim-a "$SIM_PORT:8080"
-	[ "$output" = "Published 127.0.0.1:$SIM_PORT -> 8080/tcp" ]
-	run -0 "$SIM" port ls sim-a --json
-	[ "$output" = "[{\"host_ip\":\"127.0.0.1\",\"host_port\":$SIM_PORT,\"sandbox_port\":8080,\"protocol\":\"tcp\"}]" ]
-	run -0 "$SIM" port unpublish sim-a "$SIM_PORT:8080"
-	[ "$output" = "Unpublished 127.0.0.1:$SIM_PORT -> 8080/tcp" ]
-	SBX_SIM_DIALECT=ports run -1 --separate-stderr "$SIM" port ls sim-a
-	[ "${stderr_lines[0]}" = "$E: unknown command \"port\" for \"sbx\"" ]
-	SBX_SIM_DIALECT=port run -1 --separate-stderr "$SIM" ports sim-a
+	run -0 "$SIM" port publish sim-a "$SIM_PORT:8080" --format json
+	[ "$output" = "Published 127.0.0.1:$SIM_PORT -> 8080/tcp4" ]
+	run -0 "$SIM" port ls sim-a --format json
+	[ "$output" = "[{\"host_ip\":\"127.0.0.1\",\"host_port\":$SIM_PORT,\"sandbox_port\":8080,\"protocol\":\"tcp4\"}]" ]
+	run -0 "$SIM" port ls sim-a --format yaml
+	[ "${lines[3]}" = "  protocol: tcp4" ]
+	run -1 "$SIM" port ls sim-a --format xml
+	# the default: ports is the group under another name, so the old
+	# call fails, and not with unknown command "ports"
+	run -1 --separate-stderr "$SIM" ports sim-a --json
+	[[ $stderr != *'unknown command "ports"'* ]]
+	[ "${stderr_lines[0]}" = "$E: unknown command \"sim-a\" for \"sbx port\"" ]
+	run -1 --separate-stderr "$SIM" ports --json sim-a
+	[ "${stderr_lines[0]}" = "$E: unknown flag: --json" ]
+	run -0 "$SIM" ports ls sim-a --json
+	[[ $output == *'"protocol":"tcp4"'* ]]
+	SBX_SIM_DIALECT=gone run -1 --separate-stderr "$SIM" ports sim-a
 	[ "${stderr_lines[0]}" = "$E: unknown command \"ports\" for \"sbx\"" ]
-	SBX_SIM_DIALECT=port run -0 "$SIM" port ls sim-a
-	[ "$output" = "No published ports" ]
+	# up to 0.47: ports alone, and the same families
+	SBX_SIM_PROFILE=0.47 run -1 --separate-stderr "$SIM" port ls sim-a
+	[[ ${stderr_lines[0]} == *'unknown command "port" for "sbx"' ]]
+	SBX_SIM_PROFILE=0.46 run -0 "$SIM" ports sim-a --json
+	[[ $output == *'"protocol":"tcp4"'* ]]
+	SBX_SIM_PROFILE=0.47 SBX_SIM_DIALECT=both run -0 "$SIM" port ls sim-a
+	run -0 "$SIM" port unpublish sim-a "$SIM_PORT:8080"
+	[ "$output" = "Unpublished 127.0.0.1:$SIM_PORT -> 8080/tcp4" ]
+}
+
+@test "port families: tcp is both loopbacks, unpublish by the exact protocol, none named matches tcp4 or tcp, no host port every one" {
+	sim_unpublish_all sim-a
+	sim_free_port
+	p=$SIM_PORT
+	run -0 "$SIM" port publish sim-a "$p:8080/tcp"
+	[ "$output" = "Published 127.0.0.1:$p -> 8080/tcp
+Published [::1]:$p -> 8080/tcp" ]
+	ss -Hltn | awk '{ print $4 }' | grep -qx "\[::1\]:$p"
+	ss -Hltn | awk '{ print $4 }' | grep -qx "127.0.0.1:$p"
+	# tcp6 is not tcp: nothing of the dual-stack mapping goes
+	run -1 --separate-stderr "$SIM" port unpublish sim-a "$p:8080/tcp6"
+	[[ $stderr == *"is not published"* ]]
+	# no protocol: the dual-stack mapping goes, both stacks
+	run -0 "$SIM" port unpublish sim-a "$p:8080"
+	[ "${#lines[@]}" -eq 2 ]
+	run -0 "$SIM" port ls sim-a --json
+	[ "$output" = "[]" ]
+	# no protocol does not match tcp6 or udp; the newest grammar needs no host port
+	"$SIM" port publish sim-a "[::1]:$p:8080/tcp6" "$p:8080/udp4" 8080 >/dev/null
+	run -1 "$SIM" port unpublish sim-a "[::1]:$p:8080"
+	run -0 "$SIM" port unpublish sim-a 8080
+	run -0 "$SIM" port ls sim-a --json
+	[ "$(json_get 'sorted(x["protocol"] for x in d)' <<<"$output")" = '["tcp6", "udp4"]' ]
+	run -0 "$SIM" port unpublish sim-a 8080/tcp6 8080/udp4
+	run -0 "$SIM" port ls sim-a --json
+	[ "$output" = "[]" ]
+	# the ports verb (0.47) wants the host port
+	SBX_SIM_PROFILE=0.47 run -1 --separate-stderr "$SIM" ports sim-a --unpublish 8080
+	[[ $stderr == *"(host port required)"* ]]
+}
+
+@test "port faults: ports-409 refuses a stopped sandbox, publish-starts starts it (0.55's default), a combined call in either order or refused" {
+	mkdir -p "$BATS_TEST_TMPDIR/wsq"
+	"$SIM" create -q --name sim-q shell "$BATS_TEST_TMPDIR/wsq"
+	"$SIM" stop sim-q
+	SBX_SIM_FAULT=ports-409 run -1 --separate-stderr "$SIM" port ls sim-q --json
+	[ "$stderr" = "$E: request failed: 409 Conflict: sandbox sim-q is not running" ]
+	run -0 "$SIM" port ls sim-q --json
+	[ "$output" = "[]" ]
+	[ "$(json_get '[s["status"] for s in d["sandboxes"] if s["name"] == "sim-q"][0]' < <("$SIM" ls --json))" = stopped ]
+	# 0.47 without the word: a publish leaves it stopped; 0.55 starts it
+	sim_free_port
+	SBX_SIM_PROFILE=0.47 run -0 "$SIM" ports sim-q --publish "$SIM_PORT:80"
+	[ "$(json_get '[s["status"] for s in d["sandboxes"] if s["name"] == "sim-q"][0]' < <("$SIM" ls --json))" = stopped ]
+	SBX_SIM_PROFILE=0.47 SBX_SIM_FAULT=ports-409 run -1 "$SIM" ports sim-q --unpublish "$SIM_PORT:80"
+	sim_free_port
+	SBX_SIM_FAULT=ports-409 run -0 "$SIM" port publish sim-q "$SIM_PORT:81"
+	[ "$(json_get '[s["status"] for s in d["sandboxes"] if s["name"] == "sim-q"][0]' < <("$SIM" ls --json))" = running ]
+	# a combined call (ports, 0.47): unpublish first, publish first, or refused
+	"$SIM" exec sim-q -- true
+	a=$SIM_PORT
+	export SBX_SIM_PROFILE=0.47
+	for w in order-unpublish-first order-publish-first; do
+		for sp in 81 82; do
+			"$SIM" ports sim-q --unpublish "$a:$sp" >/dev/null 2>&1 || true
+		done
+		"$SIM" ports sim-q --publish "$a:81" >/dev/null
+		# the same host port freed and taken in one call
+		SBX_SIM_FAULT=$w run --separate-stderr "$SIM" ports sim-q --unpublish "$a:81" --publish "$a:82"
+		if [ $w = order-unpublish-first ]; then
+			[ "$status" -eq 0 ] || fail "$w: $stderr"
+		else
+			[ "$status" -eq 1 ] && [[ $stderr == *"already published"* || $stderr == *"address already in use"* ]] || fail "$w: $status $stderr"
+		fi
+	done
+	SBX_SIM_FAULT=combined-refused run -1 --separate-stderr "$SIM" ports sim-q --unpublish "$a:81" --publish 83
+	[[ $stderr == *"cannot be combined"* ]]
+	unset SBX_SIM_PROFILE
+	"$SIM" rm -f sim-q
 }
 
 # ---------------------------------------------------------------- isolation
@@ -389,10 +474,10 @@ setup() {
 	"$SIM" exec sim-b -- $DK run -d --name webb -p 8080:8080 -v "$WSB/www:/www:ro" busybox:local httpd -f -p 8080 -h /www >/dev/null
 	sim_free_port
 	ha=$SIM_PORT
-	"$SIM" ports sim-a --publish "$ha:8080" >/dev/null
+	"$SIM" port publish sim-a "$ha:8080" >/dev/null
 	sim_free_port
 	hb=$SIM_PORT
-	"$SIM" ports sim-b --publish "$hb:8080" >/dev/null
+	"$SIM" port publish sim-b "$hb:8080" >/dev/null
 	run -0 sim_fetch "http://127.0.0.1:$ha/"
 	[ "$output" = "<p>page of sim-a</p>" ]
 	run -0 sim_fetch "http://127.0.0.1:$hb/"
@@ -405,8 +490,8 @@ setup() {
 	# and the host's loopback is not the sandbox's
 	run -0 "$SIM" exec sim-b -- sh -c "curl -fsS --max-time 3 http://127.0.0.1:$ha/ 2>/dev/null || echo unreachable"
 	[ "$output" = unreachable ]
-	"$SIM" ports sim-a --unpublish "$ha:8080" >/dev/null
-	"$SIM" ports sim-b --unpublish "$hb:8080" >/dev/null
+	"$SIM" port unpublish sim-a "$ha:8080" >/dev/null
+	"$SIM" port unpublish sim-b "$hb:8080" >/dev/null
 	"$SIM" exec sim-a -- $DK rm -f only8081 >/dev/null
 }
 
@@ -446,8 +531,8 @@ setup() {
 	run -1 --separate-stderr "$SIM" create -q --name sim-f shell "$WSB"
 	[ "$stderr" = "$E: failed to create sandbox: failed to run sandbox container" ]
 	run -1 "$SIM" create -q --name sim-f shell "$WSB"
-	export SBX_SIM_FAIL=ports:1:endpoint
-	run -1 --separate-stderr "$SIM" ports sim-a
+	export SBX_SIM_FAIL=port:1:endpoint
+	run -1 --separate-stderr "$SIM" port ls sim-a
 	[ "$stderr" = "$E: publish port: failed to resolve endpoint: no container endpoint with IP address found" ]
 	unset SBX_SIM_FAIL
 	run -0 "$SIM" ls -q
@@ -527,13 +612,13 @@ setup() {
 @test "SBX_SIM_LEAK=bind-any: a publish binds 0.0.0.0 and says so" {
 	sim_unpublish_all sim-a
 	sim_free_port
-	SBX_SIM_LEAK=bind-any run -0 "$SIM" ports sim-a --publish "$SIM_PORT:8080"
-	[ "$output" = "Published 0.0.0.0:$SIM_PORT -> 8080/tcp" ]
+	SBX_SIM_LEAK=bind-any run -0 "$SIM" port publish sim-a "$SIM_PORT:8080"
+	[ "$output" = "Published 0.0.0.0:$SIM_PORT -> 8080/tcp4" ]
 	grep -qx "0.0.0.0:$SIM_PORT" <<<"$(ss -Hltn | awk '{ print $4 }')"
-	run -0 "$SIM" ports sim-a --json
-	[ "$output" = "[{\"host_ip\":\"0.0.0.0\",\"host_port\":$SIM_PORT,\"sandbox_port\":8080,\"protocol\":\"tcp\"}]" ]
-	run -0 "$SIM" ports sim-a --unpublish "$SIM_PORT:8080"
-	[ "$output" = "Unpublished 0.0.0.0:$SIM_PORT -> 8080/tcp" ]
+	run -0 "$SIM" port ls sim-a --json
+	[ "$output" = "[{\"host_ip\":\"0.0.0.0\",\"host_port\":$SIM_PORT,\"sandbox_port\":8080,\"protocol\":\"tcp4\"}]" ]
+	run -0 "$SIM" port unpublish sim-a "$SIM_PORT:8080"
+	[ "$output" = "Unpublished 0.0.0.0:$SIM_PORT -> 8080/tcp4" ]
 }
 
 @test "SBX_SIM_LEAK=unpinned: the docker CLI inside follows DOCKER_HOST over -H" {
@@ -561,10 +646,10 @@ setup() {
 		chmod +x "$BATS_TEST_TMPDIR/poison/$c"
 	done
 	sim_free_port
-	PATH="$BATS_TEST_TMPDIR/poison:$PATH" run -0 "$SIM" ports sim-a --publish "$SIM_PORT:8080"
+	PATH="$BATS_TEST_TMPDIR/poison:$PATH" run -0 "$SIM" port publish sim-a "$SIM_PORT:8080"
 	PATH="$BATS_TEST_TMPDIR/poison:$PATH" run -0 "$SIM" exec sim-a -- sh -c 'echo $PATH'
 	[ "$output" = /usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin ]
-	PATH="$BATS_TEST_TMPDIR/poison:$PATH" run -0 "$SIM" ports sim-a --unpublish "$SIM_PORT:8080"
+	PATH="$BATS_TEST_TMPDIR/poison:$PATH" run -0 "$SIM" port unpublish sim-a "$SIM_PORT:8080"
 	[ -z "$(ls "$BATS_TEST_TMPDIR" | grep '^ran-')" ]
 }
 
@@ -693,7 +778,7 @@ sim_down_within() {	# sim_down_within name seconds
 	# something to clean: a container, a forwarder, a guest process
 	"$SIM" exec sim-a -- $DK run -d --name last busybox:local sleep 300 >/dev/null
 	sim_free_port
-	"$SIM" ports sim-a --publish "$SIM_PORT:8080" >/dev/null
+	"$SIM" port publish sim-a "$SIM_PORT:8080" >/dev/null
 	"$SIM" exec -d sim-b -- sleep 309
 	pgrep -f "sbxsim-$tag" >/dev/null
 	sim_leftovers "$SBX_SIM_ROOT" "$tag" >/dev/null
