@@ -127,10 +127,11 @@ unreached(struct sc *sc, const char *why)
 		    "restart (it stops every sandbox), then run sbx-verify -S "
 		    "again", SBX_EX_RESTART);
 	else
-		sc_say(sc, SC_RESTART, SKIP, "not met in %d calls; sbx asks "
-		    "only when its CLI is newer than its running daemon, "
-		    "which a check cannot bring about; any call above that "
-		    "met it would have said so here", sc->calls);
+		sc_say(sc, SC_RESTART, SKIP, "not looked for in the %d calls: "
+		    "lib/sbxsays.c has no matcher for sbx's restart prompt "
+		    "yet, and the check judges only as the programs do; sbx "
+		    "asks only when its CLI is newer than its running daemon, "
+		    "which a check cannot bring about", sc->calls);
 }
 
 /* After the lines, on stderr: what to do about a FAIL. */

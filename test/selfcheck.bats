@@ -9,8 +9,9 @@
 load helper
 load sim-setup
 
-CHECKS="version missing ls-json create exists exec restart remove"
-NCALLS=11
+CHECKS="version missing ls-json create exists exec port-dialect publish unpublish idle-stop exec-holds stopped-ports restart remove"
+# with -f, on an sbx with the port group
+NCALLS=23
 
 setup() {
 	common_setup
@@ -105,23 +106,24 @@ killed_mid_run() {
 
 # ---------------------------------------------------------------- tier 2
 
-@test "the simulator: every check PASS, $NCALLS sbx calls, each about its own sandbox, nothing left" {
+@test "the simulator, -f: every check PASS, $NCALLS sbx calls, each about its own sandbox, nothing left" {
 	sc_sim
 	sim_sandbox other
 	mkdir -p "$SBX_STATE_DIR"
 	echo keep >"$SBX_STATE_DIR/sbx-port-dialect"
 	before=$(find "$SBX_STATE_DIR" -printf '%p %s %T@ %m\n' | sort)
 	n0=$(sim_calls)
-	run -0 --separate-stderr sbx-verify -S
+	run -0 --separate-stderr sbx-verify -S -f
 	[ -z "$stderr" ] || fail "$stderr"
 	for c in $CHECKS; do
 		line=$(line_of "$c") || fail "no line for $c: $output"
 		case $c in
-		restart) [[ $line == "SKIP restart: not met in $NCALLS calls;"* ]] || fail "$line" ;;
+		restart) [[ $line == "SKIP restart: not looked for in the $NCALLS calls: "* ]] || fail "$line" ;;
+		idle-stop | exec-holds) [[ $line == "SKIP $c: -f: not run "* ]] || fail "$line" ;;
 		*) [[ $line == "PASS $c: "* ]] || fail "$line" ;;
 		esac
 	done
-	[ "${#lines[@]}" -eq 8 ]
+	[ "${#lines[@]}" -eq 14 ]
 	[[ ${lines[0]} == "PASS version: $SIM_SBX v0.55.0; "* ]]
 	# every call is sbx's version, the listing, or about the self-check's sandbox
 	calls=$(sim_calls_after "$n0" | sim_argv_of)
@@ -138,14 +140,22 @@ killed_mid_run() {
 	[ "$(find "$SBX_STATE_DIR" -printf '%p %s %T@ %m\n' | sort)" = "$before" ]
 }
 
-@test "the simulator, each profile: every check PASS" {
+@test "the simulator, each profile, port dialect and port fault: every check PASS" {
 	sc_sim
-	for p in 0.46 0.47 0.55; do
-		SBX_SIM_PROFILE=$p run -0 --separate-stderr sbx-verify -S
+	for p in 0.46 0.47 0.55 0.55/gone 0.55/port 0.55/ports-409 \
+	    0.47/ports-409 0.55/order-publish-first 0.55/autostart-notice; do
+		case ${p#*/} in
+		gone | port) d=${p#*/} f= ;;
+		"$p") d= f= ;;
+		*) d= f=${p#*/} ;;
+		esac
+		SBX_SIM_PROFILE=${p%%/*} SBX_SIM_DIALECT=$d SBX_SIM_FAULT=$f \
+		    run -0 --separate-stderr sbx-verify -S -f
 		[ -z "$stderr" ] || fail "$p: $stderr"
-		if printf '%s\n' "$output" | grep -v '^PASS\|^SKIP restart: not met'; then
+		if printf '%s\n' "$output" | grep -v '^PASS\|^SKIP restart: not looked for\|^SKIP [a-z-]*: -f: not run'; then
 			fail "profile $p: $output"
 		fi
+		p=${p%%/*}
 		[[ ${lines[0]} == *" v$p.0; text form v$p.0, --json form v$p.0"* ]] ||
 		    fail "$p: ${lines[0]}"
 	done
@@ -154,8 +164,8 @@ killed_mid_run() {
 
 @test "-j: one JSON object per check, in order; -t: TAP with the plan" {
 	sc_sim
-	run -0 --separate-stderr sbx-verify -S -j
-	[ "${#lines[@]}" -eq 8 ]
+	run -0 --separate-stderr sbx-verify -S -f -j
+	[ "${#lines[@]}" -eq 14 ]
 	got=$(printf '%s\n' "$output" | python3 -c '
 import json, sys
 for l in sys.stdin:
@@ -163,30 +173,33 @@ for l in sys.stdin:
     assert set(o) == {"check", "result", "evidence"}, o
     print(o["check"], o["result"])')
 	want=$(for c in $CHECKS; do
-		[ "$c" = restart ] && echo "$c skip" || echo "$c pass"
+		case $c in
+		restart | idle-stop | exec-holds) echo "$c skip" ;;
+		*) echo "$c pass" ;;
+		esac
 	done)
 	[ "$got" = "$want" ] || fail "$got"
-	run -0 --separate-stderr sbx-verify -S -t
-	[ "${lines[0]}" = "1..8" ]
-	[ "$(printf '%s\n' "$output" | grep -c '^ok [1-8] - ')" -eq 8 ]
-	[[ ${lines[7]} == "ok 7 - restart # SKIP not met in "* ]]
+	run -0 --separate-stderr sbx-verify -S -f -t
+	[ "${lines[0]}" = "1..14" ]
+	[ "$(printf '%s\n' "$output" | grep -c '^ok [0-9]* - ')" -eq 14 ]
+	[[ ${lines[13]} == "ok 13 - restart # SKIP not looked for in "* ]]
 	[ -z "$(left)" ]
 }
 
 @test "a missing sandbox in words no program knows: missing FAILs, with what to report; sbx-run fails there too" {
 	sc_sim
 	export SBX_SIM_FAULT=novel-words
-	run -1 --separate-stderr sbx-verify -S
+	run -1 --separate-stderr sbx-verify -S -f
 	line=$(line_of missing)
 	[[ $line == "FAIL missing: exec of a missing sandbox not recognised (sbx-run would fail the first call of every session"* ]] ||
 	    fail "$line"
 	[[ $line == *'stderr "error: there is nothing called selfcheck.'* ]] || fail "$line"
 	[[ $line == *"rm --force of a missing sandbox not recognised"* ]] || fail "$line"
 	# the rest still ran, and passed
-	for c in version ls-json create exists exec remove; do
+	for c in version ls-json create exists exec port-dialect publish unpublish stopped-ports remove; do
 		[[ $(line_of $c) == "PASS $c: "* ]] || fail "$(line_of $c)"
 	done
-	[[ $stderr == "sbx-verify: 1 of 8 assumptions about sbx failed with sbx v0.55.0: please report it on the sbx-tools issue tracker, with the version line and each FAIL line above" ]] ||
+	[[ $stderr == "sbx-verify: 1 of 14 assumptions about sbx failed with sbx v0.55.0: please report it on the sbx-tools issue tracker, with the version line and each FAIL line above" ]] ||
 	    fail "$stderr"
 	[ -z "$(left)" ]
 	# the control: sbx-run, meeting the same words, does not provision
@@ -198,15 +211,24 @@ for l in sys.stdin:
 @test "a create that fails: create FAILs, what needs the sandbox is SKIP, exit 1, nothing left" {
 	sc_sim
 	export SBX_SIM_FAIL=create
-	run -1 --separate-stderr sbx-verify -S
-	[[ $(line_of create) == 'FAIL create: sbx-run'"'"'s create failed: exit 1, stderr "ERROR: failed to create sandbox'* ]] ||
+	run -1 --separate-stderr sbx-verify -S -f
+	[[ $(line_of create) == 'FAIL create: sbx-run'"'"'s create failed: exit 1, stderr "error: failed to create sandbox'* ]] ||
 	    fail "$(line_of create)"
 	[ "$(line_of exists)" = "SKIP exists: not reached: a check before it could not go on" ]
 	[ "$(line_of exec)" = "SKIP exec: not reached: a check before it could not go on" ]
 	[[ $(line_of remove) == "PASS remove: "* ]] || fail "$(line_of remove)"
-	[[ $stderr == *"1 of 8 assumptions"* ]]
+	[[ $stderr == *"1 of 14 assumptions"* ]]
 	[ -z "$(left)" ]
 	[ -z "$(ls -A "$TMPDIR")" ]
+}
+
+@test "the slow checks: the idle stop is seen and one open exec holds it off (idle stop scaled to 2 s)" {
+	sc_sim
+	SBX_SIM_IDLE_STOP=2 run -0 --separate-stderr sbx-verify -S
+	[[ $(line_of idle-stop) == "PASS idle-stop: stopped within "* ]] || fail "$(line_of idle-stop)"
+	[[ $(line_of exec-holds) == "PASS exec-holds: one open exec held it up: running "* ]] ||
+	    fail "$(line_of exec-holds)"
+	[ -z "$(left)" ]
 }
 
 @test "SIGTERM in the middle: the sandbox and workspace go, exit 143" {
