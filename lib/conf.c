@@ -81,10 +81,17 @@ sbx_xconf_autocreate(void)
 	return sbx_xconf_bool("DOCKER_SANDBOX_AUTOCREATE", 1);
 }
 
+/*
+ * Unset: hold the VM up while the sandbox has published ports (something
+ * deployed for the host to reach); 1: always; 0: never.
+ */
 int
 sbx_xconf_keepalive(void)
 {
-	return sbx_xconf_bool("DOCKER_SANDBOX_KEEPALIVE", 0);
+	if (sbx_conf_str("DOCKER_SANDBOX_KEEPALIVE") == NULL)
+		return SBX_KEEPALIVE_PORTS;
+	return sbx_xconf_bool("DOCKER_SANDBOX_KEEPALIVE", 0) ?
+	    SBX_KEEPALIVE_ALWAYS : SBX_KEEPALIVE_NEVER;
 }
 
 int
@@ -105,6 +112,25 @@ sbx_xconf_workspace_ro(void)
 		errx(SBX_EX_USAGE, "DOCKER_SANDBOX_WORKSPACE_RO: expected 1, "
 		    "true, yes, on, ro, 0, false, no or off");
 	return sbx_xconf_bool("DOCKER_SANDBOX_WORKSPACE_RO", 0);
+}
+
+/*
+ * DOCKER_SANDBOX_PREWARM: 1 provision at session start, 0 never, or
+ * SBX_PREWARM_AUTO (unset or "auto"): when the workspace shows docker
+ * will be used, which the caller that starts the session judges.
+ */
+int
+sbx_xconf_prewarm(void)
+{
+	const char *v = sbx_conf_str("DOCKER_SANDBOX_PREWARM");
+	int b;
+
+	if (v == NULL || strcasecmp(v, "auto") == 0)
+		return SBX_PREWARM_AUTO;
+	if ((b = sbx_parsebool(v)) == -1)
+		errx(SBX_EX_USAGE, "DOCKER_SANDBOX_PREWARM: expected auto, 1, "
+		    "true, yes, on, 0, false, no or off");
+	return b;
 }
 
 /* Seconds per sbx call; 0 means no limit, as timeout(1) reads 0. */
@@ -321,6 +347,7 @@ sbx_xconf_value(unsigned which, char *buf, size_t size)
 {
 	char mem[32];
 	const char *s;
+	int n;
 
 	buf[0] = '\0';
 	if (which & SBX_CONF_PINNED)
@@ -341,7 +368,9 @@ sbx_xconf_value(unsigned which, char *buf, size_t size)
 		snprintf(buf, size, "%s", sbx_teardown_name(
 		    sbx_xconf_teardown()));
 	if (which & SBX_CONF_KEEPALIVE)
-		snprintf(buf, size, "%d", sbx_xconf_keepalive());
+		snprintf(buf, size, "%s", sbx_xconf_keepalive() ==
+		    SBX_KEEPALIVE_PORTS ? "ports" : sbx_xconf_keepalive() ==
+		    SBX_KEEPALIVE_ALWAYS ? "1" : "0");
 	if (which & SBX_CONF_GC_HOURS)
 		snprintf(buf, size, "%lld", sbx_xconf_gc_hours());
 	if (which & SBX_CONF_ALLOWLIST)
@@ -352,6 +381,11 @@ sbx_xconf_value(unsigned which, char *buf, size_t size)
 		snprintf(buf, size, "%d", sbx_xconf_timeout());
 	if (which & SBX_CONF_PORTS_MAX)
 		snprintf(buf, size, "%d", sbx_xconf_ports_max());
+	if (which & SBX_CONF_PREWARM) {
+		n = sbx_xconf_prewarm();
+		snprintf(buf, size, "%s", n == SBX_PREWARM_AUTO ? "auto" :
+		    n ? "1" : "0");
+	}
 }
 
 /* Validate the settings a program may use; exits 64 on the first bad one. */
@@ -375,6 +409,7 @@ sbx_conf_name(unsigned bit)
 		"DOCKER_SANDBOX_GC_HOURS", "DOCKER_SANDBOX_ENV_ALLOWLIST",
 		"DOCKER_SANDBOX_ENV_PASSTHROUGH", "DOCKER_SANDBOX_TIMEOUT",
 		"DOCKER_SANDBOX_PORTS_MAX",
+		"DOCKER_SANDBOX_PREWARM",
 	};
 	size_t i;
 

@@ -385,22 +385,47 @@ sbx_json_str(const struct sbx_json *o, const char *key)
 	return m->str;
 }
 
-/*
- * Where JSON starts in tool output that may carry notices before it:
- * the first line that begins with '{' or '['.  Returns its offset in
- * *off, or NULL if none.
- */
-const char *
-sbx_json_find(const char *buf, size_t len, size_t *off)
-{
-	size_t i;
+#define DOC_TRIES	16	/* candidate lines tried before giving up */
 
-	for (i = 0; i < len; i++) {
-		if ((i == 0 || buf[i - 1] == '\n') &&
-		    (buf[i] == '{' || buf[i] == '['))  {
-			*off = i;
-			return buf + i;
+/*
+ * The one JSON document in tool output that may carry notices around it:
+ * sbx prints daemon notices and "[sbx] ..." lines before its document and
+ * "WARN: ..." lines after it (sbx-today (b) 5, 10).  The document is the
+ * first line starting with '{' or '[' whose value parses and ends a line;
+ * whatever follows that line is not read.  Returns the tree, or NULL with
+ * *errstr saying why (the first candidate's fault).
+ */
+struct sbx_json *
+sbx_json_doc(const char *buf, size_t len, const char **errstr)
+{
+	struct parser ps;
+	struct sbx_json *j;
+	const char *first = NULL;
+	size_t i;
+	int tries = 0;
+
+	for (i = 0; i < len && tries < DOC_TRIES; i++) {
+		if ((i != 0 && buf[i - 1] != '\n') ||
+		    (buf[i] != '{' && buf[i] != '['))
+			continue;
+		tries++;
+		ps.p = buf + i;
+		ps.end = buf + len;
+		ps.err = NULL;
+		if ((j = value(&ps, 0)) != NULL) {
+			while (ps.p < ps.end && (*ps.p == ' ' ||
+			    *ps.p == '\t' || *ps.p == '\r'))
+				ps.p++;
+			if (ps.p == ps.end || *ps.p == '\n') {
+				*errstr = NULL;
+				return j;
+			}
+			sbx_json_free(j);
+			ps.err = "trailing data";
 		}
+		if (first == NULL)
+			first = ps.err != NULL ? ps.err : "invalid";
 	}
+	*errstr = first != NULL ? first : "no JSON in the output";
 	return NULL;
 }

@@ -1,12 +1,19 @@
 /*
  * lock.c: fcntl(2) record locks on files in the state directory.  The
  * kernel drops a lock when its holder dies, so a lock never goes stale.
+ * A lock is a whole file (NAME.lock, .gc.lock) or one byte of a file
+ * shared by all sandboxes, at an offset made from the sandbox's name
+ * (.provision.lock): a lock per sandbox in a file that is never removed,
+ * so no waiter can end up holding a lock on a file that is gone.  Two
+ * names whose bytes collide, one chance in 2^62, only wait on each other.
  */
 #include <sys/stat.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sbx.h"
@@ -70,6 +77,84 @@ sbx_lock_holder(int dfd, const char *file)
 	memset(&fl, 0, sizeof(fl));
 	fl.l_type = F_WRLCK;
 	fl.l_whence = SEEK_SET;
+	if (fcntl(fd, F_GETLK, &fl) == -1) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return fl.l_type == F_UNLCK ? 0 : fl.l_pid;
+}
+
+/* The byte of a shared lock file that stands for name: FNV-1a, positive. */
+static off_t
+slot(const char *name)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	for (; *name != '\0'; name++) {
+		h ^= (unsigned char)*name;
+		h *= 1099511628211ULL;
+	}
+	return (off_t)(h >> (sizeof(off_t) > 4 ? 2 : 34));
+}
+
+static void
+slot_flock(struct flock *fl, const char *name, short type)
+{
+	memset(fl, 0, sizeof(*fl));
+	fl->l_type = type;
+	fl->l_whence = SEEK_SET;
+	fl->l_start = slot(name);
+	fl->l_len = 1;
+}
+
+/*
+ * Take name's lock in the shared file: waiting at most ms milliseconds,
+ * without limit when ms < 0, not at all when 0.  Returns the descriptor
+ * that holds it (close it to release; closing any other descriptor of
+ * the file in this process releases it too), or -1: EAGAIN when it is
+ * held and ms is 0, ETIMEDOUT when it is still held after ms.
+ */
+int
+sbx_lock_name(int dfd, const char *file, const char *name, long long ms)
+{
+	struct flock fl;
+	struct timespec ts;
+	long long until = ms > 0 ? sbx_now_ms() + ms : 0, left;
+	int fd, r, e;
+
+	if ((fd = lockfd(dfd, file, 1)) == -1)
+		return -1;
+	for (;;) {
+		slot_flock(&fl, name, F_WRLCK);
+		r = fcntl(fd, ms < 0 ? F_SETLKW : F_SETLK, &fl);
+		if (r == 0)
+			return fd;
+		if (errno == EINTR)
+			continue;
+		e = errno == EACCES ? EAGAIN : errno;
+		if (e != EAGAIN || ms == 0 || (left = until - sbx_now_ms()) <= 0)
+			break;
+		/* no timed wait for a record lock: a short poll instead */
+		ts.tv_sec = 0;
+		ts.tv_nsec = (left < 50 ? left : 50) * 1000000L;
+		(void)nanosleep(&ts, NULL);
+	}
+	close(fd);
+	errno = e == EAGAIN && ms > 0 ? ETIMEDOUT : e;
+	return -1;
+}
+
+/* The pid holding name's lock in the shared file, 0 if none, -1 on error. */
+pid_t
+sbx_lock_name_holder(int dfd, const char *file, const char *name)
+{
+	struct flock fl;
+	int fd;
+
+	if ((fd = lockfd(dfd, file, 0)) == -1)
+		return errno == ENOENT ? 0 : -1;
+	slot_flock(&fl, name, F_WRLCK);
 	if (fcntl(fd, F_GETLK, &fl) == -1) {
 		close(fd);
 		return -1;

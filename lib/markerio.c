@@ -8,7 +8,9 @@
  * writes it twice: with state=creating before `sbx create` runs (the
  * intent, so an interrupted create is still torn down and swept), then
  * with state=ready once it succeeded.  NAME.failed (sbx-watch) says why
- * a teardown gave up.  NAME.ports (sbx-ports) is the exception: lines
+ * a teardown gave up.  NAME.prewarm (sbx-run -P) says when its
+ * provisioning ended ("time=") and with what status ("status="), and
+ * after a failure what it said, a "said=" line for each line.  NAME.ports (sbx-ports) is the exception: lines
  * "PROTO HOSTPORT SANDBOXPORT".
  */
 #include <errno.h>
@@ -122,6 +124,20 @@ sbx_created_text(int dfd, const char *name, char *text, size_t size)
 	return readmarker(dfd, name, SBX_M_CREATED, text, size);
 }
 
+/* The workspace= of NAME.created; -1 with ENOENT or EINVAL as above. */
+int
+sbx_created_workspace(int dfd, const char *name, char *buf, size_t size)
+{
+	char text[PATH_MAX + 192];
+
+	if (readmarker(dfd, name, SBX_M_CREATED, text, sizeof(text)) == -1)
+		return -1;
+	if (sbx_state_field(text, "workspace", buf, size) == NULL ||
+	    *buf != '/')
+		return errno = EINVAL, -1;
+	return 0;
+}
+
 /*
  * Write NAME.failed: the teardown action that gave up after tries, its
  * last status and the first line sbx said (already fit to show).
@@ -138,6 +154,86 @@ sbx_failed_write(int dfd, const char *name, const char *action, int tries,
 	    "status=%d\nerror=%s\n", (long long)time(NULL), action, tries,
 	    status, error);
 	return sbx_state_write(dfd, file, text);
+}
+
+/*
+ * Write NAME.prewarm: the status a provisioning ahead of the first call
+ * ended with and, when it failed, what it said (len bytes of said, the
+ * end of it when there is more than a marker may hold).
+ */
+int
+sbx_prewarm_write(int dfd, const char *name, int status, const char *said,
+    size_t len)
+{
+	char file[SBX_MARKER_MAX], text[4096], *t;	/* a marker's most */
+	size_t i, n, max = SBX_PREWARM_SAID;
+
+	if (sbx_marker_path(file, sizeof(file), name, SBX_M_PREWARM) == -1)
+		return -1;
+	n = (size_t)snprintf(text, sizeof(text), "time=%lld\nstatus=%d\n",
+	    (long long)time(NULL), status);
+	if (status == 0)
+		len = 0;
+	if (len > max) {
+		/* the end: sbx-run's own summary comes last */
+		said += len - max;
+		len = max;
+		while (len > 0 && *said != '\n')
+			said++, len--;
+	}
+	t = text + n;
+	/* room for "said=", a byte and the newline at the end of each */
+	for (i = 0; i < len && t + 8 < text + sizeof(text); i++) {
+		if (t == text + n || t[-1] == '\n') {
+			if (said[i] == '\n')
+				continue;	/* no empty said= lines */
+			memcpy(t, "said=", 5);
+			t += 5;
+		}
+		/* NUL would end the text; the rest is sbx's, as it was */
+		*t = said[i];
+		if (*t++ == '\0')
+			t[-1] = '?';
+	}
+	if (t > text + n && t[-1] != '\n')
+		*t++ = '\n';
+	*t = '\0';
+	return sbx_state_write(dfd, file, text);
+}
+
+/*
+ * Read NAME.prewarm: its time and status and, into said, its said=
+ * lines (without the key) as they were.  -1 with ENOENT or EINVAL.
+ */
+int
+sbx_prewarm_read(int dfd, const char *name, long long *when, int *status,
+    char *said, size_t size)
+{
+	char text[4096 + 1], *line, *next;
+	long long s;
+	size_t n = 0, l;
+
+	if (readmarker(dfd, name, SBX_M_PREWARM, text, sizeof(text)) == -1 ||
+	    field(text, "time", 0, LLONG_MAX, when) == -1 ||
+	    field(text, "status", 0, 255, &s) == -1)
+		return -1;
+	*status = (int)s;
+	if (size > 0)
+		said[0] = '\0';
+	for (line = text; line != NULL && *line != '\0'; line = next) {
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		if (strncmp(line, "said=", 5) != 0)
+			continue;
+		l = strlen(line + 5);
+		if (n + l + 2 > size)
+			break;
+		memcpy(said + n, line + 5, l);
+		n += l;
+		said[n++] = '\n';
+		said[n] = '\0';
+	}
+	return 0;
 }
 
 /* NAME.ports into l, appended; none is no error, a bad line is dropped. */

@@ -39,8 +39,9 @@ sbx_name_valid(const char *s)
 	return strcmp(s, "default") != 0;
 }
 
-static int
-urandom(unsigned char *p, size_t n)
+/* n bytes from /dev/urandom; -1 with errno set if it cannot give them. */
+int
+sbx_urandom(unsigned char *p, size_t n)
 {
 	ssize_t r;
 	int fd;
@@ -72,7 +73,7 @@ compose(char *buf, size_t size, const char *prefix, long pid, char sep)
 	int n;
 
 	for (t = 0; t < sizeof(tail) - 1; ) {
-		if (urandom(rnd, sizeof(rnd)) == -1)
+		if (sbx_urandom(rnd, sizeof(rnd)) == -1)
 			return -1;
 		/* 252 = 7 * 36: dropping bytes above it avoids modulo bias */
 		for (i = 0; i < sizeof(rnd) && t < sizeof(tail) - 1; i++)

@@ -227,20 +227,16 @@ sbx_ports_sbxjson(const char *buf, size_t len, struct sbx_ports *l,
 {
 	struct sbx_json *j;
 	const struct sbx_json *m;
-	const char *json, *ip, *proto;
+	const char *ip, *proto;
 	struct sbx_port p;
-	size_t off, i;
+	size_t i;
 
 	for (i = 0; i < len && (buf[i] == ' ' || buf[i] == '\n' ||
 	    buf[i] == '\t' || buf[i] == '\r'); i++)
 		;
 	if (i == len)
 		return 0;
-	if ((json = sbx_json_find(buf, len, &off)) == NULL) {
-		*errstr = "no JSON in the output";
-		return -1;
-	}
-	if ((j = sbx_json_parse(json, len - off, errstr)) == NULL)
+	if ((j = sbx_json_doc(buf, len, errstr)) == NULL)
 		return -1;
 	if (j->type != SBX_JARR) {
 		*errstr = "not a JSON array";

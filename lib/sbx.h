@@ -21,6 +21,7 @@
 #define SBX_EX_NOSANDBOX 68	/* the sandbox does not exist */
 #define SBX_EX_RESTART	69	/* sbx's daemon restart awaits a terminal */
 #define SBX_EX_BUSY	75	/* a lock is held: sbx-gc's sweep, sbx-watch -n */
+#define SBX_EX_NOTOURS	77	/* sbx-watch -n: it exists, the tools did not make it */
 #define SBX_EX_TIMEOUT	124
 #define SBX_EX_CANTRUN	125
 #define SBX_EX_NOEXEC	126
@@ -71,7 +72,8 @@ long long sbx_strtonum(const char *, long long, long long, const char **);
 #define SBX_CONF_PASSTHROUGH	0x400
 #define SBX_CONF_TIMEOUT	0x800
 #define SBX_CONF_PORTS_MAX	0x1000	/* host ports a sandbox may hold */
-#define SBX_CONF_ALL		0x1fff
+#define SBX_CONF_PREWARM	0x2000	/* provision at session start */
+#define SBX_CONF_ALL		0x3fff
 #define SBX_CONF_ENV		(SBX_CONF_ALLOWLIST | SBX_CONF_PASSTHROUGH)
 /* what sbx-run may read, whichever path a call takes */
 #define SBX_CONF_RUN		(SBX_CONF_ENV | SBX_CONF_TIMEOUT | \
@@ -81,16 +83,21 @@ long long sbx_strtonum(const char *, long long, long long, const char **);
 #define SBX_TEARDOWN_REMOVE	0
 #define SBX_TEARDOWN_STOP	1
 #define SBX_TEARDOWN_NONE	2
+#define SBX_PREWARM_AUTO	2	/* sbx_xconf_prewarm(): the workspace decides */
 int	 sbx_parsebool(const char *);
 int	 sbx_xconf_bool(const char *, int);
 long long sbx_xconf_num(const char *, long long, long long, long long);
 const char *sbx_conf_str(const char *);
 int	 sbx_xconf_autocreate(void);
+#define SBX_KEEPALIVE_NEVER	0
+#define SBX_KEEPALIVE_ALWAYS	1
+#define SBX_KEEPALIVE_PORTS	2	/* while the sandbox has published ports */
 int	 sbx_xconf_keepalive(void);
 int	 sbx_xconf_passthrough(void);
 int	 sbx_xconf_workspace_ro(void);
 int	 sbx_xconf_timeout(void);
 int	 sbx_xconf_ports_max(void);
+int	 sbx_xconf_prewarm(void);
 int	 sbx_xconf_cpus(void);
 int	 sbx_teardown_parse(const char *);
 const char *sbx_teardown_name(int);
@@ -207,6 +214,7 @@ int	 sbx_name_valid(const char *);
 #define SBX_SELFCHECK_PREFIX "selfcheck."	/* sbx_name_selfcheck's */
 int	 sbx_name_new(char *, size_t, long);
 int	 sbx_name_selfcheck(char *, size_t, long);
+int	 sbx_urandom(unsigned char *, size_t);
 int	 sbx_name_pid(const char *, const char *, pid_t *);
 const char *sbx_xname_pick(const char *);
 
@@ -219,9 +227,14 @@ int	 sbx_state_remove(int, const char *);
 int	 sbx_state_rmtree(int, const char *);
 const char *sbx_state_field(const char *, const char *, char *, size_t);
 
-/* lock.c: fcntl(2) record locks on files in the state directory */
+/*
+ * lock.c: fcntl(2) record locks on files in the state directory, whole
+ * or (the _name ones) one sandbox's byte of a shared file
+ */
 int	 sbx_lock(int, const char *, int);
 pid_t	 sbx_lock_holder(int, const char *);
+int	 sbx_lock_name(int, const char *, const char *, long long);
+pid_t	 sbx_lock_name_holder(int, const char *, const char *);
 
 /* proc.c: is a process (pid plus start time) still the one we knew? */
 int	 sbx_proc_start(pid_t, unsigned long long *);
@@ -244,17 +257,19 @@ struct sbx_json *sbx_json_parse(const char *, size_t, const char **);
 void	 sbx_json_free(struct sbx_json *);
 const struct sbx_json *sbx_json_get(const struct sbx_json *, const char *);
 const char *sbx_json_str(const struct sbx_json *, const char *);
-const char *sbx_json_find(const char *, size_t, size_t *);
+struct sbx_json *sbx_json_doc(const char *, size_t, const char **);
 
 /* shown.c: outside text fit for a message */
 const char *sbx_shown(const char *, char *, size_t);
 
 /*
  * sbxcli.c: which sbx binary to run.  sbx_xcli_find may end the process
- * (the x says so): 127 when there is none, 126 when it cannot run, 64 for
- * a relative DOCKER_SANDBOX_SBX.
+ * (the x says so): 127 when there is none, 126 when it cannot run or lies
+ * in a session workspace (the second argument, a NULL-terminated list of
+ * directories, or NULL), 64 for a relative DOCKER_SANDBOX_SBX.
  */
-void	 sbx_xcli_find(char *const *, char *, size_t);
+void	 sbx_xcli_find(char *const *, char *const *, char *, size_t);
+int	 sbx_cli_find(char *const *, char *const *, char *, size_t);
 int	 sbx_path_search(char *const *, const char *, char *, size_t);
 int	 sbx_runnable(const char *);
 
@@ -266,7 +281,7 @@ int	 sbx_runnable(const char *);
  * none of them can be a marker.  Atomic writes pass through temporary
  * files named .FILE.PID.SEQ (state.c).
  */
-#define SBX_PROVISION_LOCK	".provision.lock"	/* sbx-run provisions */
+#define SBX_PROVISION_LOCK	".provision.lock"	/* a byte per sandbox */
 #define SBX_GC_LOCK		".gc.lock"		/* sbx-gc sweeps */
 #define SBX_DIALECT_CACHE	"sbx-port-dialect"	/* sbx's port verbs */
 enum sbx_marker {
@@ -275,6 +290,7 @@ enum sbx_marker {
 	SBX_M_JOURNAL,		/* sbx-run's calls */
 	SBX_M_PRIME,		/* the scratch workspace of read-only mode */
 	SBX_M_PORTS,		/* sbx-ports' mappings */
+	SBX_M_PREWARM,		/* sbx-run -P: how its provisioning ended */
 	SBX_M_OWNER,		/* the session and its watcher */
 	SBX_M_LOCK,		/* held by the watcher */
 	SBX_M_VERIFY,		/* NAME.verify-NONCE: sbx-verify's canary */
@@ -301,11 +317,16 @@ int	 sbx_owner_read(int, const char *, pid_t *, unsigned long long *);
 int	 sbx_created_read(int, const char *, long long *);
 #define SBX_CREATING	"creating"	/* state= before sbx create runs */
 #define SBX_READY	"ready"		/* state= once it succeeded */
+#define SBX_PREWARM_SAID	2048	/* bytes kept of what sbx-run -P said */
 int	 sbx_created_write(int, const char *, const char *, const char *,
 	    const char *);
 int	 sbx_created_text(int, const char *, char *, size_t);
+int	 sbx_created_workspace(int, const char *, char *, size_t);
 int	 sbx_failed_write(int, const char *, const char *, int, int,
 	    const char *);
+int	 sbx_prewarm_write(int, const char *, int, const char *, size_t);
+int	 sbx_prewarm_read(int, const char *, long long *, int *, char *,
+	    size_t);
 
 /* rfc3339.c: an RFC 3339 timestamp to Unix seconds */
 int	 sbx_rfc3339(const char *, long long *);
@@ -419,5 +440,36 @@ size_t	 sbx_json_esc(char *, size_t, const char *, size_t *);
 #ifdef EOF
 void	 sbx_json_puts(FILE *, const char *);
 #endif
+
+/*
+ * mark.c, marksh.c: each exec's command runs under a mark, so that one
+ * short second exec ends exactly what it started (in the sandbox, and in
+ * a container for an inner docker exec) and says what it found.
+ */
+#define SBX_MARK_LEN	16	/* hex digits of a mark */
+#define SBX_MARK_NWORDS	5	/* the words sbx_mark_words puts first */
+#define SBX_END_ENDED	0	/* all it found was ended */
+#define SBX_END_NONE	1	/* nothing of it was still running */
+#define SBX_END_LEFT	2	/* some of it could not be ended */
+#define SBX_END_UNMARKED 3	/* no record: it had not begun */
+#define SBX_END_REBOOTED 4	/* the sandbox stopped since: that ended it */
+#define SBX_END_GONE	5	/* the sandbox does not exist */
+#define SBX_END_UNREACHED 6	/* the ending exec failed: it may still run */
+#define SBX_END_NOINNER	(-1)	/* no container part */
+struct sbx_ended {
+	int	 state;		/* SBX_END_* of the sandbox's part */
+	int	 found, left;	/* processes found; of those, still running */
+	int	 inner;		/* SBX_END_* of the container's part */
+	int	 ifound, ileft;
+	char	 why[128];	/* SBX_END_UNREACHED: what the exec said */
+};
+extern const char sbx_mark_prologue[];
+extern const char sbx_mark_ender[];
+int	 sbx_mark_new(char *, size_t);
+void	 sbx_mark_words(char **, const char *);
+int	 sbx_mark_end(const char *, char *const *, const char *, const char *,
+	    char *const *, int, struct sbx_ended *);
+void	 sbx_mark_said(const struct sbx_ended *, const char *, char *, size_t);
+int	 sbx_mark_done(const struct sbx_ended *);
 
 #endif /* SBX_H */

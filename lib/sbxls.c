@@ -1,6 +1,7 @@
 /*
  * sbxls.c: does the output of `sbx ls --json` list a sandbox?  The JSON
- * may follow notices (the Windows build prints daemon lines first).
+ * may have sbx's notices around it (sbx_json_doc), and an empty list may
+ * be null (a Go nil slice) as well as [].
  */
 #include <string.h>
 
@@ -13,18 +14,13 @@ sbx_ls_listed(const char *out, size_t len, const char *name,
 {
 	const struct sbx_json *s, *list;
 	struct sbx_json *j;
-	const char *json, *n;
-	size_t off;
+	const char *n;
 	int found = 0;
 
-	if ((json = sbx_json_find(out, len, &off)) == NULL) {
-		*errstr = "no JSON in the output";
-		return -1;
-	}
-	if ((j = sbx_json_parse(json, len - off, errstr)) == NULL)
+	if ((j = sbx_json_doc(out, len, errstr)) == NULL)
 		return -1;
 	if ((list = sbx_json_get(j, "sandboxes")) == NULL ||
-	    list->type != SBX_JARR) {
+	    (list->type != SBX_JARR && list->type != SBX_JNULL)) {
 		sbx_json_free(j);
 		*errstr = "no sandboxes array";
 		return -1;

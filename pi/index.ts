@@ -7,7 +7,7 @@
  * end of a pipe this process keeps open for the session.
  */
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { findProgram, installHint, modeLines, PROGRAMS } from "./src/config.ts";
+import { findProgram, installHint, modeLines, PROGRAMS, refusal } from "./src/config.ts";
 import { Session } from "./src/session.ts";
 import { registerContainerTools } from "./src/tools/containers.ts";
 import { readJournal, registerHistoryTool } from "./src/tools/history.ts";
@@ -41,13 +41,36 @@ function missingPrograms(): string[] {
 	return PROGRAMS.filter((p) => !findProgram(p));
 }
 
+type ToolDef = Parameters<ExtensionAPI["registerTool"]>[0];
+
+/**
+ * pi as the tools see it: each tool refuses before it does anything
+ * while refusal() holds (this package or DOCKER_SANDBOX_BIN lies where
+ * the sandbox can write), docker_init included, though it runs nothing:
+ * the code that would write the files is the workspace's.
+ */
+function guarded(pi: ExtensionAPI): ExtensionAPI {
+	const api = Object.create(pi) as ExtensionAPI;
+	api.registerTool = ((def: ToolDef) =>
+		pi.registerTool({
+			...def,
+			async execute(...a: Parameters<ToolDef["execute"]>) {
+				const why = refusal();
+				if (why) throw new Error(why);
+				return def.execute(...a);
+			},
+		})) as ExtensionAPI["registerTool"];
+	return api;
+}
+
 export default function sbxTools(pi: ExtensionAPI): void {
 	const s = new Session();
+	const tools = guarded(pi);
 
-	registerHostTools(pi, s);
-	registerContainerTools(pi, s);
-	registerProjectTools(pi, s);
-	registerHistoryTool(pi, s);
+	registerHostTools(tools, s);
+	registerContainerTools(tools, s);
+	registerProjectTools(tools, s);
+	registerHistoryTool(tools, s);
 
 	pi.registerCommand("docker", {
 		description: "Show the docker sandbox of this session: name, docker calls made, workspace, modes and tools",
@@ -93,6 +116,11 @@ export default function sbxTools(pi: ExtensionAPI): void {
 		} catch (e) {
 			if (ctx.hasUI) ctx.ui.notify(`docker sandbox: ${(e as Error).message}`, "error");
 			return;
+		}
+		try {
+			s.startPrewarm();
+		} catch (e) {
+			if (ctx.hasUI) ctx.ui.notify(`docker sandbox: not provisioned ahead: ${(e as Error).message}`, "warning");
 		}
 		try {
 			s.startGc();

@@ -137,6 +137,30 @@ markednames(size_t *np)
 	return v;
 }
 
+/*
+ * The workspaces of every NAME.created here, NULL-terminated: no sbx is
+ * run from inside one of them, since a sandbox can write its own.
+ */
+char **
+gc_workspaces(void)
+{
+	char **names, **ws, buf[PATH_MAX];
+	size_t n, i, k = 0;
+
+	if ((names = markednames(&n)) == NULL)
+		n = 0;
+	if ((ws = calloc(n + 1, sizeof(*ws))) == NULL)
+		err(SBX_EX_FAIL, NULL);
+	for (i = 0; i < n; i++) {
+		if (sbx_created_workspace(gc_dfd, names[i], buf,
+		    sizeof(buf)) == 0 && (ws[k] = strdup(buf)) != NULL)
+			k++;
+		free(names[i]);
+	}
+	free(names);
+	return ws;
+}
+
 /* Was any marker of name written since the listing began, or exists? */
 static int
 markerstat(const char *name, time_t since, int *fresh)
@@ -160,21 +184,53 @@ markerstat(const char *name, time_t since, int *fresh)
 	return any;
 }
 
+/*
+ * Take name's provisioning lock without waiting: its descriptor, or -1
+ * while sbx-run provisions it (-v says so: "what name: being ...").
+ */
+int
+gc_provlock(const char *name, const char *what)
+{
+	int fd;
+
+	if ((fd = sbx_lock_name(gc_dfd, SBX_PROVISION_LOCK, name, 0)) != -1)
+		return fd;
+	if (errno != EAGAIN)
+		warn("%s/%s", gc_statedir, SBX_PROVISION_LOCK);
+	else if (gc_vflag)
+		gc_say(what, name, "being provisioned");
+	return -1;
+}
+
+/* The markers of a sandbox sbx does not list, unless its session lives. */
+static void
+orphan(const char *name)
+{
+	char why[160];
+
+	if (gc_alive(name, why, sizeof(why))) {
+		if (gc_vflag)
+			gc_say("kept markers of", name, why);
+		return;
+	}
+	if (gc_nflag) {
+		gc_say("would remove markers of", name, "no such sandbox");
+		return;
+	}
+	gc_drop(name);
+	if (gc_vflag)
+		gc_say("removed markers of", name, "no such sandbox");
+}
+
 /* Markers and scratch dirs of sandboxes that no longer exist. */
 void
 gc_sweep_orphans(const struct box *boxes, size_t nboxes, time_t since)
 {
-	char why[160], **names;
+	char **names;
 	struct box key;
 	size_t n, i;
-	int fresh;
+	int fresh, lfd;
 
-	if (sbx_lock_holder(gc_dfd, SBX_PROVISION_LOCK) > 0) {
-		if (gc_vflag)
-			printf("note: a sandbox is being provisioned; markers "
-			    "are left for the next sweep\n");
-		return;
-	}
 	if ((names = markednames(&n)) == NULL)
 		return;
 	for (i = 0; i < n; i++) {
@@ -184,22 +240,14 @@ gc_sweep_orphans(const struct box *boxes, size_t nboxes, time_t since)
 		if (nboxes > 0 && bsearch(&key, boxes, nboxes, sizeof(*boxes),
 		    gc_boxcmp) != NULL)
 			continue;
-		if (!markerstat(names[i], since, &fresh) || fresh ||
-		    gc_excluded(names[i]))
+		if (gc_excluded(names[i]))
 			continue;
-		if (gc_alive(names[i], why, sizeof(why))) {
-			if (gc_vflag)
-				gc_say("kept markers of", names[i], why);
+		/* a provisioning writes them: never swept under its feet */
+		if ((lfd = gc_provlock(names[i], "kept markers of")) == -1)
 			continue;
-		}
-		if (gc_nflag) {
-			gc_say("would remove markers of", names[i],
-			    "no such sandbox");
-			continue;
-		}
-		gc_drop(names[i]);
-		if (gc_vflag)
-			gc_say("removed markers of", names[i], "no such sandbox");
+		if (markerstat(names[i], since, &fresh) && !fresh)
+			orphan(names[i]);
+		close(lfd);
 	}
 	for (i = 0; i < n; i++)
 		free(names[i]);

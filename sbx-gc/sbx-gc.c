@@ -143,6 +143,7 @@ sweep_one(const struct box *b)
 	char why[160], buf[40];
 	struct sbx_result c;
 	long long when, idle;
+	int lfd;
 
 	if (!gc_namepid(b->name, NULL)) {
 		snprintf(why, sizeof(why), "not a name sbx-run makes "
@@ -180,16 +181,21 @@ sweep_one(const struct box *b)
 		gc_say("would remove", b->name, why);
 		return 0;
 	}
+	/* a removal and a provisioning of one sandbox never interleave */
+	if ((lfd = gc_provlock(b->name, "kept")) == -1)
+		return 0;
 	if (sbx(&c, "rm", "--force", b->name) != 0 &&
 	    !sbx_says_notfound(c.err.data, b->name)) {
 		warnx("sandbox %s: sbx rm --force: exit status %d%s%s",
 		    b->name, c.status, c.err.len ? ": " : "",
 		    c.err.len ? firstline(&c.err, why, 120) : "");
 		sbx_result_free(&c);
+		close(lfd);
 		return 1;
 	}
 	sbx_result_free(&c);
 	gc_drop(b->name);
+	close(lfd);
 	if (gc_vflag)
 		gc_say("removed", b->name, why);
 	return 0;
@@ -225,9 +231,9 @@ listing(struct sbx_json **treep, size_t *np)
 	struct sbx_json *tree;
 	struct sbx_result c;
 	struct box *v;
-	const char *json, *errstr;
+	const char *errstr;
 	char buf[160];
-	size_t off, n, i, o;
+	size_t n, i, o;
 
 	if (sbx(&c, "ls", "--json", NULL) != 0)
 		errx(SBX_EX_FAIL, "sbx ls --json: exit status %d%s%s", c.status,
@@ -236,13 +242,12 @@ listing(struct sbx_json **treep, size_t *np)
 	if (c.out.len > LS_MAX)
 		errx(SBX_EX_FAIL, "sbx ls --json: more than %d bytes of output, "
 		    "refusing it", LS_MAX);
-	if (c.out.data == NULL ||
-	    (json = sbx_json_find(c.out.data, c.out.len, &off)) == NULL)
-		errx(SBX_EX_FAIL, "sbx ls --json: no JSON in its output");
-	if ((tree = sbx_json_parse(json, c.out.len - off, &errstr)) == NULL)
-		errx(SBX_EX_FAIL, "sbx ls --json: bad JSON: %s", errstr);
+	if ((tree = sbx_json_doc(c.out.data != NULL ? c.out.data : "",
+	    c.out.len, &errstr)) == NULL)
+		errx(SBX_EX_FAIL, "sbx ls --json: %s", errstr);
+	/* null: none (a Go nil slice) */
 	if ((arr = sbx_json_get(tree, "sandboxes")) == NULL ||
-	    arr->type != SBX_JARR)
+	    (arr->type != SBX_JARR && arr->type != SBX_JNULL))
 		errx(SBX_EX_FAIL, "sbx ls --json: no \"sandboxes\" array");
 	sbx_result_free(&c);
 	for (n = 0, e = arr->child; e != NULL; e = e->next)
@@ -284,7 +289,7 @@ main(int argc, char *argv[])
 	struct sbx_json *tree;
 	struct box *boxes;
 	const char *errstr;
-	char buf[84];
+	char buf[84], **ws;
 	size_t nboxes, i, plen;
 	time_t since;
 	int ch, lfd, failed = 0;
@@ -344,7 +349,11 @@ main(int argc, char *argv[])
 		}
 		err(SBX_EX_FAIL, "%s/%s", gc_statedir, SBX_GC_LOCK);
 	}
-	sbx_xcli_find(environ, sbxpath, sizeof(sbxpath));
+	ws = gc_workspaces();
+	sbx_xcli_find(environ, ws, sbxpath, sizeof(sbxpath));
+	for (i = 0; ws[i] != NULL; i++)
+		free(ws[i]);
+	free(ws);
 	memset(&pol, 0, sizeof(pol));	/* strict: the host set only */
 	if ((sbxenv = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_FAIL, "environment");

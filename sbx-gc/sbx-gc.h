@@ -35,5 +35,7 @@ void	 gc_drop(const char *);
 int	 gc_alive(const char *, char *, size_t);
 int	 gc_namepid(const char *, pid_t *);
 void	 gc_sweep_orphans(const struct box *, size_t, time_t);
+char	**gc_workspaces(void);
+int	 gc_provlock(const char *, const char *);
 
 #endif /* SBX_GC_H */

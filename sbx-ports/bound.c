@@ -47,14 +47,27 @@ kernel_range(int *lo, int *hi)
 		return -1;
 	return 0;
 #else
+	char buf[64], *p, *q;
+	const char *e1, *e2;
 	FILE *fp;
-	int r;
 
 	if ((fp = fopen(LINUX_RANGE, "re")) == NULL)
 		return -1;
-	r = fscanf(fp, "%d %d", lo, hi) == 2 ? 0 : -1;
+	p = fgets(buf, sizeof(buf), fp);
 	fclose(fp);
-	return r;
+	if (p == NULL)
+		return -1;
+	/* "LO<tab>HI\n": two port numbers and nothing else */
+	p += strspn(p, " \t");
+	q = p + strcspn(p, " \t");
+	if (*q == '\0')
+		return -1;
+	*q++ = '\0';
+	q += strspn(q, " \t");
+	q[strcspn(q, " \t\n")] = '\0';
+	*lo = (int)sbx_strtonum(p, 1, 65535, &e1);
+	*hi = (int)sbx_strtonum(q, 1, 65535, &e2);
+	return e1 == NULL && e2 == NULL ? 0 : -1;
 #endif
 }
 

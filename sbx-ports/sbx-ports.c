@@ -357,7 +357,7 @@ main(int argc, char *argv[])
 	if (sbx_xenv_policy(&pol, NULL, 0) == -1 ||
 	    (c.pc.env = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_FAIL, NULL);
-	sbx_xcli_find(environ, c.sbx, sizeof(c.sbx));
+	sbx_xcli_find(environ, NULL, c.sbx, sizeof(c.sbx));
 	c.pc.sbx = c.sbx;
 	if ((dfd = sbx_xstate_open(c.statedir, sizeof(c.statedir))) == -1)
 		exit(SBX_EX_FAIL);

@@ -250,3 +250,86 @@ long_running(char *const *av)
 			return 1;
 	return 0;
 }
+
+/* docker exec's and compose exec's options that take a value */
+static const char *const exec_valued[] = {
+	"detach-keys", "env", "env-file", "index", "user", "workdir", NULL
+};
+
+/* A shell, by its last path component: the command can be marked with it. */
+static int
+shell(const char *w)
+{
+	static const char *const shells[] = {
+		"sh", "bash", "ash", "dash", "ksh", NULL
+	};
+	const char *const *s;
+	const char *b;
+
+	b = (b = strrchr(w, '/')) != NULL ? b + 1 : w;
+	for (s = shells; *s != NULL; s++)
+		if (strcmp(b, *s) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * An inner `docker exec` or `docker compose exec`, not detached, whose
+ * command starts with a shell: that command can be marked inside its
+ * container too.  Returns the index in av of its container (or service)
+ * word, with *sub at the exec word, *top at the first word of the
+ * subcommand (docker's, or "compose") and *index at the value of
+ * --index, or NULL; -1 if there is none.
+ */
+int
+inner_exec(char *const *av, int *top, int *sub, const char **index)
+{
+	const char *a, *c, *eq;
+	const char *const *v;
+	int i, x;
+
+	*index = NULL;
+	x = *top = subcommand(av);
+	if (av[x] != NULL && strcmp(av[x], "compose") == 0)
+		x += 1 + scan(av + x + 1, &compose_g);
+	if (av[x] == NULL || strcmp(av[x], "exec") != 0)
+		return -1;
+	*sub = x;
+	for (i = x + 1; (a = av[i]) != NULL && a[0] == '-' && a[1] != '\0';
+	    i++) {
+		if (strcmp(a, "--") == 0) {
+			i++;
+			break;
+		}
+		if (a[1] == '-') {
+			eq = strchr(a, '=');
+			if (strncmp(a + 2, "detach", 6) == 0 && (a[8] == '\0' ||
+			    a[8] == '='))
+				return -1;
+			for (v = exec_valued; *v != NULL; v++)
+				if (strncmp(a + 2, *v, strlen(*v)) == 0 &&
+				    (a[2 + strlen(*v)] == '\0' || a + 2 +
+				    strlen(*v) == eq))
+					break;
+			if (*v == NULL)
+				continue;
+			if (eq == NULL && av[++i] == NULL)
+				return -1;
+			if (strcmp(*v, "index") == 0)
+				*index = eq != NULL ? eq + 1 : av[i];
+			continue;
+		}
+		for (c = a + 1; *c != '\0'; c++) {
+			if (*c == 'd')
+				return -1;
+			if (strchr("euw", *c) != NULL) {
+				if (c[1] == '\0' && av[++i] == NULL)
+					return -1;
+				break;
+			}
+		}
+	}
+	if (av[i] == NULL || av[i + 1] == NULL || !shell(av[i + 1]))
+		return -1;
+	return i;
+}

@@ -1,8 +1,11 @@
 /*
- * provision.c: create the sandbox on first use.  Under a lock in the state
- * directory, so two calls that both find it missing create it once, and
- * only once sbx's "no such sandbox" is confirmed, so that a command that
- * merely printed those words is never run twice.
+ * provision.c: create the sandbox on first use.  Under the sandbox's lock
+ * in the state directory, so two calls that both find it missing create
+ * it once (and calls for other sandboxes never wait), and only once sbx's
+ * "no such sandbox" is confirmed, so that a command that merely printed
+ * those words is never run twice.  A sandbox whose session ended while
+ * it was being created is removed again here: its watcher may be gone
+ * too, and then nobody else would.
  */
 #include <sys/stat.h>
 
@@ -53,6 +56,43 @@ session_ended(const struct run *r)
 	if (!sbx_name_pid(r->name, SBX_NAME_PREFIX, &pid) || pid != r->session)
 		return 0;
 	return kill(pid, 0) == -1 && errno == ESRCH;
+}
+
+/* NAME.owner as it was before the create, if its session was dead then. */
+struct stale {
+	int	 dead;
+	pid_t	 pid;
+	unsigned long long start;
+};
+
+/* The session a watcher was armed for, from NAME.owner: 1, or 0 if none. */
+static int
+owner_of(const struct run *r, int dfd, pid_t *pid, unsigned long long *start)
+{
+	const char *pinned = sbx_xconf_pinned();
+
+	/* a pinned sandbox is the user's: kept whatever becomes of a session */
+	if (pinned != NULL && strcmp(pinned, r->name) == 0)
+		return 0;
+	return sbx_owner_read(dfd, r->name, pid, start) == 0;
+}
+
+/*
+ * Did the session this sandbox is made for end while sbx create ran?
+ * Its watcher's NAME.owner says which session that is, unless it is the
+ * one read before the create (stale set) that was dead already, a marker
+ * of an earlier session; without one, a generated name tells.
+ */
+static int
+orphaned(const struct run *r, int dfd, const struct stale *st)
+{
+	unsigned long long start;
+	pid_t pid;
+
+	if (owner_of(r, dfd, &pid, &start) && !sbx_proc_alive(pid, start) &&
+	    !(st->dead && pid == st->pid && start == st->start))
+		return 1;
+	return session_ended(r);
 }
 
 /* A call cut short by the timeout or a signal ends the run: 124, 128+n. */
@@ -120,6 +160,34 @@ restore(const struct run *r, int dfd, const char *prev)
 }
 
 /*
+ * The sandbox was made for a session that has ended: remove it, and its
+ * markers but the watcher's (which a waiting watcher still holds), then
+ * fail.  If the removal fails, NAME.created stays for a watcher or
+ * sbx-gc to finish it.
+ */
+static void SBX_DEAD
+withdraw(const struct run *r, int dfd, int timeout)
+{
+	char *av[] = { (char *)r->sbx, "rm", "--force", (char *)r->name, NULL };
+	struct sbx_result c;
+	int status;
+
+	if (sbx_capture(&c, av, r->env, timeout) == -1)
+		status = sbx_exec_status(errno);
+	else
+		status = c.timedout ? SBX_EX_TIMEOUT : c.status;
+	if (status != 0 && !sbx_says_notfound(c.err.data, r->name))
+		errx(status == SBX_EX_TIMEOUT ? SBX_EX_TIMEOUT : SBX_EX_FAIL,
+		    "sandbox %s: its session ended while it was being "
+		    "created, and sbx rm --force failed (exit %d)", r->name,
+		    status);
+	sbx_result_free(&c);
+	(void)sbx_marker_drop(dfd, r->name, SBX_MB_ALL & ~SBX_MB_WATCH, 0);
+	errx(SBX_EX_FAIL, "sandbox %s: its session ended while it was being "
+	    "created; removed it", r->name);
+}
+
+/*
  * Record the intent, then run sbx create.  Its success is the proof that
  * the sandbox was missing (PROV_RETRY).  If it says the sandbox already
  * exists, nothing was ours to do (PROV_KEEP).  On other failures the
@@ -134,8 +202,12 @@ create(const struct run *r, const struct create *c, int dfd,
 	const char *mode = c->readonly ? "ro" : "rw";
 	struct sbx_spawn s;
 	struct sbx_result cmd;
+	struct stale st;
 	int made = 0, already, status;
 
+	memset(&st, 0, sizeof(st));
+	st.dead = owner_of(r, dfd, &st.pid, &st.start) &&
+	    !sbx_proc_alive(st.pid, st.start);
 	(void)sbx_marker_path(file, sizeof(file), r->name, SBX_M_PRIME);
 	if (c->readonly)
 		prime_dir(dfd, file, c->prime, &made);
@@ -162,6 +234,8 @@ create(const struct run *r, const struct create *c, int dfd,
 	if (!already && cmd.err.len > 0)
 		(void)sbx_writeall(STDERR_FILENO, cmd.err.data, cmd.err.len);
 	cut_short(r, &s, &cmd, "create");
+	if (cmd.status == 0 && orphaned(r, dfd, &st))
+		withdraw(r, dfd, s.timeout);
 	if (cmd.status == 0) {
 		if (sbx_created_write(dfd, r->name, SBX_READY, c->workspace,
 		    mode) == -1)
@@ -189,7 +263,7 @@ create(const struct run *r, const struct create *c, int dfd,
  * give back what the first run said (PROV_KEEP); or exit: 1 when it
  * cannot or may not be created, 124 on a timeout, 128+n on a signal.
  *
- * Under the provisioning lock: a NAME.created in state ready that was not
+ * Under the sandbox's provisioning lock: a NAME.created in state ready that was not
  * there before the exec means another call made the sandbox meanwhile,
  * and a retry costs no sbx call.  With no marker, `sbx create` itself is
  * the confirmation (three calls in all: exec, create, exec).  With a
@@ -215,8 +289,10 @@ provision(const struct run *r)
 	snprintf(c.prime, sizeof(c.prime), "%s/%s", statedir, prime);
 	snprintf(c.rospec, sizeof(c.rospec), "%s:ro", c.workspace);
 
-	if ((lfd = sbx_lock(dfd, SBX_PROVISION_LOCK, 1)) == -1)
-		err(SBX_EX_FAIL, "%s/%s", statedir, SBX_PROVISION_LOCK);
+	/* sbx-run -P: the process that started this one holds the lock */
+	lfd = r->prewarm ? -1 : provision_lock(r, dfd, statedir);
+	if (!r->prewarm)
+		prewarm_report(r, dfd);	/* one that failed meanwhile */
 	/* a link or garbage in its place is no marker: it is written over */
 	if (sbx_created_text(dfd, r->name, now, sizeof(now)) == -1)
 		now[0] = '\0';
@@ -241,9 +317,32 @@ provision(const struct run *r)
 		    "provisioning a sandbox no watcher would remove", r->name);
 	ret = create(r, &c, dfd, now);
 done:
-	close(lfd);
+	if (lfd != -1)
+		close(lfd);
 	close(dfd);
 	return ret;
+}
+
+/*
+ * Take the sandbox's provisioning lock; the descriptor that holds it.
+ * The wait stands in for the create it waits on, and has its bound:
+ * past it, exit 124.
+ */
+int
+provision_lock(const struct run *r, int dfd, const char *statedir)
+{
+	int lfd, wait;
+
+	wait = r->given ? r->calltimeout : CREATE_TIMEOUT;
+	if ((lfd = sbx_lock_name(dfd, SBX_PROVISION_LOCK, r->name,
+	    wait == 0 ? -1 : wait * 1000LL)) == -1) {
+		if (errno == ETIMEDOUT)
+			errx(SBX_EX_TIMEOUT, "sandbox %s: another call is "
+			    "provisioning it; still waiting after %d s", r->name,
+			    wait);
+		err(SBX_EX_FAIL, "%s/%s", statedir, SBX_PROVISION_LOCK);
+	}
+	return lfd;
 }
 
 /*

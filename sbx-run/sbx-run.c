@@ -28,7 +28,7 @@ extern char **environ;
 static void SBX_DEAD
 usage(void)
 {
-	fprintf(stderr, "usage: sbx-run [-inx] [-J count] [-s name] "
+	fprintf(stderr, "usage: sbx-run [-inPx] [-J count] [-s name] "
 	    "[-t seconds] [-w workspace] [argument ...]\n");
 	exit(SBX_EX_USAGE);
 }
@@ -44,18 +44,30 @@ missing(const char *text, size_t len, void *arg)
 	return sbx_says_notfound_line(text, len, arg) != SBX_NF_NO;
 }
 
+/*
+ * sbx exec [-i] [-e NAME]... NAME -- MARK [docker -H SOCK] ARG..., where
+ * MARK (sbx_mark_words) records the command before it runs, so that
+ * end_inside can end it.  An inner docker exec whose command is a shell
+ * is marked in its container too, before that command.
+ */
 static char **
-exec_argv(const struct run *r, char **fwd, char **inner, int interactive,
+exec_argv(struct run *r, char **fwd, char **inner, int interactive,
     int raw)
 {
 	char **av;
 	size_t n, nf, ni, i;
+	int target = -1;
 
 	for (nf = 0; fwd[nf] != NULL; nf++)
 		;
 	for (ni = 0; inner[ni] != NULL; ni++)
 		;
-	if ((av = calloc(2 * nf + ni + 10, sizeof(*av))) == NULL)
+	if (sbx_mark_new(r->mark, sizeof(r->mark)) == -1)
+		err(SBX_EX_CANTRUN, "/dev/urandom");
+	if (!raw && (r->inner = inner_words(inner, &target)) != NULL)
+		r->container = inner[target];
+	if ((av = calloc(2 * nf + ni + 10 + 2 * SBX_MARK_NWORDS,
+	    sizeof(*av))) == NULL)
 		err(SBX_EX_CANTRUN, NULL);
 	n = 0;
 	av[n++] = (char *)r->sbx;
@@ -68,13 +80,20 @@ exec_argv(const struct run *r, char **fwd, char **inner, int interactive,
 	}
 	av[n++] = (char *)r->name;
 	av[n++] = "--";
+	sbx_mark_words(av + n, r->mark);
+	n += SBX_MARK_NWORDS;
 	if (!raw) {
 		av[n++] = "docker";
 		av[n++] = "-H";
 		av[n++] = SBX_DOCKER_HOST;
 	}
-	for (i = 0; i < ni; i++)
+	for (i = 0; i < ni; i++) {
 		av[n++] = inner[i];
+		if ((int)i == target) {
+			sbx_mark_words(av + n, r->mark);
+			n += SBX_MARK_NWORDS;
+		}
+	}
 	av[n] = NULL;
 	return av;
 }
@@ -84,12 +103,13 @@ exec_argv(const struct run *r, char **fwd, char **inner, int interactive,
  * whether sbx said there is no such sandbox; its words are then kept in
  * held for the caller to give back if that proves untrue.
  */
-static int
+int
 run_exec(const struct run *r, char **av, int in, int *absent,
     struct sbx_buf *held)
 {
 	struct sbx_spawn s;
 	struct sbx_result c;
+	char why[64];
 	int status;
 
 	memset(&s, 0, sizeof(s));
@@ -116,8 +136,15 @@ run_exec(const struct run *r, char **av, int in, int *absent,
 		memset(&c.err, 0, sizeof(c.err));
 	} else if (c.holding)
 		(void)sbx_writeall(STDERR_FILENO, c.err.data, c.err.len);
-	if (c.timedout)
-		warnx("sandbox %s: timed out after %d s", r->name, r->timeout);
+	if (c.timedout) {
+		(void)snprintf(why, sizeof(why), "timed out after %d s",
+		    r->timeout);
+		end_inside(r, why);
+	} else if (c.signo != 0) {
+		(void)snprintf(why, sizeof(why), "ended by signal %d",
+		    c.signo);
+		end_inside(r, why);
+	}
 	status = c.status;
 	journal_bytes = c.relayed;
 	journal_timeout = r->timeout;
@@ -135,13 +162,15 @@ main(int argc, char *argv[])
 	char name[SBX_NAME_MAX + 1], **av, **fwd;
 	size_t i;
 	long long jflag = -1;
-	int ch, iflag = 0, nflag = 0, xflag = 0, tflag = -1, in = -1;
+	char *truev[] = { "true", NULL };
+	int ch, iflag = 0, nflag = 0, pflag = 0, xflag = 0, tflag = -1;
+	int in = -1;
 	int status, absent;
 
 	memset(&r, 0, sizeof(r));
 	r.session = getppid();	/* before anything could orphan us */
 	opterr = 0;	/* usage() says it all, on one line */
-	while ((ch = getopt(argc, argv, "+iJ:ns:t:w:x")) != -1) {
+	while ((ch = getopt(argc, argv, "+iJ:nPs:t:w:x")) != -1) {
 		switch (ch) {
 		case 'J':
 			jflag = sbx_strtonum(optarg, 0, INT_MAX, &errstr);
@@ -153,6 +182,9 @@ main(int argc, char *argv[])
 			break;
 		case 'n':
 			nflag = 1;
+			break;
+		case 'P':
+			pflag = 1;
 			break;
 		case 's':
 			r.name = optarg;
@@ -178,8 +210,8 @@ main(int argc, char *argv[])
 
 	if (nflag) {
 		/* a fresh name for the caller, so naming lives in one place */
-		if (argc != 0 || iflag || xflag || r.name || r.workspace ||
-		    tflag != -1 || jflag != -1)
+		if (argc != 0 || iflag || pflag || xflag || r.name ||
+		    r.workspace || tflag != -1 || jflag != -1)
 			usage();
 		if (sbx_name_new(name, sizeof(name), (long)getppid()) == -1)
 			err(SBX_EX_FAIL, "/dev/urandom");
@@ -188,12 +220,18 @@ main(int argc, char *argv[])
 			err(SBX_EX_FAIL, "stdout");
 		return SBX_EX_OK;
 	}
-	if (jflag != -1 && (argc != 0 || iflag || xflag || r.workspace ||
-	    tflag != -1))
+	if (jflag != -1 && (argc != 0 || iflag || pflag || xflag ||
+	    r.workspace || tflag != -1))
 		usage();
 	if (jflag != -1)
 		return journal_print(sbx_xname_pick(r.name), jflag);
-	if (argc == 0)
+	/* -P: provision only, so no command; the exec, if any, is `true` */
+	if (pflag && (argc != 0 || iflag || xflag))
+		usage();
+	if (pflag) {
+		argv = truev;
+		xflag = 1;
+	} else if (argc == 0)
 		usage();
 	sbx_xconf_check(SBX_CONF_RUN);
 	r.name = sbx_xname_pick(r.name);
@@ -215,15 +253,22 @@ main(int argc, char *argv[])
 	if (sbx_xenv_policy(&pol, NULL, 0) == -1 ||
 	    (r.env = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_CANTRUN, NULL);
-	sbx_xcli_find(environ, r.sbx, sizeof(r.sbx));
+	if (!pflag)
+		prewarm_await(&r);	/* a provisioning in flight, or failed */
+	provision_snapshot(&r);
+	session_workspaces(&r);
+	sbx_xcli_find(environ, r.ws, r.sbx, sizeof(r.sbx));
 	if (!iflag && (in = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1)
 		err(SBX_EX_CANTRUN, "/dev/null");
 
 	if ((fwd = sbx_env_forwarded(r.env)) == NULL)
 		err(SBX_EX_CANTRUN, NULL);
 	av = exec_argv(&r, fwd, argv, iflag, xflag);
+	if (pflag) {
+		status = prewarm(&r, av, in);
+		goto out;
+	}
 	journal_begin();
-	provision_snapshot(&r);
 	memset(&held, 0, sizeof(held));
 	status = run_exec(&r, av, in, &absent, &held);
 	if (absent) {
@@ -234,10 +279,12 @@ main(int argc, char *argv[])
 	}
 	journal_add(r.name, argv, xflag, status);
 	sbx_buf_free(&held);
+out:
 	for (i = 0; fwd[i] != NULL; i++)
 		free(fwd[i]);
 	free(fwd);
 	free(av);
+	free(r.inner);
 	free(r.env);
 	sbx_env_policy_free(&pol);
 	return status;

@@ -10,6 +10,13 @@ struct run {
 	int		 given;		/* -t or DOCKER_SANDBOX_TIMEOUT was set */
 	pid_t		 session;	/* our parent when we started */
 	char		 before[4096];	/* NAME.created before the exec, or "" */
+	char		 wsmark[4096];	/* the workspace NAME.created names */
+	char		 wscall[4096];	/* the one this call would mount */
+	char		*ws[3];		/* those of them known; NULL-ended */
+	char		 mark[SBX_MARK_LEN + 1];	/* of this run's exec */
+	char		**inner;	/* ends it in its container, or NULL */
+	const char	*container;	/* that container (or service) */
+	int		 prewarm;	/* -P's provisioning: its parent holds the lock */
 };
 
 /* Provisioning's answer: run the command again, or return what it said. */
@@ -19,10 +26,24 @@ struct run {
 /* dockerargs.c */
 void	 check_docker_args(char *const *);
 int	 long_running(char *const *);
+int	 inner_exec(char *const *, int *, int *, const char **);
+
+/* ending.c */
+char	**inner_words(char *const *, int *);
+void	 end_inside(const struct run *, const char *);
+
+/* sbx-run.c */
+int	 run_exec(const struct run *, char **, int, int *, struct sbx_buf *);
 
 /* provision.c */
 void	 provision_snapshot(struct run *);
 int	 provision(const struct run *);
+int	 provision_lock(const struct run *, int, const char *);
+
+/* prewarm.c */
+int	 prewarm(struct run *, char **, int);
+void	 prewarm_await(const struct run *);
+void	 prewarm_report(const struct run *, int);
 
 /* journal.c */
 extern unsigned long long journal_bytes;	/* output of the last exec */
@@ -35,3 +56,4 @@ int	 journal_print(const char *, long long);
 int	 workspace_check(const struct run *, const char *, char *, char *,
 	    size_t);
 void	 prime_dir(int, const char *, const char *, int *);
+void	 session_workspaces(struct run *);

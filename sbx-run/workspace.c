@@ -93,6 +93,27 @@ workspace_check(const struct run *r, const char *statedir, char *buf,
 	return 0;
 }
 
+/*
+ * The session workspaces this call knows, which no sbx may come from:
+ * the one NAME.created records (after provision_snapshot), and the one
+ * it would mount (-w or the working directory) if it may mount it.
+ */
+void
+session_workspaces(struct run *r)
+{
+	char statedir[PATH_MAX], why[PATH_MAX + 128];
+	size_t n = 0;
+
+	if (sbx_state_field(r->before, "workspace", r->wsmark,
+	    sizeof(r->wsmark)) != NULL && r->wsmark[0] == '/')
+		r->ws[n++] = r->wsmark;
+	if (sbx_xstate_path(statedir, sizeof(statedir)) == -1)
+		statedir[0] = '\0';
+	if (workspace_check(r, statedir, r->wscall, why, sizeof(why)) == 0)
+		r->ws[n++] = r->wscall;
+	r->ws[n] = NULL;
+}
+
 /* Does the directory open at fd hold nothing? */
 static int
 empty(int fd)

@@ -230,7 +230,7 @@ port_binds(const struct audit *a, struct result *r)
 		snprintf(url, sizeof(url), strchr(a->ports.v[i].ip, ':') ?
 		    "[%s]:%d->%d/%s" : "%s:%d->%d/%s", a->ports.v[i].ip,
 		    a->ports.v[i].host, a->ports.v[i].vm,
-		    sbx_proto_name(a->ports.v[i].proto));
+		    sbx_port_proto(&a->ports.v[i]));
 		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s",
 		    o ? ", " : "", url);
 	}

@@ -141,7 +141,7 @@ main(int argc, char *argv[])
 	if (sbx_xenv_policy(&pol, NULL, 0) == -1 ||
 	    (env = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_NOAUDIT, NULL);
-	sbx_xcli_find(environ, a.sbx, sizeof(a.sbx));
+	sbx_xcli_find(environ, NULL, a.sbx, sizeof(a.sbx));
 	if (sbx_sibling(a.argv0, environ, "sbx-run", a.run, sizeof(a.run))
 	    == -1)
 		errx(SBX_EX_NOAUDIT, "sbx-run: not found beside sbx-verify or "

@@ -46,12 +46,10 @@ jsonver(const char *s, size_t len, char *buf, size_t size, char *srv,
 {
 	const struct sbx_json *cl, *sv;
 	struct sbx_json *j;
-	const char *json, *errstr, *v, *st;
-	size_t off;
+	const char *errstr, *v, *st;
 
 	srv[0] = '\0';
-	if (s == NULL || (json = sbx_json_find(s, len, &off)) == NULL ||
-	    (j = sbx_json_parse(json, len - off, &errstr)) == NULL)
+	if (s == NULL || (j = sbx_json_doc(s, len, &errstr)) == NULL)
 		return NULL;
 	if ((v = sbx_json_str(j, "version")) == NULL &&
 	    (cl = sbx_json_get(j, "client")) != NULL)
@@ -339,15 +337,13 @@ sc_status(struct sc *sc, char *buf, size_t size)
 	const struct sbx_json *arr, *e;
 	struct sbx_json *j;
 	struct sbx_result c;
-	const char *json, *errstr, *n, *st;
-	size_t off;
+	const char *errstr, *n, *st;
 	int found = -1;
 
 	if (sc_sbx(sc, &c, av) == -1)
 		return -1;
 	if (c.status == 0 && c.out.data != NULL &&
-	    (json = sbx_json_find(c.out.data, c.out.len, &off)) != NULL &&
-	    (j = sbx_json_parse(json, c.out.len - off, &errstr)) != NULL) {
+	    (j = sbx_json_doc(c.out.data, c.out.len, &errstr)) != NULL) {
 		if ((arr = sbx_json_get(j, "sandboxes")) != NULL &&
 		    arr->type == SBX_JARR)
 			found = 0;

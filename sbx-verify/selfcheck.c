@@ -89,7 +89,7 @@ setup(struct sc *sc, struct sbx_envpolicy *pol)
 	if (sbx_xenv_policy(pol, NULL, 0) == -1 ||
 	    (sc->env = sbx_env_build(environ, pol)) == NULL)
 		err(SBX_EX_NOAUDIT, NULL);
-	sbx_xcli_find(environ, sc->sbx, sizeof(sc->sbx));
+	sbx_xcli_find(environ, NULL, sc->sbx, sizeof(sc->sbx));
 	if (sbx_name_selfcheck(sc->name, sizeof(sc->name), (long)getpid())
 	    == -1)
 		err(SBX_EX_NOAUDIT, "a name for the self-check's sandbox");

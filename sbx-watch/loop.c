@@ -20,14 +20,21 @@
 #include "sbx.h"
 #include "sbx-watch.h"
 
+extern char **environ;
+
 #define POLL_MS		50	/* kill(pid, 0) polling, when nothing better */
 #define TRIES		5
+#define HOLD		"3600"	/* seconds one held exec lasts (then another) */
+#define HOLD_MS		3660000LL	/* its bound, a minute over */
+#define PORTS_MS	1000	/* how often the ports marker is looked at */
+#define BACKOFF_MAX_MS	600000LL	/* between starts of a failing hold */
 
 /* what the watcher itself listens to, through the self-pipe */
 static const int watched[] = { SIGTERM, SIGINT, SIGCHLD };
 #define NWATCHED	(sizeof(watched) / sizeof(watched[0]))
 
-static pid_t kapid;
+static pid_t kapid;		/* the child holding the VM up, or 0 */
+static long long kastart;	/* when it started, ms */
 
 static void
 sleep_ms(long ms)
@@ -51,30 +58,62 @@ ignore(int signo)
 	sigaction(signo, &sa, NULL);
 }
 
+/*
+ * The sbx for this call, found again each time, since the workspace it
+ * must not come from is known only once NAME.created names it.  0, or
+ * -1 with the status and why in c.
+ */
+static int
+sbx_path(const struct watch *w, char *buf, size_t size, struct sbx_result *c)
+{
+	char ws[PATH_MAX], *wsl[2] = { NULL, NULL };
+	const char *why;
+
+	if (sbx_created_workspace(w->dfd, w->name, ws, sizeof(ws)) == 0)
+		wsl[0] = ws;
+	if (sbx_cli_find(environ, wsl, buf, size) == 0)
+		return 0;
+	c->status = errno == EPERM ? SBX_EX_NOEXEC : SBX_EX_NOTFOUND;
+	why = errno == EPERM ? "sbx: DOCKER_SANDBOX_SBX lies in the session "
+	    "workspace\n" : "sbx: none found outside the session workspace\n";
+	(void)sbx_buf_add(&c->err, why, strlen(why));
+	return -1;
+}
+
 /* Run one sbx call to its end; the answer is its status, or 127. */
 static int
 sbx(const struct watch *w, const char *verb, const char *flag,
     struct sbx_result *c)
 {
-	char *argv[8];
+	char *argv[8], path[PATH_MAX];
 	int n = 0;
 
-	argv[n++] = (char *)w->sbx;
+	memset(c, 0, sizeof(*c));
+	if (sbx_path(w, path, sizeof(path), c) == -1)
+		return c->status;
+	argv[n++] = path;
 	argv[n++] = (char *)verb;
 	if (flag != NULL)
 		argv[n++] = (char *)flag;
 	argv[n++] = (char *)w->name;	/* always after sbx's own flags */
 	if (strcmp(verb, "exec") == 0) {
 		argv[n++] = "--";
-		argv[n++] = "true";
+		argv[n++] = "sleep";
+		argv[n++] = HOLD;
 	}
 	argv[n] = NULL;
-	if (sbx_capture(c, argv, w->envp, w->timeout) == -1)
+	if (sbx_capture(c, argv, w->envp, strcmp(verb, "exec") == 0 ?
+	    (int)(HOLD_MS / 1000) : w->timeout) == -1)
 		c->status = sbx_exec_status(errno);
 	return c->status;
 }
 
-/* The keepalive runs in a child, so the loop keeps watching meanwhile. */
+/*
+ * The keepalive: one exec held open (real sbx stops a VM 30 s after its
+ * last exec disconnects, whatever runs inside), in a child, so the loop
+ * keeps watching meanwhile.  Its command is a sleep that a stop or rm
+ * ends; killing the local exec lets the VM idle out, which ends it too.
+ */
 static void
 keepalive(const struct watch *w)
 {
@@ -84,6 +123,7 @@ keepalive(const struct watch *w)
 	if (kapid > 0 ||
 	    !sbx_marker_present(w->dfd, w->name, SBX_M_CREATED))
 		return;
+	kastart = sbx_now_ms();
 	if ((kapid = fork()) != 0) {
 		if (kapid == -1)
 			kapid = 0;
@@ -94,6 +134,34 @@ keepalive(const struct watch *w)
 		close(w->lifeline);
 	status = sbx(w, "exec", NULL, &c);
 	_exit(status);
+}
+
+/* Should the VM be held up now?  Always, never, or while ports are published. */
+static int
+wanted(const struct watch *w)
+{
+	if (w->keepalive == SBX_KEEPALIVE_ALWAYS)
+		return 1;
+	/* the first minutes after a prewarm too (prewarm.c) */
+	return watch_prewarmed(w) || (w->keepalive == SBX_KEEPALIVE_PORTS &&
+	    sbx_marker_present(w->dfd, w->name, SBX_M_PORTS));
+}
+
+/*
+ * The held exec ended: the next may start a period after this one did,
+ * at once if it lasted longer; one that keeps ending early (the VM is
+ * stopped under it, sbx fails) waits twice as long each time.
+ */
+static long long
+next_hold(const struct watch *w, long long now, long long *delay)
+{
+	long long period = (long long)w->kaperiod * 1000;
+
+	if (now - kastart >= period)
+		*delay = period;
+	else if ((*delay *= 2) > BACKOFF_MAX_MS)
+		*delay = BACKOFF_MAX_MS > period ? BACKOFF_MAX_MS : period;
+	return kastart + *delay;
 }
 
 static void
@@ -112,6 +180,7 @@ keepalive_stop(void)
 	(void)kill(kapid, SIGKILL);
 	while (waitpid(kapid, &ws, 0) == -1 && errno == EINTR)
 		;
+	kapid = 0;
 }
 
 static void
@@ -128,20 +197,17 @@ record_failure(const struct watch *w, const char *verb, int tries,
 }
 
 /*
- * Wait, at most w->timeout seconds, for the provisioning lock that sbx-run
- * holds while it creates, so a removal and a creation never interleave.
- * Returns the descriptor that holds it, or -1 (errno EAGAIN: still held).
+ * Wait for the sandbox's provisioning lock that sbx-run holds while it
+ * creates, so a removal and a creation never interleave.  The session's
+ * watcher is the last guard, so it waits as long as the create may run;
+ * -n (bounded) waits w->timeout seconds, 0 meaning no limit.  Returns
+ * the descriptor that holds it, or -1 (errno ETIMEDOUT: still held).
  */
 int
-watch_provlock(const struct watch *w)
+watch_provlock(const struct watch *w, int bounded)
 {
-	long long until = sbx_now_ms() + (long long)w->timeout * 1000;
-	int fd;
-
-	while ((fd = sbx_lock(w->dfd, SBX_PROVISION_LOCK, 0)) == -1 &&
-	    errno == EAGAIN && sbx_now_ms() < until)
-		sleep_ms(POLL_MS);
-	return fd;
+	return sbx_lock_name(w->dfd, SBX_PROVISION_LOCK, w->name,
+	    bounded && w->timeout > 0 ? (long long)w->timeout * 1000 : -1);
 }
 
 /*
@@ -160,13 +226,13 @@ watch_teardown(const struct watch *w, int mustlock)
 	long delay = w->backoff;
 	int try, ok = 0, removed = 0, gone = 0, lfd;
 
-	/* the watcher tears down even past the bound: no guard is left */
-	if ((lfd = watch_provlock(w)) == -1 && mustlock)
+	/* a lock file not ours: the watcher tears down all the same */
+	if ((lfd = watch_provlock(w, mustlock)) == -1 && mustlock)
 		return SBX_EX_BUSY;
 	if (!sbx_marker_present(w->dfd, w->name, SBX_M_CREATED)) {
 		/* never provisioned by us: no sbx call at all */
 		(void)sbx_marker_drop(w->dfd, w->name, SBX_MB(SBX_M_PRIME) |
-		    SBX_MB(SBX_M_JOURNAL), 0);
+		    SBX_MB(SBX_M_JOURNAL) | SBX_MB(SBX_M_PREWARM), 0);
 		if (lfd != -1)
 			close(lfd);
 		return SBX_EX_NOSANDBOX;
@@ -190,9 +256,11 @@ watch_teardown(const struct watch *w, int mustlock)
 		delay *= 2;
 	}
 	/* a stopped or failed sandbox keeps its marker and scratch dir */
+	/* (a prewarm's record was the session's: it goes) */
 	/* the lock and owner marker are the watcher's, dropped as it exits */
 	(void)sbx_marker_drop(w->dfd, w->name, removed ?
-	    SBX_MB_ALL & ~SBX_MB_WATCH : ok ? SBX_MB(SBX_M_FAILED) : 0, 0);
+	    SBX_MB_ALL & ~SBX_MB_WATCH : SBX_MB(SBX_M_PREWARM) |
+	    (ok ? SBX_MB(SBX_M_FAILED) : 0), 0);
 	if (lfd != -1)
 		close(lfd);
 	if (w->mode == MODE_NONE)
@@ -229,17 +297,15 @@ void
 watch_run(struct watch *w)
 {
 	struct pollfd pfd[2];
-	long long now, next_ka = 0, next_check = 0, t;
+	long long now, next_ka = 0, next_check = 0, next_ports = 0, t;
+	long long delay = (long long)w->kaperiod * 1000;
 	size_t i;
-	int sig, waitfd = -1, end = 0, ws;
+	int sig, waitfd = -1, end = 0, ws, want = 0;
 
 	for (i = 0; i < NWATCHED; i++)
 		(void)sbx_selfpipe_trap(watched[i]);
 	if (w->lifeline == -1)
 		waitfd = pw_arm(w->pid, w->pidfd);
-	now = sbx_now_ms();
-	if (w->keepalive > 0)
-		next_ka = now + (long long)w->keepalive * 1000;
 	while (!end) {
 		now = sbx_now_ms();
 		t = -1;
@@ -253,13 +319,20 @@ watch_run(struct watch *w)
 			}
 			t = next_check - now;
 		}
-		if (w->keepalive > 0) {
-			if (now >= next_ka) {
-				keepalive(w);
-				next_ka = now + (long long)w->keepalive * 1000;
+		if (w->keepalive != SBX_KEEPALIVE_NEVER) {
+			if (now >= next_ports) {
+				want = wanted(w);
+				next_ports = now + PORTS_MS;
 			}
-			if (t == -1 || next_ka - now < t)
-				t = next_ka - now;
+			if (!want)
+				keepalive_stop();
+			else if (kapid == 0 && now >= next_ka)
+				keepalive(w);
+			if (w->keepalive == SBX_KEEPALIVE_PORTS &&
+			    (t == -1 || next_ports - now < t))
+				t = next_ports - now;
+			if (want && kapid == 0 && (t == -1 || next_ka - now < t))
+				t = next_ka - now < 0 ? 0 : next_ka - now;
 		}
 		pfd[0].fd = sbx_selfpipe();
 		pfd[0].events = POLLIN;
@@ -277,11 +350,14 @@ watch_run(struct watch *w)
 				if (sig == SIGTERM || sig == SIGINT)
 					end = 1;
 		}
-		if (kapid > 0 && waitpid(kapid, &ws, WNOHANG) == kapid)
+		if (kapid > 0 && waitpid(kapid, &ws, WNOHANG) == kapid) {
 			kapid = 0;
+			next_ka = next_hold(w, sbx_now_ms(), &delay);
+		}
 		if (ended(w, &pfd[1], &waitfd))
 			end = 1;
 	}
+	/* the held exec goes first: it never outlives us, nor meets the rm */
 	keepalive_stop();
 	for (i = 0; i < NWATCHED; i++)
 		sbx_selfpipe_untrap(watched[i]);

@@ -23,6 +23,7 @@
 #include "sbx-watch.h"
 
 #define FD_SCAN_MAX	65536	/* descriptors closed after detaching */
+#define PREWARM_HOLD	300	/* seconds the VM is held after a prewarm */
 
 extern char **environ;
 
@@ -189,21 +190,44 @@ detach(struct watch *w, pid_t owner, unsigned long long ownerstart)
 	}
 }
 
+/* Does `sbx ls --json` list the sandbox?  1 yes, 0 no, -1 unknown. */
+static int
+listed(const struct watch *w)
+{
+	char *av[] = { (char *)w->sbx, "ls", "--json", NULL };
+	struct sbx_result c;
+	const char *errstr;
+	int found = -1;
+
+	if (sbx_capture(&c, av, w->envp, w->timeout) == -1)
+		return -1;
+	if (c.status == 0)
+		found = sbx_ls_listed(c.out.data ? c.out.data : "", c.out.len,
+		    w->name, &errstr);
+	sbx_result_free(&c);
+	return found;
+}
+
 /*
  * -n: tear down now, in the foreground, with the watcher's own teardown.
  * An armed watcher keeps its lock and owner marker, and keeps watching.
+ * A sandbox the tools did not make is never touched, but one the
+ * listing shows gets its own answer: it is there, and stays.
  */
 static int
 now(const struct watch *w, const char *statedir)
 {
 	char lock[SBX_MARKER_MAX], owner[SBX_MARKER_MAX];
-	int lfd, rv;
+	int lfd, ours, rv;
 
 	(void)sbx_marker_path(lock, sizeof(lock), w->name, SBX_M_LOCK);
 	(void)sbx_marker_path(owner, sizeof(owner), w->name, SBX_M_OWNER);
 	if ((lfd = sbx_lock(w->dfd, lock, 0)) == -1 && errno != EAGAIN)
 		err(SBX_EX_FAIL, "%s/%s", statedir, lock);
+	ours = sbx_marker_present(w->dfd, w->name, SBX_M_CREATED);
 	rv = watch_teardown(w, 1);
+	if (rv == SBX_EX_NOSANDBOX && !ours && listed(w) == 1)
+		rv = SBX_EX_NOTOURS;
 	if (lfd != -1) {
 		/* no watcher: what one left behind goes too */
 		(void)sbx_state_remove(w->dfd, owner);
@@ -212,6 +236,9 @@ now(const struct watch *w, const char *statedir)
 	}
 	if (rv == SBX_EX_NOSANDBOX)
 		warnx("%s: no sandbox to tear down", w->name);
+	else if (rv == SBX_EX_NOTOURS)
+		warnx("%s: not made by these tools (no %s.created); "
+		    "not removed", w->name, w->name);
 	else if (rv == SBX_EX_BUSY)
 		warnx("%s/%s: still held after %d seconds", statedir,
 		    SBX_PROVISION_LOCK, w->timeout);
@@ -291,9 +318,11 @@ main(int argc, char *argv[])
 	if (!sbx_name_valid(argv[0]))
 		errx(SBX_EX_USAGE, "%s: invalid sandbox name", shown(argv[0]));
 	snprintf(w.name, sizeof(w.name), "%s", argv[0]);
-	if (kflag || sbx_xconf_keepalive())
-		w.keepalive = (int)sbx_xconf_num("SBX_WATCH_KEEPALIVE_SECONDS",
-		    60, 1, 86400);
+	w.keepalive = kflag ? SBX_KEEPALIVE_ALWAYS : sbx_xconf_keepalive();
+	w.kaperiod = (int)sbx_xconf_num("SBX_WATCH_KEEPALIVE_SECONDS", 30, 1,
+	    86400);
+	w.prewarmhold = (int)sbx_xconf_num("SBX_WATCH_PREWARM_HOLD_SECONDS",
+	    PREWARM_HOLD, 0, 86400);
 	w.timeout = sbx_xconf_timeout();
 	w.backoff = (long)sbx_xconf_num("SBX_WATCH_BACKOFF_MS", 1000, 0, 60000);
 
@@ -336,7 +365,7 @@ main(int argc, char *argv[])
 	}
 
 	if (w.mode != MODE_NONE || w.keepalive > 0)
-		sbx_xcli_find(environ, w.sbx, sizeof(w.sbx));
+		sbx_xcli_find(environ, NULL, w.sbx, sizeof(w.sbx));
 	memset(&pol, 0, sizeof(pol));	/* strict: the host set only */
 	if ((w.envp = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_FAIL, "environment");

@@ -19,7 +19,9 @@ enum {
 struct watch {
 	char	 name[SBX_NAME_MAX + 1];
 	int	 mode;		/* MODE_* */
-	int	 keepalive;	/* seconds between keepalive calls; 0: none */
+	int	 keepalive;	/* SBX_KEEPALIVE_*: when to hold the VM up */
+	int	 kaperiod;	/* seconds: the least between two held execs */
+	int	 prewarmhold;	/* seconds held after a prewarm; 0: not */
 	int	 lifeline;	/* -f: the read end, or -1 */
 	pid_t	 pid;		/* -p (or the parent): the session, or -1 */
 	unsigned long long start;	/* its start time; 0 if unknown */
@@ -34,7 +36,10 @@ struct watch {
 /* loop.c: after detaching: wait for the end, then tear down once */
 void	 watch_run(struct watch *);
 int	 watch_teardown(const struct watch *, int);
-int	 watch_provlock(const struct watch *);
+int	 watch_provlock(const struct watch *, int);
+
+/* prewarm.c: the hold after sbx-run -P */
+int	 watch_prewarmed(const struct watch *);
 
 /* pidwait.c: learn of a process's death without polling, where we can */
 int	 pw_open(pid_t);

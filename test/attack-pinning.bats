@@ -34,9 +34,9 @@ passed() {
 		# shellcheck disable=SC2086
 		run -0 sbx-run -s "$N" -- $args
 		[ "$(stub_count)" -eq 1 ] || fail "$args: not one call"
-		[ "$(cat "$SBX_STUB_DIR/calls.log")" = \
-		    "exec $N -- docker $PIN $args" ] ||
-		    fail "$args: $(cat "$SBX_STUB_DIR/calls.log")"
+		[ "$(stub_argv "$(cat "$SBX_STUB_DIR/seq")" | argv_unmarked | tr '\n' ' ')" = \
+		    "exec $N -- docker $PIN $args " ] ||
+		    fail "$args: $(stub_argv "$(cat "$SBX_STUB_DIR/seq")" | argv_unmarked | tr '\n' ' ')"
 	done
 }
 

@@ -152,6 +152,38 @@ To create one:
 	[ -e "$SBX_STATE_DIR/$N.prime/in-use" ]
 }
 
+@test "listing class: the confirming sbx ls --json is read as sbx prints it, notices, [sbx], WARN: and all" {
+	export SBX_STUB_EXEC_RUN=1
+	run -0 sbx-run -x -s "$N" true	# provisioned by sbx-run: a marker
+	cat >"$SBX_STUB_DIR/out.ls" <<-EOF
+	Starting sandboxd daemon...
+	[sbx] daemon ready
+	{
+	  "sandboxes": [
+	    {
+	      "name": "$N",
+	      "id": "3f2b8c1e-9d4a-4e6f-8a1b-2c3d4e5f6a7b",
+	      "status": "running",
+	      "last_used_at": "2026-09-18T08:55:17.75025Z",
+	      "workspaces": []
+	    }
+	  ]
+	}
+	WARN: mcp gateway teardown: context deadline exceeded
+	EOF
+	: >"$SBX_STUB_DIR/calls.log"
+	run -1 --separate-stderr sbx-run -x -s "$N" sh -c "$(liar "$NF")"
+	[ "$(ran)" -eq 1 ]
+	[ "$stderr" = "$NF" ] || fail "$stderr"
+	[ "$(cut -d' ' -f1 "$SBX_STUB_DIR/calls.log" | tr '\n' ' ')" = "exec ls " ]
+	# listed as none (null): it is gone, and made again
+	printf '{\n  "sandboxes": null\n}\n' >"$SBX_STUB_DIR/out.ls"
+	rm "$SBX_STUB_DIR/sandboxes/$N" "$RAN"
+	run -0 --separate-stderr sbx-run -x -s "$N" sh -c "echo ran >>$RAN"
+	[ "$(ran)" -eq 1 ] || fail "$stderr"
+	[ "$(cut -d' ' -f1 "$SBX_STUB_DIR/calls.log" | tail -n 4 | tr '\n' ' ')" = "exec ls create exec " ]
+}
+
 @test "retry class: a container printing the not-found text through plain sbx-run runs once" {
 	export SBX_STUB_EXEC_RUN=1
 	stub_sandbox "$N"

@@ -53,6 +53,7 @@ table() {
 	ENV_PASSTHROUGH|$RUNNERS sbx-env|maybe 2
 	TIMEOUT|$RUNNERS sbx-watch sbx-gc|-1 86401 100000 2m 1.5
 	PORTS_MAX|sbx-ports sbx-ports-sync sbx-env-c|-1 1025 abc 1.5 0x10 64k ''
+	PREWARM|sbx-env-c|maybe 2 ' 1' autos -1
 	EOS
 }
 
@@ -172,6 +173,11 @@ table() {
 	GC_HOURS 1.5 2
 	GC_HOURS 0 0
 	TIMEOUT 300 300
+	PREWARM on 1
+	PREWARM 1 1
+	PREWARM off 0
+	PREWARM auto auto
+	PREWARM AUTO auto
 	EOS
 	# the teardown default: none for a pinned name, else remove
 	DOCKER_SANDBOX=pinned-box run -0 sbx-env -c
@@ -183,8 +189,9 @@ table() {
 
 @test "settings class: sbx-env -cj prints one JSON object per setting" {
 	DOCKER_SANDBOX_TEARDOWN=stop run -0 sbx-env -cj
-	[ "${#lines[@]}" -eq 13 ]
+	[ "${#lines[@]}" -eq 14 ]
 	[[ "$output" == *'{"name":"DOCKER_SANDBOX_PORTS_MAX","value":"64"}'* ]]
+	[[ "$output" == *'{"name":"DOCKER_SANDBOX_PREWARM","value":"auto"}'* ]]
 	[[ "$output" == *'{"name":"DOCKER_SANDBOX_TEARDOWN","value":"stop"}'* ]]
 	run -64 --separate-stderr sbx-env -j
 	run -64 --separate-stderr sbx-env -c true

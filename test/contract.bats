@@ -6,11 +6,11 @@
 load helper
 
 N=pi-sbx-4242-abcd1234
-# what the programs say after "sbx-NAME: " when no sbx can be found
-NOTFOUND="sbx: not found on PATH, in /opt/homebrew/bin or /usr/local/bin (set DOCKER_SANDBOX_SBX)"
 
 setup() {
 	common_setup
+	# what the programs say after "sbx-NAME: " when no sbx can be found
+	NOTFOUND="sbx: not found on PATH, in /opt/homebrew/bin, /usr/local/bin or $HOME/.docker/sbx/bin (set DOCKER_SANDBOX_SBX)"
 	mkdir -m 700 -p "$SBX_STATE_DIR"
 	EMPTY="$BATS_TEST_TMPDIR/empty"
 	mkdir -p "$EMPTY"
@@ -37,7 +37,8 @@ progs() {
 # "no sbx to be found" cannot be arranged.
 no_fallbacks() {
 	local f
-	for f in /opt/homebrew/bin/sbx /usr/local/bin/sbx; do
+	for f in /opt/homebrew/bin/sbx /usr/local/bin/sbx \
+	    "$(getent passwd "$(id -u)" | cut -d: -f6)/.docker/sbx/bin/sbx"; do
 		[ ! -e "$f" ] || fail "$f exists: this host always has an sbx"
 	done
 }

@@ -43,6 +43,25 @@ stub_argv() {
 	tr '\0' '\n' <"$SBX_STUB_DIR/calls/$(printf '%04d' "$1").argv"
 }
 
+# An argv, one word a line, without the marks sbx-run puts before the
+# command of an exec (sh -c PROLOGUE sbx-run MARK, see lib/marksh.c), so
+# that a test compares the docker argv: stub_argv 1 | argv_unmarked.
+argv_unmarked() {
+	awk '{ w[NR] = $0 }
+	END {
+		for (i = 1; i <= NR; i++) {
+			if (w[i] == "sh" && w[i + 1] == "-c" &&
+			    index(w[i + 2], "m=$1;shift;") == 1 &&
+			    w[i + 3] == "sbx-run" && length(w[i + 4]) == 16 &&
+			    w[i + 4] ~ /^[0-9a-f]+$/) {
+				i += 4
+				continue
+			}
+			print w[i]
+		}
+	}'
+}
+
 # The environment of call N, one entry a line.
 stub_env() {
 	tr '\0' '\n' <"$SBX_STUB_DIR/calls/$(printf '%04d' "$1").env"

@@ -63,7 +63,7 @@ left_of() {
 	# alone are no proof
 	[ "$(table | sort | tr '\n' ' ')" = "created SBX_MF_OURS \
 failed SBX_MF_OURS journal SBX_MF_OURS lock SBX_MF_LOCK owner SBX_MF_OURS \
-ports 0 prime SBX_MF_DIR verify- SBX_MF_NONCE " ]
+ports 0 prewarm 0 prime SBX_MF_DIR verify- SBX_MF_NONCE " ]
 	# by position nowhere: sbx-gc asks the table for what a suffix is
 	[ -z "$(grep -n 'suffixes\[\|i < [0-9]' "$TOP/sbx-gc/markers.c")" ]
 }
@@ -121,7 +121,7 @@ ports 0 prime SBX_MF_DIR verify- SBX_MF_NONCE " ]
 	[ -z "$(left_of "$N")" ] || fail "left behind: $(left_of "$N")"
 }
 
-@test "markers drop class: -m stop keeps all but the watcher's own and the failure" {
+@test "markers drop class: -m stop keeps all but the watcher's own, the failure and the prewarm's record" {
 	stub_sandbox "$N" running
 	every_marker "$N"
 	rm -f "$SBX_STATE_DIR/$N.owner" "$SBX_STATE_DIR/$N.lock"

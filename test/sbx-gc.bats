@@ -276,10 +276,10 @@ removed_names() {
 	[ "$(stub_count)" -eq 1 ]
 }
 
-@test "sbx-gc: orphans are left alone while a sandbox is being provisioned" {
+@test "sbx-gc: the markers of a sandbox being provisioned are left alone, and only those" {
 	created pi-sbx-${D}-gone0000 48
 	touch -d '-1 hour' "$SBX_STATE_DIR/pi-sbx-${D}-gone0000.created"
-	# sbx-run holds .provision.lock while its (slow) create runs
+	# sbx-run holds its sandbox's provisioning lock while its (slow) create runs
 	echo 2 >"$SBX_STUB_DIR/delay.create"
 	"$TOP/sbx-run/sbx-run" -s pi-sbx-${D}-new00000 ps >/dev/null 2>&1 &
 	local p=$!
@@ -287,11 +287,13 @@ removed_names() {
 		[ "$(stub_count create)" -ge 1 ] && break
 		sleep 0.1
 	done
-	run -0 "$G"
+	# as if that create had begun before the sweep's listing
+	touch -d '-1 hour' "$SBX_STATE_DIR/pi-sbx-${D}-new00000.created"
+	run -0 "$G" -v
+	[[ "$output" == *"kept markers of pi-sbx-${D}-new00000: being provisioned"* ]]
 	wait "$p"
-	[ -e "$SBX_STATE_DIR/pi-sbx-${D}-gone0000.created" ]
-	# and once it is done, they go
-	run -0 "$G"
+	[ -e "$SBX_STATE_DIR/pi-sbx-${D}-new00000.created" ]
+	# another sandbox's provisioning holds no sweep of these
 	[ ! -e "$SBX_STATE_DIR/pi-sbx-${D}-gone0000.created" ]
 }
 
@@ -344,10 +346,10 @@ removed_names() {
 	rm "$SBX_STUB_DIR/rc.ls" "$SBX_STUB_DIR/err.ls"
 	echo 'SANDBOX AGENT STATUS' >"$SBX_STUB_DIR/out.ls"
 	run -1 --separate-stderr "$G"
-	[ "$stderr" = "sbx-gc: sbx ls --json: no JSON in its output" ]
+	[ "$stderr" = "sbx-gc: sbx ls --json: no JSON in the output" ]
 	echo '{"sandboxes":[' >"$SBX_STUB_DIR/out.ls"
 	run -1 --separate-stderr "$G"
-	[[ "$stderr" == "sbx-gc: sbx ls --json: bad JSON: "* ]]
+	[[ "$stderr" == "sbx-gc: sbx ls --json: "* ]]
 	echo '{"vms":[]}' >"$SBX_STUB_DIR/out.ls"
 	run -1 --separate-stderr "$G"
 	[ "$stderr" = "sbx-gc: sbx ls --json: no \"sandboxes\" array" ]
@@ -356,6 +358,50 @@ removed_names() {
 	[[ "$stderr" == "sbx-gc: sbx ls --json: more than "*" bytes of output, refusing it" ]]
 	[ -e "$SBX_STATE_DIR/pi-sbx-${D}-gone0000.created" ]
 	[ "$(stub_count rm)" -eq 0 ]
+}
+
+@test "listing class: sbx ls --json as sbx prints it: notices and [sbx] lines first, pretty, a UUID, a fraction, WARN: after, null" {
+	local old=pi-sbx-${D}-old00000 gone=pi-sbx-${D}-gone0000
+	stub_sandbox "$old" stopped
+	created "$old" 48
+	created "$gone" 48
+	touch -d '-1 hour' "$SBX_STATE_DIR/$gone.created"
+	cat >"$SBX_STUB_DIR/out.ls" <<-EOF
+	Starting sandboxd daemon...
+	Daemon started (PID 4242)
+	Logs: /home/u/.local/state/sandboxes/sandboxd/daemon.log
+	[sbx] daemon ready
+	{
+	  "sandboxes": [
+	    {
+	      "name": "$old",
+	      "id": "3f2b8c1e-9d4a-4e6f-8a1b-2c3d4e5f6a7b",
+	      "agent": "shell",
+	      "status": "stopped",
+	      "last_used_at": "2001-01-01T08:55:17.75025Z",
+	      "workspaces": [
+	        "/home/u/ws"
+	      ]
+	    }
+	  ]
+	}
+	WARN: mcp gateway teardown: context deadline exceeded
+	EOF
+	run -0 --separate-stderr "$G" -v
+	[ -z "$stderr" ] || fail "$stderr"
+	[[ "$(said "$old")" == "removed: stopped, no live owner, idle "* ]] || fail "$output"
+	grep -qx "rm --force $old" "$SBX_STUB_DIR/calls.log"
+	[ ! -e "$SBX_STATE_DIR/$gone.created" ]
+	# no sandbox at all, as a nil list: the markers of one gone are swept
+	created "$gone" 48
+	touch -d '-1 hour' "$SBX_STATE_DIR/$gone.created"
+	printf '{\n  "sandboxes": null\n}\n' >"$SBX_STUB_DIR/out.ls"
+	run -0 --separate-stderr "$G"
+	[ -z "$stderr" ] || fail "$stderr"
+	[ ! -e "$SBX_STATE_DIR/$gone.created" ]
+	# a notice that looks like a JSON array is skipped, not taken for it
+	printf '[1] warm\n{"sandboxes":[]} \n' >"$SBX_STUB_DIR/out.ls"
+	run -0 "$G"
 }
 
 @test "sbx-gc: an unsafe state directory is refused; a lost stdout fails" {

@@ -28,10 +28,10 @@ none_survived() {
 @test "sbx-run: a bad option prints only the usage line and exits 64" {
 	run -64 --separate-stderr sbx-run -Z
 	[ -z "$output" ]
-	[ "${stderr_lines[0]}" = "usage: sbx-run [-inx] [-J count] [-s name] [-t seconds] [-w workspace] [argument ...]" ]
+	[ "${stderr_lines[0]}" = "usage: sbx-run [-inPx] [-J count] [-s name] [-t seconds] [-w workspace] [argument ...]" ]
 	[ "${#stderr_lines[@]}" -eq 1 ]
 	run -64 --separate-stderr sbx-run -s "$N"
-	[ "${stderr_lines[0]}" = "usage: sbx-run [-inx] [-J count] [-s name] [-t seconds] [-w workspace] [argument ...]" ]
+	[ "${stderr_lines[0]}" = "usage: sbx-run [-inPx] [-J count] [-s name] [-t seconds] [-w workspace] [argument ...]" ]
 	run -64 sbx-run -n ps
 	run -64 sbx-run -t 1x -s "$N" ps
 	run -64 sbx-run -t -1 -s "$N" ps
@@ -53,15 +53,15 @@ none_survived() {
 	stub_sandbox "$N"
 	run -0 sbx-run -s "$N" ps -a --format '{{json .}}'
 	[ "$(stub_count)" -eq 1 ]
-	[ "$(stub_argv 1 | tr '\n' ' ')" = "exec $N -- docker $PIN ps -a --format {{json .}} " ]
+	[ "$(stub_argv 1 | argv_unmarked | tr '\n' ' ')" = "exec $N -- docker $PIN ps -a --format {{json .}} " ]
 }
 
 @test "sbx-run: -x runs the command verbatim, -i adds -i" {
 	stub_sandbox "$N"
 	run -0 sbx-run -x -s "$N" sh -c 'echo hi'
-	[ "$(stub_argv 1 | tr '\n' '|')" = "exec|$N|--|sh|-c|echo hi|" ]
+	[ "$(stub_argv 1 | argv_unmarked | tr '\n' '|')" = "exec|$N|--|sh|-c|echo hi|" ]
 	run -0 sbx-run -ix -s "$N" cat
-	[ "$(stub_argv 2 | tr '\n' ' ')" = "exec -i $N -- cat " ]
+	[ "$(stub_argv 2 | argv_unmarked | tr '\n' ' ')" = "exec -i $N -- cat " ]
 }
 
 @test "sbx-run: stdin reaches the sandbox only with -i" {
@@ -125,7 +125,7 @@ none_survived() {
 	stub_sandbox "$N"
 	DOCKER_SANDBOX_ENV_ALLOWLIST=API_KEY,UNSET_ONE,DOCKER_HOST API_KEY=s3cr3t \
 	    DOCKER_HOST=tcp://evil run -0 --separate-stderr sbx-run -s "$N" ps
-	[ "$(stub_argv 1 | tr '\n' ' ')" = "exec -e API_KEY $N -- docker $PIN ps " ]
+	[ "$(stub_argv 1 | argv_unmarked | tr '\n' ' ')" = "exec -e API_KEY $N -- docker $PIN ps " ]
 	stub_env 1 | grep -q '^API_KEY=s3cr3t$'
 	! stub_env 1 | grep -q '^DOCKER_HOST='
 	! grep -q s3cr3t "$SBX_STUB_DIR/calls.log"
@@ -138,7 +138,7 @@ none_survived() {
 	    DOCKER_SANDBOX_SBX="$DOCKER_SANDBOX_SBX" \
 	    DOCKER_SANDBOX_ENV_PASSTHROUGH=1 FOO=1 BAR=2 FOO=3 docker_host=x \
 	    LC_ALL=C -- "$TOP/sbx-run/sbx-run" -s "$N" ps
-	[ "$(stub_argv 1 | tr '\n' ' ')" = "exec -e FOO -e BAR $N -- docker $PIN ps " ]
+	[ "$(stub_argv 1 | argv_unmarked | tr '\n' ' ')" = "exec -e FOO -e BAR $N -- docker $PIN ps " ]
 	stub_env 1 | grep -q '^FOO=1$'
 }
 
@@ -169,9 +169,9 @@ none_survived() {
 @test "sbx-run: provisions a missing sandbox: exec, create, exec (create confirms it)" {
 	run -0 --separate-stderr sbx-run -s "$N" ps
 	[ "$(stub_count)" -eq 3 ]
-	[ "$(stub_argv 1 | tr '\n' ' ')" = "exec $N -- docker $PIN ps " ]
-	[ "$(stub_argv 2 | tr '\n' ' ')" = "create --quiet --name $N --cpus 2 --memory 2g shell $WS " ]
-	[ "$(stub_argv 3 | tr '\n' ' ')" = "exec $N -- docker $PIN ps " ]
+	[ "$(stub_argv 1 | argv_unmarked | tr '\n' ' ')" = "exec $N -- docker $PIN ps " ]
+	[ "$(stub_argv 2 | argv_unmarked | tr '\n' ' ')" = "create --quiet --name $N --cpus 2 --memory 2g shell $WS " ]
+	[ "$(stub_argv 3 | argv_unmarked | tr '\n' ' ')" = "exec $N -- docker $PIN ps " ]
 	grep -q '^state=ready$' "$SBX_STATE_DIR/$N.created"
 	# sbx's "no sandbox" never reaches the user; the marker is written
 	[[ "$stderr" != *"not found"* ]]
@@ -190,7 +190,7 @@ none_survived() {
 		DOCKER_SANDBOX_MEMORY=$1 DOCKER_SANDBOX_CPUS=4 \
 		    DOCKER_SANDBOX_TEMPLATE=docker.io/library/tpl:v1 \
 		    run -0 sbx-run -s "$N" ps
-		[ "$(stub_argv 2 | tr '\n' ' ')" = "create --quiet --name $N --cpus 4 --memory $2 --template docker.io/library/tpl:v1 shell $WS " ] ||
+		[ "$(stub_argv 2 | argv_unmarked | tr '\n' ' ')" = "create --quiet --name $N --cpus 4 --memory $2 --template docker.io/library/tpl:v1 shell $WS " ] ||
 		    fail "memory $1: $(stub_argv 2 | tr '\n' ' ')"
 	done
 }
@@ -211,7 +211,7 @@ none_survived() {
 
 @test "sbx-run: read-only mode mounts a scratch primary and the project :ro" {
 	DOCKER_SANDBOX_WORKSPACE_RO=true run -0 sbx-run -s "$N" ps
-	[ "$(stub_argv 2 | tr '\n' ' ')" = "create --quiet --name $N --cpus 2 --memory 2g shell $SBX_STATE_DIR/$N.prime $WS:ro " ]
+	[ "$(stub_argv 2 | argv_unmarked | tr '\n' ' ')" = "create --quiet --name $N --cpus 2 --memory 2g shell $SBX_STATE_DIR/$N.prime $WS:ro " ]
 	[ -d "$SBX_STATE_DIR/$N.prime" ]
 	[ "$(stat -c %a "$SBX_STATE_DIR/$N.prime")" = 700 ]
 	grep -q '^mode=ro$' "$SBX_STATE_DIR/$N.created"
@@ -313,7 +313,9 @@ none_survived() {
 	start=$(date +%s)
 	run -124 --separate-stderr sbx-run -t 1 -s "$N" ps
 	[ $(( $(date +%s) - start )) -lt 6 ]
-	[ "$stderr" = "sbx-run: sandbox $N: timed out after 1 s" ]
+	# the stand-in's hung exec never ran its command: nothing to end inside
+	[ "$stderr" = "sbx-run: sandbox $N: timed out after 1 s; nothing it started was found inside (it had not begun there, or could not be marked)" ]
+	[ "$(stub_count exec)" -eq 2 ]	# the hung exec, and the one that ends it
 	sleep 0.2
 	none_survived
 	# DOCKER_SANDBOX_TIMEOUT sets the same

@@ -347,7 +347,7 @@ finished() {
 	"$W" -k -p "$SESSION" "$N"
 	wp=$(watcher_pid "$N")
 	until_ok calls_at_least exec 2
-	[ "$(stub_argv 1 | tr '\n' ' ')" = "exec $N -- true " ]
+	[ "$(stub_argv 1 | tr '\n' ' ')" = "exec $N -- sleep 3600 " ]
 	kill -9 "$SESSION"
 	finished "$wp"
 	[ "$(stub_count rm)" -eq 1 ]
@@ -449,7 +449,37 @@ finished() {
 	    "$W" -p "$SESSION" "$N"
 	[ "$stderr" = "sbx-watch: /nonexistent/sbx: No such file or directory" ]
 	[ ! -e "$SBX_STATE_DIR/$N.lock" ]
-	DOCKER_SANDBOX_SBX=/nonexistent/sbx run -0 "$W" -m none -p "$SESSION" "$N"
+	# nothing to tear down and no keepalive: no watcher, no sbx needed
+	DOCKER_SANDBOX_KEEPALIVE=0 DOCKER_SANDBOX_SBX=/nonexistent/sbx \
+	    run -0 "$W" -m none -p "$SESSION" "$N"
+	# the default keepalive (while ports are published) needs it
+	unset DOCKER_SANDBOX_KEEPALIVE
+	DOCKER_SANDBOX_SBX=/nonexistent/sbx run -127 "$W" -m none -p "$SESSION" "$N"
+}
+
+@test "sbx-watch: by default the keepalive holds while NAME.ports exists, never without it; 0 never" {
+	unset DOCKER_SANDBOX_KEEPALIVE
+	export SBX_WATCH_KEEPALIVE_SECONDS=1
+	provisioned "$N"
+	rm "$SBX_STATE_DIR/$N.ports"
+	: >"$SBX_STUB_DIR/calls.log"
+	session
+	"$W" -m none -p "$SESSION" "$N"
+	wp=$(watcher_pid "$N")
+	sleep 1.5
+	[ "$(stub_count exec)" -eq 0 ]
+	echo '80/tcp 8080' >"$SBX_STATE_DIR/$N.ports"
+	until_ok calls_at_least exec 1
+	[ "$(stub_argv 1 | tr '\n' ' ')" = "exec $N -- sleep 3600 " ]
+	kill -9 "$SESSION"
+	finished "$wp"
+	# the stand-in's exec ends at once: restarts are a period apart, and more
+	[ "$(stub_count exec)" -le 3 ]
+	: >"$SBX_STUB_DIR/calls.log"
+	session
+	DOCKER_SANDBOX_KEEPALIVE=0 "$W" -m none -p "$SESSION" "$N" || true
+	sleep 1.5
+	[ "$(stub_count exec)" -eq 0 ]
 }
 
 @test "sbx-watch: a planted symlink for a marker is never followed" {

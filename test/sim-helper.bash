@@ -73,7 +73,7 @@ sim_setup_file() {
 	SBX_SIM_ROOT=$(mktemp -d /tmp/sbxsim.XXXXXX)
 	export SBX_SIM_ROOT
 	# no fault or leak of the caller's shell reaches the suite
-	unset SBX_SIM_FAIL SBX_SIM_HANG SBX_SIM_LEAK SBX_SIM_IDLE_STOP SBX_SIM_FAULT \
+	unset SBX_SIM_FAIL SBX_SIM_HANG SBX_SIM_LEAK SBX_SIM_IDLE_STOP SBX_SIM_FAULT SBX_SIM_CREATE_DELAY \
 	    SBX_SIM_DIALECT DOCKER_HOST DOCKER_CONTEXT DOCKER_CONFIG
 }
 
@@ -204,9 +204,12 @@ sim_calls_after() {
 	tail -n +"$(($1 + 1))" "$SBX_SIM_ROOT/calls.log"
 }
 
-# The argv part of a calls-log line.
+# The argv part of a calls-log line, without the marks sbx-run puts
+# before the command of an exec (sh -c PROLOGUE sbx-run MARK, each word
+# as printf %q wrote it): the docker argv, as a test compares it.
 sim_argv_of() {
-	cut -d' ' -f3-
+	cut -d' ' -f3- |
+	    sed 's/ sh -c m=\\\$1\\;shift\([^ \\]\|\\.\)* sbx-run [0-9a-f]\{16\}//g'
 }
 
 # curl the page at a host port, a few tries while a forwarder starts.

@@ -5,7 +5,8 @@
 #
 # SESSIONS concurrent sessions (default 8), each a shell that names its
 # sandbox, arms sbx-watch on itself and then loops over docker calls
-# through sbx-run: plain ones, read-only ones (DOCKER_SANDBOX_WORKSPACE_RO)
+# through sbx-run, its sandbox provisioned ahead by sbx-run -P in the
+# background (SOAK_PREWARM=0: not): plain ones, read-only ones (DOCKER_SANDBOX_WORKSPACE_RO)
 # and pinned ones (DOCKER_SANDBOX, kept at the end).  For SECONDS (default
 # 60) a chaos loop sends SIGKILL at random to a session, an sbx-run or an
 # `sbx create` in flight, and starts a new session for each one killed,
@@ -41,6 +42,11 @@ session_main() {	# kind index
 	# armed before the first call: nothing provisions without a teardown
 	# shellcheck disable=SC2086
 	sbx-watch -p "$$" $SOAK_WATCH "$name" 2>>"$T/log/watch.err" || exit 1
+	# provisioned ahead, as pi does when the workspace shows docker: the
+	# first call waits for it (SOAK_PREWARM=0: the first call provisions)
+	if [ "$SOAK_PREWARM" = 1 ]; then
+		sbx-run -P >/dev/null 2>>"$T/log/$$.err" </dev/null &
+	fi
 	while :; do
 		case $((RANDOM % 4)) in
 		0) set -- ps -q ;;
@@ -115,7 +121,8 @@ fi
 SOAK_GC=${SOAK_GC:-sbx-gc -H 0}
 SOAK_WATCH=${SOAK_WATCH:-}
 SOAK_CHAOS=${SOAK_CHAOS:-1}
-export SOAK_WATCH
+SOAK_PREWARM=${SOAK_PREWARM:-1}
+export SOAK_WATCH SOAK_PREWARM
 
 secs=${1:-60}
 nsess=${2:-8}

@@ -54,18 +54,35 @@ left_of() {
 	[ -z "$(left_of "$N")" ]
 }
 
-@test "teardown now: a sandbox the tools never created costs no sbx call and exits 68" {
+@test "not ours class: a sandbox the tools never created is listed, not removed, and exits 77" {
 	stub_sandbox "$N" running	# sbx knows it; the tools did not make it
-	run -68 --separate-stderr "$W" -n "$N"
-	[ "$stderr" = "sbx-watch: $N: no sandbox to tear down" ]
-	[ "$(stub_count)" -eq 0 ]
-	[ -e "$SBX_STUB_DIR/sandboxes/$N" ]
+	run -77 --separate-stderr "$W" -n "$N"
+	[ "$stderr" = "sbx-watch: $N: not made by these tools (no $N.created); not removed" ]
+	# one listing, nothing that acts on it
+	[ "$(stub_count)" -eq 1 ] && [ "$(stub_count ls)" -eq 1 ]
+	[ "$(cat "$SBX_STUB_DIR/sandboxes/$N")" = running ]
 	# the same with a watcher armed: it stays armed
 	session
 	"$W" -p "$SESSION" "$N"
-	run -68 "$W" -n "$N"
-	[ "$(stub_count)" -eq 0 ]
+	run -77 "$W" -n "$N"
+	[ "$(stub_count rm)" -eq 0 ] && [ "$(stub_count stop)" -eq 0 ]
 	[ "$(left_of "$N" | tr '\n' ' ')" = "$N.lock $N.owner " ]
+	# stopped, or with -m stop: the same answer
+	stub_sandbox "$N" stopped
+	run -77 "$W" -n -m stop "$N"
+	[ "$(stub_count stop)" -eq 0 ]
+}
+
+@test "not ours class: no marker and a name sbx does not list exits 68, a failed listing too" {
+	run -68 --separate-stderr "$W" -n "$N"
+	[ "$stderr" = "sbx-watch: $N: no sandbox to tear down" ]
+	[ "$(stub_count rm)" -eq 0 ]
+	# a listing that fails cannot tell: the old answer, no removal
+	stub_sandbox "$N" running
+	echo 1 >"$SBX_STUB_DIR/rc.ls"
+	run -68 "$W" -n "$N"
+	[ "$(stub_count rm)" -eq 0 ]
+	[ -e "$SBX_STUB_DIR/sandboxes/$N" ]
 }
 
 @test "teardown now: sbx answering not found counts as gone, markers dropped, exit 68" {

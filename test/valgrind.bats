@@ -79,7 +79,7 @@ vg_clean() {
 	export DOCKER_SANDBOX_ENV_ALLOWLIST=FOO,BAR FOO=1 BAR=2 DOCKER_HOST=tcp://x
 	run -0 vg sbx-run -s "$N" ps -a --format '{{json .}}'
 	[ "$(stub_count)" -eq 1 ]
-	[[ "$(stub_argv 1 | tr '\n' ' ')" == "exec -e "[A-Z]*" -e "[A-Z]*" $N -- docker $PIN ps -a --format {{json .}} " ]]
+	[[ "$(stub_argv 1 | argv_unmarked | tr '\n' ' ')" == "exec -e "[A-Z]*" -e "[A-Z]*" $N -- docker $PIN ps -a --format {{json .}} " ]]
 	echo in | vg sbx-run -i -x -s "$N" cat
 	printf '3\n0\n' >"$SBX_STUB_DIR/rc.exec"
 	run -3 vg sbx-run -s "$N" false

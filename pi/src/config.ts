@@ -4,9 +4,10 @@
  * the extension needs to know it asks `sbx-env -c`, live, at each use.
  */
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, existsSync, statSync } from "node:fs";
-import { delimiter, dirname, isAbsolute, join } from "node:path";
+import { accessSync, constants, existsSync, realpathSync, statSync } from "node:fs";
+import { dirname, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { programEnv, safePathDirs, workspaceOf } from "./trust.ts";
 
 export const PROGRAMS = [
 	"sbx-run",
@@ -26,7 +27,7 @@ export type Program = (typeof PROGRAMS)[number];
  * it accepts, which is thrown here as it is.
  */
 export function settings(): Record<string, string> {
-	const r = spawnSync(requireProgram("sbx-env"), ["-cj"], { encoding: "utf8", env: process.env, timeout: 10000 });
+	const r = spawnSync(requireProgram("sbx-env"), ["-cj"], { encoding: "utf8", env: programEnv(), timeout: 10000 });
 	if (r.status !== 0) throw new Error(`docker sandbox: ${(r.stderr || r.error?.message || `sbx-env -c: exit ${r.status}`).trim()}`);
 	const out: Record<string, string> = {};
 	for (const line of r.stdout.split("\n")) {
@@ -71,7 +72,7 @@ export function modeLines(): string[] {
 		`workspace mount: ${on("WORKSPACE_RO") ? "read-only (scratch primary)" : "read-write"}`,
 		`teardown at session end: ${c.DOCKER_SANDBOX_TEARDOWN}`,
 		`autocreate: ${on("AUTOCREATE") ? "on" : "off"}`,
-		`keepalive: ${on("KEEPALIVE") ? "on" : "off"}`,
+		`keepalive: ${c.DOCKER_SANDBOX_KEEPALIVE === "ports" ? "while ports are published" : on("KEEPALIVE") ? "always" : "off"}`,
 		`env forwarded into the sandbox: ${on("ENV_PASSTHROUGH") ? "passthrough (all but DOCKER_*/COMPOSE_*)" : allow.length ? `allow-list: ${allow.join(", ")}` : "none (strict default)"}`,
 		`automatic GC: ${hours > 0 ? `stopped pi-sbx-* sandboxes older than ${hours} h with no live owner` : "off"}`,
 	];
@@ -91,16 +92,52 @@ function executable(path: string): boolean {
 const PACKAGE = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const PACKAGE_BIN = join(PACKAGE, "bin");
 
-/** The absolute path of a program: this package's bin/ first, then DOCKER_SANDBOX_BIN, then PATH. */
+/**
+ * Why no program may be run at all, or "": this package, or the
+ * DOCKER_SANDBOX_BIN given, is where the sandbox can write (trust.ts).
+ * A package in the workspace is refused whole, since pi runs its code
+ * too, not only its programs.
+ */
+export function refusal(): string {
+	const ws = workspaceOf(PACKAGE);
+	if (ws)
+		return (
+			`docker sandbox: this extension was loaded from ${PACKAGE}, which lies in the workspace ${ws}: ` +
+			"any container that binds /workspace could replace its code and its programs, which run on the host, so its tools refuse to run. " +
+			"Install it globally, outside every project: `pi install npm:sbx-tools-pi` (without -l), or `pi install /path/to/sbx-tools/pi` from a checkout outside this project."
+		);
+	const bin = process.env.DOCKER_SANDBOX_BIN?.trim();
+	if (!bin) return "";
+	if (!isAbsolute(bin))
+		return `docker sandbox: DOCKER_SANDBOX_BIN "${bin}" is not an absolute path: it would be looked up in the workspace, which the sandbox can write; give the absolute path of the directory that holds the programs.`;
+	const in_ = workspaceOf(bin);
+	if (in_) return `docker sandbox: DOCKER_SANDBOX_BIN ${bin} lies in the workspace ${in_}, which the sandbox can write; install the programs outside it (\`make install\` in a checkout) and point DOCKER_SANDBOX_BIN there.`;
+	return "";
+}
+
+/**
+ * The real path of a program: this package's bin/ first, then
+ * DOCKER_SANDBOX_BIN, then PATH; never one in the workspace (trust.ts),
+ * and never through a link that leads there.  The path returned is the
+ * one checked, links resolved, so it is what runs.
+ */
 export function findProgram(prog: Program): string | undefined {
+	if (refusal()) return undefined;
 	buildOnce();
 	const dirs = [PACKAGE_BIN];
 	const bin = process.env.DOCKER_SANDBOX_BIN?.trim();
 	if (bin) dirs.push(bin);
-	for (const d of (process.env.PATH ?? "").split(delimiter)) if (d && isAbsolute(d)) dirs.push(d);
+	dirs.push(...safePathDirs());
 	for (const d of dirs) {
 		const p = join(d, prog);
-		if (executable(p)) return p;
+		if (!executable(p)) continue;
+		let real: string;
+		try {
+			real = realpathSync(p);
+		} catch {
+			continue;
+		}
+		if (workspaceOf(real) === undefined) return real;
 	}
 	return undefined;
 }
@@ -119,7 +156,7 @@ let buildFailure = "";
 function buildOnce(): void {
 	if (buildTried || !unbuilt()) return;
 	buildTried = true;
-	const r = spawnSync("sh", ["scripts/install.sh"], { cwd: PACKAGE, encoding: "utf8", env: process.env, timeout: 300000 });
+	const r = spawnSync("/bin/sh", ["scripts/install.sh"], { cwd: PACKAGE, encoding: "utf8", env: programEnv(), timeout: 300000 });
 	// the script's first line says what is missing; the rest is how to get it
 	if (r.status !== 0) buildFailure = (r.stderr || r.error?.message || `exit ${r.status}`).trim().split("\n")[0].trim();
 }
@@ -139,12 +176,12 @@ const INSTALL_TEXT =
 
 /** What to do when a program is missing, as it stands now. */
 export function installHint(): string {
-	return unbuiltHint() + INSTALL_TEXT;
+	return refusal() || unbuiltHint() + INSTALL_TEXT;
 }
 
 export class MissingProgram extends Error {
 	constructor(prog: Program) {
-		super(`docker sandbox: the program ${prog} was not found in ${PACKAGE_BIN}, DOCKER_SANDBOX_BIN or on PATH. ${installHint()}`);
+		super(refusal() || `docker sandbox: the program ${prog} was not found in ${PACKAGE_BIN}, DOCKER_SANDBOX_BIN or on PATH (outside the workspace). ${installHint()}`);
 		this.name = "MissingProgram";
 	}
 }
@@ -160,9 +197,7 @@ export function requireProgram(prog: Program): string {
 export function sbxCli(): string {
 	const v = process.env.DOCKER_SANDBOX_SBX?.trim();
 	if (v) return v;
-	for (const d of (process.env.PATH ?? "").split(delimiter)) {
-		if (d && isAbsolute(d) && executable(join(d, "sbx"))) return join(d, "sbx");
-	}
+	for (const d of safePathDirs()) if (executable(join(d, "sbx"))) return join(d, "sbx");
 	for (const p of ["/opt/homebrew/bin/sbx", "/usr/local/bin/sbx"]) if (executable(p)) return p;
 	return "sbx";
 }

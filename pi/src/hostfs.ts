@@ -174,6 +174,19 @@ export function hostPath(root: string, input: string, what = "path"): string {
 	return walk(realRoot, rel, what, input);
 }
 
+/**
+ * Is there a plain file at p, reached by hostPath's walk?  A link that
+ * leaves the workspace, dangles or loops answers as absence does, so the
+ * answer says nothing of any path outside it.
+ */
+export function plainFile(root: string, p: string): boolean {
+	try {
+		return lstatSync(hostPath(root, p, "file")).isFile();
+	} catch {
+		return false;
+	}
+}
+
 /** Is there a directory entry at p (a dangling link counts)? */
 export function present(p: string): boolean {
 	return lstatSync(p, { throwIfNoEntry: false }) !== undefined;

@@ -54,8 +54,9 @@ function mapping(line: string): Mapping {
 			if (required) throw bad(`no "${n}"`);
 		} else if (!fits(r[n], kind)) throw bad(`"${n}" is not a ${kind}`);
 	}
-	if (r.protocol !== "tcp" && r.protocol !== "udp") throw bad('"protocol" is neither tcp nor udp');
-	const m: Mapping = { hostIp: r.host_ip as string, hostPort: r.host_port as number, sandboxPort: r.sandbox_port as number, proto: r.protocol, url: r.url as string };
+	// the family as sbx lists it: tcp4 and tcp6 since 0.42, tcp for dual-stack
+	if (!/^(tcp|udp)[46]?$/.test(r.protocol as string)) throw bad('"protocol" is not tcp, tcp4, tcp6, udp, udp4 or udp6');
+	const m: Mapping = { hostIp: r.host_ip as string, hostPort: r.host_port as number, sandboxPort: r.sandbox_port as number, proto: r.protocol as string, url: r.url as string };
 	if ("container_id" in r) m.containerId = r.container_id as string;
 	if ("container" in r) m.container = r.container as string;
 	return m;
@@ -83,11 +84,11 @@ export function ofContainer(ms: Mapping[], ref: string): Mapping[] {
 	});
 }
 
-/** One line per host port, IPv4 and IPv6 bindings of the same port folded together. */
+/** One line per host port, IPv4 and IPv6 bindings of the same port (tcp4 and tcp6 too) folded together. */
 export function describe(ms: Mapping[]): string[] {
 	const seen = new Map<string, Mapping[]>();
 	for (const m of ms) {
-		const k = `${m.hostPort}/${m.proto}`;
+		const k = `${m.hostPort}/${m.proto.slice(0, 3)}`;
 		seen.set(k, [...(seen.get(k) ?? []), m]);
 	}
 	const lines: string[] = [];

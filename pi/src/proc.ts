@@ -4,7 +4,7 @@
  * output is kept (bounded) and can be streamed as it comes.
  */
 import { spawn } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writePrivate } from "./hostfs.ts";
@@ -20,42 +20,51 @@ export interface RunOptions {
 	 */
 	input?: string;
 	env?: NodeJS.ProcessEnv;
-	/**
-	 * a new file (created 0600, never overwritten) that receives every byte
-	 * of stdout and stderr as it comes, however much there is: the whole
-	 * output that a short answer points to
-	 */
-	logFile?: string;
 }
 
 export interface RunResult {
 	code: number;
 	stdout: string;
 	stderr: string;
-	/** stdout and stderr in the order they came */
+	/** stdout and stderr in the order they came: the last KEEP_BYTES of them */
 	output: string;
-	/** the logFile, when one was asked for and could be written */
-	log?: string;
+	/** bytes of output that came before what `output` keeps */
+	dropped: number;
+	/** where the output goes should the answer be cut (text.ts: logOf) */
+	log?: LogSink;
 }
 
-/** Per stream; past it the oldest bytes go (results are cut to 50 KB anyway). */
-const KEEP_BYTES = 4 * 1024 * 1024;
+/** A call's log, made only when its answer is cut, and the session's list of them. */
+export interface LogSink {
+	what: string;
+	made: Set<string>;
+	/** the file, once written */
+	path?: string;
+}
+
 /**
- * After SIGTERM to the group, SIGKILL to it and every descendant left.
- * sbx-run passes the TERM on to sbx's own group, but a client inside
- * that ignores it (docker build does) would keep running, and keep the
- * output pipes open, for as long as it likes.
+ * Per stream; past it the oldest bytes go (results are cut to 50 KB
+ * anyway, and a log keeps at most this much of the end).
  */
-const KILL_GRACE_MS = 1500;
+export const KEEP_BYTES = 4 * 1024 * 1024;
+/**
+ * After SIGTERM to the group, SIGKILL to it.  sbx-run passes the TERM on
+ * to sbx's own group and then, with one more exec, ends inside the
+ * sandbox what its exec started there (bounded by 15 s, then its answer);
+ * only a program that outlives all that is killed.
+ */
+const KILL_GRACE_MS = 20000;
 
 class Tail {
 	private parts: Buffer[] = [];
 	private size = 0;
+	dropped = 0;
 	push(b: Buffer): void {
 		this.parts.push(b);
 		this.size += b.length;
 		while (this.size > KEEP_BYTES && this.parts.length > 1) {
 			this.size -= this.parts[0].length;
+			this.dropped += this.parts[0].length;
 			this.parts.shift();
 		}
 	}
@@ -65,10 +74,26 @@ class Tail {
 }
 
 export class Cancelled extends Error {
-	constructor(what: string, more?: string) {
+	/** what sbx-run said it ended inside the sandbox, if it said so */
+	readonly ended?: string;
+	constructor(what: string, more?: string, ended?: string) {
 		super(`${what}: cancelled${more ? `; ${more}` : ""}`);
 		this.name = "Cancelled";
+		this.ended = ended;
 	}
+}
+
+/**
+ * sbx-run's last word on a signal: "sbx-run: sandbox N: ended by signal
+ * 15; WHAT", the WHAT part (what it ended inside, as it verified it).
+ */
+function endedWords(stderr: string): string | undefined {
+	const lines = stderr.trimEnd().split("\n");
+	for (let i = lines.length - 1; i >= 0; i--) {
+		const m = /^sbx-run: sandbox [^:]+: ended by signal \d+; (.*)$/.exec(lines[i]);
+		if (m) return m[1];
+	}
+	return undefined;
 }
 
 function killGroup(pid: number | undefined, sig: NodeJS.Signals): void {
@@ -104,12 +129,6 @@ export function runProgram(path: string, args: string[], opts: RunOptions = {}):
 		const out = new Tail();
 		const err = new Tail();
 		const both = new Tail();
-		let logFd = opts.logFile === undefined ? undefined : openLog(opts.logFile);
-		const closeLog = (): void => {
-			if (logFd === undefined) return;
-			closeSync(logFd);
-			logFd = undefined;
-		};
 		let aborted = false;
 		let killTimer: NodeJS.Timeout | undefined;
 		let updTimer: NodeJS.Timeout | undefined;
@@ -129,13 +148,6 @@ export function runProgram(path: string, args: string[], opts: RunOptions = {}):
 		const take = (t: Tail) => (b: Buffer) => {
 			t.push(b);
 			both.push(b);
-			if (logFd !== undefined) {
-				try {
-					writeSync(logFd, b);
-				} catch {
-					closeLog(); // a full disk costs the log, not the run
-				}
-			}
 			if (opts.onOutput) {
 				dirty = true;
 				updTimer ??= setTimeout(flush, 250);
@@ -155,36 +167,24 @@ export function runProgram(path: string, args: string[], opts: RunOptions = {}):
 
 		child.on("error", (e) => {
 			opts.signal?.removeEventListener("abort", onAbort);
-			closeLog();
 			if (updTimer) clearTimeout(updTimer);
 			reject(new Error(`${what}: ${e.message}`));
 		});
 		child.on("close", (code, sig) => {
 			opts.signal?.removeEventListener("abort", onAbort);
-			const logged = logFd !== undefined ? opts.logFile : undefined;
-			closeLog();
 			if (updTimer) clearTimeout(updTimer);
 			if (aborted) {
 				// the group may hold stragglers that kept no pipe open
 				killGroup(child.pid, "SIGKILL");
 				if (killTimer) clearTimeout(killTimer);
-				reject(new Cancelled(what));
+				reject(new Cancelled(what, undefined, endedWords(err.text())));
 				return;
 			}
 			flush();
 			const status = code ?? 128 + signalNumber(sig);
-			resolve({ code: status, stdout: out.text(), stderr: err.text(), output: both.text(), log: logged });
+			resolve({ code: status, stdout: out.text(), stderr: err.text(), output: both.text(), dropped: both.dropped });
 		});
 	});
-}
-
-/** The log's descriptor, or none when it cannot be made (the answer then names no file). */
-function openLog(path: string): number | undefined {
-	try {
-		return openSync(path, "wx", 0o600);
-	} catch {
-		return undefined;
-	}
 }
 
 /** A descriptor of a private file holding text, already unlinked. */

@@ -9,9 +9,11 @@ import { spawn, spawnSync } from "node:child_process";
 import { realpathSync } from "node:fs";
 import type { Socket } from "node:net";
 import type { AgentToolUpdateCallback } from "@mariozechner/pi-coding-agent";
-import { findProgram, pinnedName, type Program, requireProgram, setting, validName } from "./config.ts";
+import { findProgram, pinnedName, type Program, requireProgram, setting, settings, validName } from "./config.ts";
+import { Prewarm, wanted } from "./prewarm.ts";
 import { type RunResult, runProgram } from "./proc.ts";
-import { type Details, failure, logPath, streamer } from "./text.ts";
+import { guardWorkspace, programEnv } from "./trust.ts";
+import { type Details, failure, removeLogs, streamer } from "./text.ts";
 
 export interface CallOptions {
 	signal?: AbortSignal;
@@ -21,11 +23,17 @@ export interface CallOptions {
 	stream?: { onUpdate: AgentToolUpdateCallback<Details> | undefined; head: string };
 	/** seconds; sbx-run's own default otherwise (120, or 600 for pull/build/compose) */
 	timeout?: number;
+	/**
+	 * seconds, only while DOCKER_SANDBOX_TIMEOUT is unset: the long floor
+	 * sbx-run gives pull, build and compose, for the long commands it does
+	 * not know (a foreground run, a prune); a setting means what it says
+	 */
+	floor?: number;
 	input?: string;
 	env?: NodeJS.ProcessEnv;
 	/** resolve with a failed result instead of throwing */
 	allowFail?: boolean;
-	/** keep the whole output in a new temp file named for this (RunResult.log) */
+	/** should the answer be cut, keep the output in a temp file named for this (text.ts: logOf) */
 	log?: string;
 	/** the command as the answer shows it when it fails (default: the program and its arguments) */
 	command?: string[];
@@ -37,6 +45,7 @@ interface Handover {
 	name: string;
 	root: string;
 	lifeline?: Socket;
+	logs: Set<string>;
 }
 
 export class Session {
@@ -48,9 +57,14 @@ export class Session {
 	gcStarted = false;
 	/** session_shutdown came: arm no watcher any more */
 	ended = false;
+	/** the logs of cut answers (text.ts: logOf), removed at the end and with the sandbox */
+	logs = new Set<string>();
+	/** sbx-run -P started at session start (prewarm.ts) */
+	warm?: Prewarm;
 
 	constructor() {
 		this.root = process.cwd();
+		guardWorkspace(this.root);
 		// a /reload keeps the session: take over the sandbox and its lifeline
 		const g = globalThis as Record<symbol, unknown>;
 		const h = g[HANDOVER] as Handover | undefined;
@@ -58,7 +72,9 @@ export class Session {
 			delete g[HANDOVER];
 			this.name = h.name;
 			this.root = h.root;
+			guardWorkspace(this.root);
 			this.lifeline = h.lifeline;
+			this.logs = h.logs;
 			return;
 		}
 		this.pickName();
@@ -73,7 +89,7 @@ export class Session {
 		}
 		const run = findProgram("sbx-run");
 		if (!run) return; // every tool says how to install the programs
-		const r = spawnSync(run, ["-n"], { encoding: "utf8", env: process.env, timeout: 10000 });
+		const r = spawnSync(run, ["-n"], { encoding: "utf8", env: programEnv(), timeout: 10000 });
 		const name = (r.stdout ?? "").trim();
 		if (r.status === 0 && validName(name)) this.name = name;
 		else this.nameError = `sbx-run -n failed: ${(r.stderr || r.error?.message || "no name printed").trim()}`;
@@ -95,6 +111,7 @@ export class Session {
 		} catch {
 			this.root = cwd;
 		}
+		guardWorkspace(this.root);
 	}
 
 	/** Run a program with the sandbox's name; throws its message on failure. */
@@ -103,10 +120,10 @@ export class Session {
 		const r = await runProgram(path, args, {
 			signal: o.signal,
 			input: o.input,
-			env: o.env,
+			env: programEnv(o.env),
 			onOutput: o.stream ? streamer(o.stream.onUpdate, o.stream.head, { sandbox: this.name }) : undefined,
-			logFile: o.log === undefined ? undefined : logPath(o.log),
 		});
+		if (o.log !== undefined) r.log = { what: o.log, made: this.logs };
 		if (r.code !== 0 && !o.allowFail) throw failure(o.what, r, o.command ?? [prog, ...args]);
 		return r;
 	}
@@ -116,6 +133,8 @@ export class Session {
 		if (this.ended) throw new Error("docker sandbox: this session has ended; its sandbox is being removed");
 		const a = ["-s", this.sandbox(), "-w", this.root];
 		if (o.timeout !== undefined) a.push("-t", String(Math.max(0, Math.round(o.timeout))));
+		// unset as sbx-run reads it: absent or empty
+		else if (o.floor !== undefined && !(o.env ?? process.env).DOCKER_SANDBOX_TIMEOUT) a.push("-t", String(o.floor));
 		if (o.input !== undefined) a.push("-i");
 		return a;
 	}
@@ -124,6 +143,7 @@ export class Session {
 	async docker(args: string[], o: CallOptions): Promise<RunResult> {
 		const a = [...this.runArgs(o), "--", ...args];
 		await this.armed(o);
+		await this.warm?.ready(o.signal, o.what);
 		return this.program("sbx-run", a, { command: ["docker", ...args], ...o });
 	}
 
@@ -131,6 +151,7 @@ export class Session {
 	async exec(args: string[], o: CallOptions): Promise<RunResult> {
 		const a = [...this.runArgs(o), "-x", "--", ...args];
 		await this.armed(o);
+		await this.warm?.ready(o.signal, o.what);
 		return this.program("sbx-run", a, { command: args, ...o });
 	}
 
@@ -171,7 +192,7 @@ export class Session {
 		const child = spawn(watch, args, {
 			stdio: ["ignore", "ignore", "pipe", "pipe"],
 			detached: true,
-			env: process.env,
+			env: programEnv(),
 		});
 		const lifeline = child.stdio[3] as Socket;
 		lifeline.on("error", () => {
@@ -204,6 +225,8 @@ export class Session {
 	/** The one teardown path: the watcher sees EOF on its descriptor 3. */
 	release(): void {
 		this.ended = true;
+		removeLogs(this.logs);
+		this.warm?.stop();
 		this.lifeline?.destroy();
 		this.lifeline = undefined;
 	}
@@ -212,8 +235,21 @@ export class Session {
 	handOver(): void {
 		if (!this.name) return this.release();
 		this.ended = true;
-		(globalThis as Record<symbol, unknown>)[HANDOVER] = { name: this.name, root: this.root, lifeline: this.lifeline } satisfies Handover;
+		(globalThis as Record<symbol, unknown>)[HANDOVER] = { name: this.name, root: this.root, lifeline: this.lifeline, logs: this.logs } satisfies Handover;
 		this.lifeline = undefined;
+	}
+
+	/**
+	 * Provision in the background now, when DOCKER_SANDBOX_PREWARM and
+	 * the workspace say so; only once the watcher is armed, so that no
+	 * sandbox is made without its teardown.  Says whether it started.
+	 */
+	startPrewarm(): boolean {
+		if (this.warm || this.ended || !this.lifeline || this.lifeline.destroyed) return false;
+		const c = settings();
+		if (c.DOCKER_SANDBOX_AUTOCREATE === "0" || !wanted(c.DOCKER_SANDBOX_PREWARM, this.root)) return false;
+		this.warm = new Prewarm(requireProgram("sbx-run"), ["-s", this.sandbox(), "-w", this.root]);
+		return true;
 	}
 
 	/** sbx-gc in the background, leaving this session's sandbox alone. */
@@ -224,7 +260,7 @@ export class Session {
 		const gc = findProgram("sbx-gc");
 		if (!gc || !this.name) return;
 		this.gcStarted = true;
-		const child = spawn(gc, ["-H", String(hours), "-x", this.name], { stdio: "ignore", detached: true, env: process.env });
+		const child = spawn(gc, ["-H", String(hours), "-x", this.name], { stdio: "ignore", detached: true, env: programEnv() });
 		child.on("error", () => {});
 		child.unref();
 	}

@@ -2,16 +2,15 @@
  * docker_init's starting points: a Dockerfile per kind of project, a
  * .dockerignore and a compose.yaml.  Written on the host, in the workspace.
  */
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-
 export const LANGS = ["node", "pnpm", "go", "python", "rust", "generic"] as const;
 export type Lang = (typeof LANGS)[number];
 
 export const PORTS: Record<Lang, number> = { node: 3000, pnpm: 3000, go: 8080, python: 8000, rust: 3000, generic: 8080 };
 
-export function detect(dir: string): Lang {
-	const has = (f: string) => existsSync(join(dir, f));
+/** has(f): is f a plain file of the directory (hostfs.plainFile: never through a link out) */
+export type Has = (f: string) => boolean;
+
+export function detect(has: Has): Lang {
 	if (has("pnpm-lock.yaml") && has("package.json")) return "pnpm";
 	if (has("package.json")) return "node";
 	if (has("go.mod")) return "go";
@@ -20,11 +19,11 @@ export function detect(dir: string): Lang {
 	return "generic";
 }
 
-export function dockerfile(lang: Lang, dir: string): string {
+export function dockerfile(lang: Lang, has: Has): string {
 	const port = PORTS[lang];
 	switch (lang) {
 		case "node": {
-			const install = existsSync(join(dir, "package-lock.json")) || existsSync(join(dir, "npm-shrinkwrap.json")) ? "npm ci" : "npm install";
+			const install = has("package-lock.json") || has("npm-shrinkwrap.json") ? "npm ci" : "npm install";
 			return `FROM node:22-alpine
 WORKDIR /app
 COPY package*.json ./

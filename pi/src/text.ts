@@ -5,9 +5,11 @@
 import type { AgentToolResult, AgentToolUpdateCallback } from "@mariozechner/pi-coding-agent";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead, truncateTail } from "@mariozechner/pi-coding-agent";
 import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { RunResult } from "./proc.ts";
+import { writePrivate } from "./hostfs.ts";
+import { KEEP_BYTES, type RunResult } from "./proc.ts";
 
 export interface Details {
 	sandbox?: string;
@@ -65,8 +67,9 @@ export function failure(what: string, r: RunResult, command?: string[]): Error {
 	const status = r.code === 124 ? "timed out (exit 124)" : r.code === 127 ? "not found (exit 127)" : `exit ${r.code}`;
 	const lines = [`${what} failed (${status}):`];
 	if (command?.length) lines.push(`command: ${shellLine(command)}`);
-	const kept = t.truncated ? `last ${t.outputLines} of ${t.totalLines} lines` : "all of it";
-	lines.push(`output (stdout and stderr as they came, ${kept}${r.log ? `; the whole of it in ${r.log}` : ""}):`, t.content);
+	const kept = t.truncated || r.dropped ? `last ${t.outputLines} of ${t.totalLines} lines` : "all of it";
+	const log = t.truncated || r.dropped ? logOf(r) : undefined;
+	lines.push(`output (stdout and stderr as they came, ${kept}${log ? `; ${logSays(r, log)}` : ""}):`, t.content);
 	return new Error(lines.join("\n"));
 }
 
@@ -74,33 +77,89 @@ export function failure(what: string, r: RunResult, command?: string[]): Error {
 export const BRIEF_MAX = 2048;
 const BRIEF_LINES = 15;
 
-/** A fresh path for one call's whole output, in the temp directory as pi's bash tool keeps its own. */
+/** A fresh path for one call's log, in the temp directory as pi's bash tool keeps its own. */
 export function logPath(what: string): string {
 	return join(tmpdir(), `pi-docker-${what}-${randomBytes(8).toString("hex")}.log`);
 }
 
 /**
+ * The log of a call whose answer was cut: written once, when first
+ * asked for, holding the last KEEP_BYTES of the output (a first line
+ * says how much came before), and listed in its session's logs, which
+ * go at the session's end and with its sandbox.  None for a call that
+ * asked for none, or when it cannot be written.
+ */
+export function logOf(r: RunResult, path?: string): string | undefined {
+	const sink = r.log;
+	if (!sink) return undefined;
+	if (sink.path) return sink.path;
+	let out = Buffer.from(r.output);
+	let dropped = r.dropped;
+	if (out.length > KEEP_BYTES) {
+		dropped += out.length - KEEP_BYTES;
+		out = out.subarray(out.length - KEEP_BYTES);
+	}
+	// begin at a line when the start went
+	const nl = dropped ? out.subarray(0, 64 * 1024).indexOf(10) : -1;
+	if (nl !== -1) {
+		dropped += nl + 1;
+		out = out.subarray(nl + 1);
+	}
+	const head = dropped ? `[pi-docker: the first ${formatSize(dropped)} of the output were dropped; this file keeps the last ${formatSize(out.length)}]\n` : "";
+	const p = path ?? logPath(sink.what);
+	try {
+		writePrivate(p, head + out.toString("utf8"));
+	} catch {
+		return undefined; // a full disk costs the log, not the answer
+	}
+	sink.path = p;
+	sink.made.add(p);
+	return p;
+}
+
+/** How an answer names a log: whole, or its end with what went before it. */
+function logSays(r: RunResult, log: string): string {
+	return r.dropped ? `its last ${formatSize(Buffer.byteLength(r.output))} in ${log} (the ${formatSize(r.dropped)} before were dropped)` : `the whole of it in ${log}`;
+}
+
+/** Remove a session's logs (at its end, and with its sandbox). */
+export function removeLogs(made: Set<string>): void {
+	for (const p of made) rmSync(p, { force: true });
+	made.clear();
+}
+
+/**
  * A success answer of at most BRIEF_MAX bytes: the outcome lines (what
- * was made: image, containers, URLs), the last lines of the output, and
- * the file that holds all of it.  The whole output streamed through
- * onUpdate as it came; this is what stays in the context.
+ * was made: image, containers, URLs), the last lines of the output, and,
+ * when that leaves something out, the log that holds it.  The whole
+ * output streamed through onUpdate as it came; this is what stays in
+ * the context.
  */
 export function brief(head: string[], r: RunResult, details: Details = {}): AgentToolResult<Details> {
 	const all = plain(r.output).replace(/\n{3,}/g, "\n\n").trim();
 	const total = all ? all.split("\n").length : 0;
-	const foot = r.log ? `whole output (${total} lines, ${formatSize(Buffer.byteLength(r.output))}): ${r.log}` : "";
+	// room for the log's line is kept whether or not it is needed: its path's length is known
+	const path = r.log ? logPath(r.log.what) : "";
+	const say = r.dropped
+		? `last ${formatSize(Buffer.byteLength(r.output))} of the output (the ${formatSize(r.dropped)} before were dropped): ${path}`
+		: `whole output (${total} lines, ${formatSize(Buffer.byteLength(r.output))}): ${path}`;
 	let top = head.join("\n");
-	if (Buffer.byteLength(top) > BRIEF_MAX / 2) top = truncateHead(top, { maxBytes: BRIEF_MAX / 2, maxLines: 40 }).content + "\n[...]";
+	let cutTop = false;
+	if (Buffer.byteLength(top) > BRIEF_MAX / 2) {
+		top = truncateHead(top, { maxBytes: BRIEF_MAX / 2, maxLines: 40 }).content + "\n[...]";
+		cutTop = true;
+	}
 	// what is left for the tail, with room for its heading and the newlines
-	const room = BRIEF_MAX - Buffer.byteLength(top) - Buffer.byteLength(foot) - 64;
+	const room = BRIEF_MAX - Buffer.byteLength(top) - (path ? Buffer.byteLength(say) : 0) - 64;
 	const t = truncateTail(all, { maxLines: BRIEF_LINES, maxBytes: Math.max(0, room) });
+	const log = t.truncated || cutTop || r.dropped ? logOf(r, path) : undefined;
 	const parts = [top];
 	if (all && t.content) parts.push(t.truncated ? `last ${t.outputLines} of ${total} lines:` : "output:", t.content);
-	if (foot) parts.push(foot);
+	if (log) parts.push(say);
 	let text = parts.join("\n");
 	// a guarantee, not a hope: a multi-byte cut can never push past the bound
 	while (Buffer.byteLength(text) > BRIEF_MAX) text = text.slice(0, text.length - 16);
-	return { content: [{ type: "text", text }], details: { ...details, truncated: t.truncated, fullOutputPath: r.log, outputLines: total } };
+	return { content: [{ type: "text", text }], details: { ...details, truncated: t.truncated || cutTop || r.dropped > 0, fullOutputPath: log, outputLines: total } };
 }
 
 /** Fixed-width columns, no trailing blanks. */

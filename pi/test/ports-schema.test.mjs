@@ -34,6 +34,15 @@ test(`[${FLAVOUR}] ports schema: the documented line is read`, async (t) => {
 	assert.match(r.text, /host ports: http:\/\/127\.0\.0\.1:18080\/ -> sandbox port 8080\/tcp \(also on ::1\)/);
 });
 
+test(`[${FLAVOUR}] ports schema: the family sbx lists is read and shown, tcp4 and tcp6 of one host port folded`, async (t) => {
+	if (!need(t, noPi, "pi")) return;
+	ports({ ...GOOD, protocol: "tcp4" }, { ...GOOD, host_ip: "::1", url: "http://[::1]:18080/", protocol: "tcp6" }, { url: "udp://127.0.0.1:5353", host_ip: "127.0.0.1", host_port: 5353, sandbox_port: 53, protocol: "udp4" });
+	stubs.setRunOutput("{}\n");
+	const r = await pi.call("docker_status");
+	assert.match(r.text, /host ports: http:\/\/127\.0\.0\.1:18080\/ -> sandbox port 8080\/tcp4 \(also on ::1\)/);
+	assert.match(r.text, /udp:\/\/127\.0\.0\.1:5353 -> sandbox port 53\/udp4/);
+});
+
 test(`[${FLAVOUR}] ports schema class: other spellings, missing members, wrong types and other shapes are errors, not guesses`, async (t) => {
 	if (!need(t, noPi, "pi")) return;
 	const { url, host_port, sandbox_port, protocol, host_ip } = GOOD;
@@ -52,15 +61,16 @@ test(`[${FLAVOUR}] ports schema class: other spellings, missing members, wrong t
 		'"sandbox_port" is not a port': { ...GOOD, sandbox_port: 70000 },
 		'"ephemeral" is not a boolean': { ...GOOD, ephemeral: "true" },
 		'"container" is not a string': { ...GOOD, container_id: "abc", container: ["web"] },
-		'"protocol" is neither tcp nor udp': { ...GOOD, protocol: "TCP" },
+		'"protocol" is not tcp, tcp4, tcp6, udp, udp4 or udp6': { ...GOOD, protocol: "TCP" },
+		'"protocol" is not tcp, tcp4, tcp6, udp, udp4 or udp6 ': { ...GOOD, protocol: "tcp5" },
 		"not an object": [GOOD],
 		"not JSON": "http://127.0.0.1:18080/ -> 8080/tcp",
 	};
 	for (const [why, line] of Object.entries(bad)) {
 		ports(GOOD, line);
-		await assert.rejects(pi.call("docker_curl", { url: "http://127.0.0.1:18080/" }), (e) => e.message.includes(`sbx-ports -j: ${why}`), why);
+		await assert.rejects(pi.call("docker_curl", { url: "http://127.0.0.1:18080/" }), (e) => e.message.includes(`sbx-ports -j: ${why.trim()}`), why);
 		const s = await pi.call("docker_status");
-		assert.ok(s.text.includes(`host ports: unknown (sbx-ports -j: ${why}`), `${why}: ${s.text}`);
+		assert.ok(s.text.includes(`host ports: unknown (sbx-ports -j: ${why.trim()}`), `${why}: ${s.text}`);
 	}
 });
 

@@ -147,11 +147,11 @@ test(`[${FLAVOUR}] a port bound on ::1 as well (as sbx does on dual-stack hosts)
 	if (!ready(t)) return;
 	const port = new URL(url).port;
 	// what real sbx does for tcp by default: the same host port on ::1 too
-	const pub = spawnSync(SIM, ["ports", name, "--publish", `[::1]:${port}:8080`], { encoding: "utf8", env: process.env });
+	const pub = spawnSync(SIM, ["port", "publish", name, `[::1]:${port}:8080`], { encoding: "utf8", env: process.env });
 	assert.equal(pub.status, 0, pub.stderr);
 	try {
 		const ps = await pi.call("docker_ps");
-		assert.ok(ps.text.includes(`host side: ${url} -> sandbox port 8080/tcp (also on ::1)`), ps.text);
+		assert.ok(ps.text.includes(`host side: ${url} -> sandbox port 8080/tcp4 (also on ::1)`), ps.text);
 		const c = await pi.call("docker_curl", { url: `http://[::1]:${port}/` });
 		assert.match(c.text, /^HTTP 200/);
 		assert.match(c.text, /built by docker_build/);
@@ -159,7 +159,7 @@ test(`[${FLAVOUR}] a port bound on ::1 as well (as sbx does on dual-stack hosts)
 		assert.match(v.text, /^PASS port-binds:/m, v.text);
 		assert.doesNotMatch(v.text, /^FAIL /m, v.text);
 	} finally {
-		spawnSync(SIM, ["ports", name, "--unpublish", `[::1]:${port}:8080`], { env: process.env });
+		spawnSync(SIM, ["port", "unpublish", name, `[::1]:${port}:8080/tcp6`], { env: process.env });
 	}
 });
 

@@ -71,7 +71,7 @@ test(`[${FLAVOUR}] settings class: pi takes what the programs take (Remove, ro, 
 			const st = await pi.call("docker_status");
 			assert.match(st.text, /teardown at session end: remove/);
 			assert.match(st.text, /workspace mount: read-only/);
-			assert.match(st.text, /keepalive: on/);
+			assert.match(st.text, /keepalive: always/);
 			assert.match(st.text, /older than 2 h/);
 			assert.match(st.text, /teardown watcher: armed/);
 			await pi.shutdown();

@@ -3,7 +3,7 @@
 // directory of small scripts that log their argv (one call a line, the
 // words NUL-free and tab-separated) and print canned output.  The
 // extension is still loaded and called through pi (harness.mjs).
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadExtension, piMissing, world } from "./harness.mjs";
@@ -26,7 +26,7 @@ export function stubPrograms(dir) {
 case '${name}' in
 sbx-env) case \$1 in -c*) exec '${REAL_ENV}' "$@" ;; esac ;;
 sbx-ports) cat '${join(dir, "ports")}' 2>/dev/null ;;
-sbx-run) [ -f '${join(dir, "run.out")}' ] && cat '${join(dir, "run.out")}' ;;
+sbx-run) [ -f '${join(dir, "run.out")}' ] && cat '${join(dir, "run.out")}'; [ -f '${join(dir, "run.rc")}' ] && exit "$(cat '${join(dir, "run.rc")}')" ;;
 esac
 exit 0
 `;
@@ -54,6 +54,8 @@ exit 0
 					.join(""),
 			),
 		setRunOutput: (text) => writeFileSync(join(dir, "run.out"), text),
+		/** sbx-run's exit status from now on (undefined: 0) */
+		setRunStatus: (rc) => (rc === undefined ? rmSync(join(dir, "run.rc"), { force: true }) : writeFileSync(join(dir, "run.rc"), `${rc}\n`)),
 	};
 }
 

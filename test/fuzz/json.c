@@ -2,8 +2,9 @@
  * Fuzz target (libFuzzer) for the JSON reader.  Any input, no crash; an
  * accepted document is a well-formed tree (members have names, elements
  * do not, strings hold no NUL, depth within the bound), and printed back
- * as JSON it parses again to the same tree.  sbx_json_find only points
- * at '{' or '[' at the start of a line.  Built by "make fuzz".
+ * as JSON it parses again to the same tree.  A whole document that
+ * starts with '{' or '[' is what sbx_json_doc finds in it too, and a tree
+ * sbx_json_doc finds is well formed.  Built by "make fuzz".
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -133,8 +134,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sbx_json *j, *k;
 	struct sbx_buf b = { NULL, 0, 0 };
-	const char *s = (const char *)data, *errstr, *at;
-	size_t off;
+	const char *s = (const char *)data, *errstr;
 
 	j = sbx_json_parse(s, size, &errstr);
 	if ((j == NULL) != (errstr != NULL))
@@ -159,11 +159,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sbx_json_free(j);
 	}
 
-	if ((at = sbx_json_find(s, size, &off)) != NULL) {
-		if (off >= size || at != s + off ||
-		    (*at != '{' && *at != '[') || (off > 0 && s[off - 1] != '\n'))
-			abort();
-	} else if (size > 0 && (s[0] == '{' || s[0] == '['))
+	j = sbx_json_parse(s, size, NULL);
+	k = sbx_json_doc(s, size, &errstr);
+	if ((k == NULL) != (errstr != NULL))
 		abort();
+	if (k != NULL)
+		check(k, 1, 0);
+	if (j != NULL && size > 0 && (s[0] == '{' || s[0] == '[') &&
+	    (k == NULL || !same(j, k)))
+		abort();
+	sbx_json_free(j);
+	sbx_json_free(k);
 	return 0;
 }

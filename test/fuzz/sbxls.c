@@ -1,6 +1,6 @@
 /*
  * Fuzz target (libFuzzer) for sbx_ls_listed, which reads `sbx ls --json`
- * (after any notices).  The input is NAME, a NUL, then the output; with
+ * (with any notices around it; a null list is an empty one).  The input is NAME, a NUL, then the output; with
  * no NUL the name is a fixed session name.  Any input, no crash; the
  * answer is -1 with a reason or 0/1 without one, and 1 only when some
  * "sandboxes" element's "name" decodes to exactly NAME.  Built by
@@ -14,14 +14,39 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
+/*
+ * The document as sbx_json_doc is to find it, found the slow way: of the
+ * first 16 lines starting with '{' or '[', the first from which the text
+ * up to the end of some line parses whole.
+ */
+static struct sbx_json *
+doc(const char *out, size_t len)
+{
+	struct sbx_json *j;
+	size_t c, e;
+	int tries = 0;
+
+	for (c = 0; c < len && tries < 16; c++) {
+		if ((c > 0 && out[c - 1] != '\n') ||
+		    (out[c] != '{' && out[c] != '['))
+			continue;
+		tries++;
+		for (e = c; e <= len; e++)
+			if ((e == len || out[e] == '\n') &&
+			    (j = sbx_json_parse(out + c, e - c, NULL)) != NULL)
+				return j;
+	}
+	return NULL;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const struct sbx_json *s, *list;
 	struct sbx_json *j;
-	const char *errstr, *json, *out, *n;
+	const char *errstr, *out, *n;
 	char *name;
-	size_t off, len, nlen;
+	size_t len, nlen;
 	int r, want = -1;
 
 	if ((out = memchr(data, '\0', size)) != NULL) {
@@ -47,10 +72,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 
 	/* the same question, asked of the tree directly */
-	if ((json = sbx_json_find(out, len, &off)) != NULL &&
-	    (j = sbx_json_parse(json, len - off, NULL)) != NULL) {
+	if ((j = doc(out, len)) != NULL) {
 		if ((list = sbx_json_get(j, "sandboxes")) != NULL &&
-		    list->type == SBX_JARR) {
+		    list->type == SBX_JNULL)
+			want = 0;
+		if (list != NULL && list->type == SBX_JARR) {
 			want = 0;
 			for (s = list->child; s != NULL; s = s->next)
 				if ((n = sbx_json_str(s, "name")) != NULL &&

@@ -15,14 +15,13 @@ import { Cancelled, type RunResult } from "../proc.ts";
 import type { Session } from "../session.ts";
 import { brief, jsonLines, result, str, table } from "../text.ts";
 import { checkEnv, checkId, checkImage, checkPort, checkVolume, ENV_NAME_RE, MEMORY_RE, NAME_RE } from "./args.ts";
-import { EXEC_MARK, endMarked, endRun, shellCommand } from "./inside.ts";
+import { endRun, shellCommand } from "./inside.ts";
 import { Int, intArg, StringEnum } from "./schema.ts";
 
 const LABEL = "com.pi.sandbox=true";
 const TAIL_MAX = 1000000;
 const ID_HELP = "container id or name (from docker_ps)";
 const COMMAND_HELP = "a string runs as sh -c STRING in the container (pipes, $VARS work); an array runs as given, without a shell";
-/** The environment mark of an exec's processes (see endMarked). */
 
 export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 	pi.registerTool({
@@ -68,7 +67,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 		name: "docker_pull",
 		label: "Docker pull",
 		promptSnippet: "Pull an image into the docker sandbox",
-		description: "Pull an image into the session's sandbox (progress streams; up to 10 minutes). The answer gives the outcome and the last lines; the whole output is in the file it names.",
+		description: "Pull an image into the session's sandbox (progress streams; up to 10 minutes). The answer gives the outcome and the last lines; when that leaves output out, it is in the file the answer names.",
 		parameters: Type.Object({ image: Type.String({ description: "image reference, e.g. nginx:1.27" }) }),
 		async execute(_id, params, signal, onUpdate) {
 			const image = checkImage(params.image);
@@ -147,7 +146,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 			if (!detach) {
 				let r: RunResult;
 				try {
-					r = await s.docker(args, { signal, input, what: `docker run ${image}`, timeout: 600, stream: { onUpdate, head: `run ${image}` } });
+					r = await s.docker(args, { signal, input, what: `docker run ${image}`, floor: 600, stream: { onUpdate, head: `run ${image}` } });
 				} catch (e) {
 					if (!(e instanceof Cancelled)) throw e;
 					throw new Cancelled(`docker run ${image}`, await endRun(s, args[args.indexOf("--name") + 1]));
@@ -212,15 +211,14 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 			if (!words.length || words.every((w) => w.trim() === "")) throw new Error("docker exec: empty command");
 			const id = checkId(params.id);
 			if (!NAME_RE.test(id)) throw new Error(`docker exec: invalid container id "${id}"`);
-			// every process the command starts inherits the mark, so a cancel can find them all
-			const mark = randomBytes(8).toString("hex");
-			const argv = ["exec", "-e", `${EXEC_MARK}=${mark}`, id, ...words];
+			// a cancel: sbx-run ends what the exec started, in the sandbox and the container, and says so
+			const argv = ["exec", id, ...words];
 			let r: RunResult;
 			try {
 				r = await s.docker(argv, { signal, what: `docker exec ${id}`, command: ["docker", "exec", id, ...words], stream: { onUpdate, head: `exec ${id}` } });
 			} catch (e) {
 				if (!(e instanceof Cancelled)) throw e;
-				throw new Cancelled(`docker exec ${id}`, await endMarked(s, ["exec", id], mark));
+				throw new Cancelled(`docker exec ${id}`, e.ended ?? "whether what it started still runs inside is unknown (sbx-run said nothing)");
 			}
 			return result(r.output.trimEnd() || "(no output)", { sandbox: s.name, id, exitCode: r.code });
 		},
@@ -233,7 +231,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 		promptGuidelines: ["docker_build, docker_compose, docker_init and docker_run volumes take workspace paths: /workspace/... (or relative) is the project directory; nothing outside it."],
 		description:
 			"Build an image from a directory of the workspace (/workspace/... or relative); output streams, up to 10 minutes. " +
-			"The answer gives the image and the last lines; the whole build output is in the file it names (read it with the read tool when you need more).",
+			"The answer gives the image and the last lines; when that leaves output out, it is in the file the answer names (read it with the read tool when you need more).",
 		parameters: Type.Object({
 			context: Type.String({ description: "build context directory, e.g. /workspace or /workspace/app" }),
 			tag: Type.String({ description: "image tag, e.g. myapp:dev" }),
@@ -337,7 +335,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 		parameters: Type.Object({ volumes: Type.Optional(Type.Boolean({ description: "also remove unused volumes (default false)" })) }),
 		async execute(_id, params, signal, onUpdate) {
 			const args = ["system", "prune", "-af", ...(params.volumes ? ["--volumes"] : [])];
-			const r = await s.docker(args, { signal, what: "docker system prune", timeout: 600, log: "prune", stream: { onUpdate, head: "prune" } });
+			const r = await s.docker(args, { signal, what: "docker system prune", floor: 600, log: "prune", stream: { onUpdate, head: "prune" } });
 			const freed = /Total reclaimed space:\s*(.*)/.exec(r.output)?.[1]?.trim();
 			return brief([`pruned sandbox "${s.name}"${freed ? `: ${freed} reclaimed` : ""}`], r, { sandbox: s.name });
 		},

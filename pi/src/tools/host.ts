@@ -2,15 +2,14 @@
  * Status and host side: docker_status, docker_verify, docker_resources,
  * docker_curl, docker_sandbox_rm, docker_gc.
  */
-import http from "node:http";
-import https from "node:https";
 import { isIP } from "node:net";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
 import { findProgram, installHint, modeLines, PROGRAMS, sbxCli, setting } from "../config.ts";
 import { describe, list, type Mapping, parseMappings } from "../ports.ts";
 import type { Session } from "../session.ts";
-import { failure, result, str } from "../text.ts";
+import { failure, removeLogs, result, str } from "../text.ts";
+import { BODY_CAP, request, timedOut } from "./curl.ts";
 import { Int, intArg } from "./schema.ts";
 
 const METHODS = ["GET", "POST", "PUT", "DELETE", "HEAD", "PATCH", "OPTIONS"];
@@ -19,6 +18,8 @@ const TIMEOUT_MAX = 600;
 const HOURS_MAX = 1000000; // sbx-gc -H takes no more
 /** The programs' documented status for "the sandbox does not exist" (sbx-tools(7)). */
 export const EX_NOSANDBOX = 68;
+/** sbx-watch -n's: the sandbox exists, but these tools did not make it (so it is left alone). */
+const EX_NOTOURS = 77;
 
 function gib(bytes: unknown): string {
 	const n = Number(bytes);
@@ -59,7 +60,7 @@ function urlHost(u: URL): string {
  */
 export function pickPair(u: URL, listing: Mapping[]): { ip: string; port: number; note: string } {
 	const h = urlHost(u);
-	const pairs = listing.filter((m) => m.proto === "tcp" && loopback(canonIp(m.hostIp)));
+	const pairs = listing.filter((m) => m.proto.startsWith("tcp") && loopback(canonIp(m.hostIp)));
 	const cands =
 		h === "localhost"
 			? [...pairs].sort((a, b) => Number(a.hostIp.includes(":")) - Number(b.hostIp.includes(":")))
@@ -275,8 +276,15 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 			const body = params.body;
 			if (body !== undefined && Buffer.byteLength(body) > BODY_MAX) throw new Error(`docker_curl: body exceeds ${BODY_MAX} bytes`);
 
-			const timeoutMs = intArg("docker_curl", "timeoutSec", params.timeoutSec, 1, TIMEOUT_MAX, 10) * 1000;
-			const { ip: host, port, note } = pickPair(u, await list(s, signal));
+			const seconds = intArg("docker_curl", "timeoutSec", params.timeoutSec, 1, TIMEOUT_MAX, 10);
+			const deadline = Date.now() + seconds * 1000;
+			// the listing is part of the call, and of its deadline
+			const bounded = AbortSignal.any([AbortSignal.timeout(seconds * 1000), ...(signal ? [signal] : [])]);
+			const published = await list(s, bounded).catch((e: Error) => {
+				if (signal?.aborted || !bounded.aborted) throw e;
+				throw new Error(`docker_curl: listing the sandbox's ports ${timedOut(seconds)}`);
+			});
+			const { ip: host, port, note } = pickPair(u, published);
 			const headers: Record<string, string> = { accept: "*/*", "user-agent": "sbx-tools-pi/1" };
 			if (body !== undefined) {
 				let json = false;
@@ -289,47 +297,12 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 				headers["content-type"] = json ? "application/json" : "text/plain; charset=utf-8";
 				headers["content-length"] = String(Buffer.byteLength(body));
 			}
-			const lib = u.protocol === "https:" ? https : http;
-			const res = await new Promise<{ status: number; text: string; ct: string; statusText: string; location: string }>((resolve, reject) => {
-				const req = lib.request(
-					{
-						host,
-						port,
-						family: isIP(host),
-						method,
-						path: `${u.pathname}${u.search}`,
-						headers: { ...headers, host: `${u.hostname}:${port}` },
-						signal,
-						timeout: timeoutMs,
-						...(u.protocol === "https:" ? { rejectUnauthorized: false, servername: u.hostname === "localhost" ? "localhost" : undefined } : {}),
-					},
-					(resp) => {
-						const chunks: Buffer[] = [];
-						let size = 0;
-						resp.on("data", (b: Buffer) => {
-							size += b.length;
-							if (size <= 8 * 1024 * 1024) chunks.push(b);
-						});
-						resp.on("end", () =>
-							resolve({
-								status: resp.statusCode ?? 0,
-								statusText: resp.statusMessage ?? "",
-								ct: str(resp.headers["content-type"]),
-								location: str(resp.headers.location),
-								text: Buffer.concat(chunks).toString("utf8"),
-							}),
-						);
-						resp.on("error", reject);
-					},
-				);
-				req.on("timeout", () => req.destroy(new Error(`timed out after ${timeoutMs / 1000} s`)));
-				req.on("error", (e) => reject(new Error(`docker_curl: ${method} ${u.protocol}//${u.hostname}:${port}${u.pathname}: ${e.message}`)));
-				if (body !== undefined) req.end(body);
-				else req.end();
-			});
+			const res = await request({ url: u, ip: host, port, method, headers, body, signal, deadline, seconds });
 			const moved = res.location ? `\nlocation: ${res.location} (not followed: docker_curl makes one request)` : "";
 			const head = `${note}HTTP ${res.status} ${res.statusText}${res.ct ? `\ncontent-type: ${res.ct}` : ""}${moved}`;
-			return result(`${head}\n\n${res.text || "(empty response body)"}`, { sandbox: s.name, status: res.status }, "head");
+			// in the head, which the cut to pi's limits keeps
+			const cut = res.cut ? `\n[body cut at ${BODY_CAP / 1024 / 1024} MiB: docker_curl reads no more of it]` : "";
+			return result(`${head}${cut}\n\n${res.text || "(empty response body)"}`, { sandbox: s.name, status: res.status, cut: res.cut }, "head");
 		},
 	});
 
@@ -345,7 +318,14 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 			// the programs' one teardown (sbx-watch's), markers and scratch dir included; an armed watcher stays armed
 			const r = await s.program("sbx-watch", ["-n", "-m", "remove", name], { signal, what: `removing sandbox "${name}"`, allowFail: true });
 			if (r.code === EX_NOSANDBOX) return result(`sandbox "${name}" does not exist: nothing to remove.`, { sandbox: name });
+			if (r.code === EX_NOTOURS)
+				return result(
+					`sandbox "${name}" was not made by these tools (made by hand, or pinned with DOCKER_SANDBOX), so it was not removed; ` +
+						`it and everything in it are as they were. To delete it, run \`${sbxCli()} rm ${name}\` yourself.`,
+					{ sandbox: name, removed: false, ours: false },
+				);
 			if (r.code !== 0) throw failure(`removing sandbox "${name}"`, r);
+			removeLogs(s.logs); // what they tell of is gone
 			return result(`sandbox "${name}" removed (microVM and everything inside it deleted).`, { sandbox: name });
 		},
 	});

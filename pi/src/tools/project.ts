@@ -8,15 +8,16 @@ import { statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
-import { present, workspaceRoot, writeInWorkspace } from "../hostfs.ts";
+import { plainFile, present, workspaceRoot, writeInWorkspace } from "../hostfs.ts";
 import { mapHostPath, safeArg } from "../paths.ts";
 import { describe, ofContainer, sync } from "../ports.ts";
 import { Cancelled, type RunResult } from "../proc.ts";
 import type { Session } from "../session.ts";
 import { DOCKERIGNORE, LANGS, type Lang, compose as composeFile, detect, dockerfile } from "../templates.ts";
 import { brief, jsonLines, result, str } from "../text.ts";
-import { EXEC_MARK, endMarked, endRun, shellCommand } from "./inside.ts";
+import { endRun, shellCommand } from "./inside.ts";
 
+const LABEL_KEY = "com.pi.sandbox";
 const COMPOSE_FILES = ["compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml"];
 const SERVICE_RE = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
 
@@ -65,7 +66,7 @@ const VERBS: Record<string, Verb> = {
 		command: "required",
 	},
 	run: {
-		run: ["run", "-T", "--rm"],
+		run: ["run", "-T", "--rm", "--label", `${LABEL_KEY}=true`],
 		flags: {
 			"-T": false, "--rm": false, "--no-deps": false, "-e": ENV_RE, "--env": ENV_RE, "-w": ABS_RE, "--workdir": ABS_RE, "-u": USER_RE, "--user": USER_RE,
 			"--entrypoint": /^[^\0\r\n]+$/, "--name": /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/,
@@ -80,6 +81,8 @@ const VERBS: Record<string, Verb> = {
 	unpause: { run: ["unpause"], flags: {} },
 	port: { run: ["port"], flags: { "--protocol": /^(tcp|udp)$/, "--index": NUM_RE } },
 };
+/** The verbs that create containers: each of those gets the label. */
+const CREATES = new Set(["up", "run"]);
 const CHANGES_PORTS = new Set(["up", "down", "restart", "stop", "start", "kill", "rm", "pause", "unpause"]);
 /** Their success answers are short (outcome and last lines), the whole output in a file. */
 const LONG = new Set(["up", "build", "pull"]);
@@ -121,6 +124,18 @@ export function checkExtraArgs(action: string, extra: string[], service?: string
 	return { opts: out, services, command: [] };
 }
 
+/** A private file in the sandbox VM holding text (not in the workspace: a container could rewrite it there); its path. */
+async function vmFile(s: Session, text: string, signal: AbortSignal | undefined): Promise<string> {
+	const r = await s.exec(["sh", "-c", 'umask 077 && f=$(mktemp /tmp/pi-compose-XXXXXXXX) && cat >"$f" && echo "$f"'], { signal, input: text, what: "compose label override" });
+	const path = r.stdout.trim().split("\n").pop() ?? "";
+	if (!/^\/tmp\/pi-compose-[A-Za-z0-9]+$/.test(path)) throw new Error(`docker compose: no label override file in the sandbox (got "${path.slice(0, 80)}")`);
+	return path;
+}
+
+async function dropVmFile(s: Session, path: string): Promise<void> {
+	await s.exec(["rm", "-f", path], { what: "compose label override", allowFail: true }).catch(() => undefined);
+}
+
 /** The compose file: given (in the workspace) or the first of the usual names in the workspace root. */
 function composePath(root: string, file: string | undefined): string {
 	const real = workspaceRoot(root);
@@ -155,17 +170,19 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 			const st = statSync(dir, { throwIfNoEntry: false });
 			if (!st) throw new Error(`docker_init: directory not found: ${params.context ?? "."}`);
 			if (!st.isDirectory()) throw new Error(`docker_init: not a directory: ${params.context}`);
+			// only plain files the walk reaches: a link out is absence, whatever it names
+			const has = (f: string) => plainFile(s.root, join(dir, f));
 			let lang: Lang;
 			if (params.lang !== undefined && params.lang.trim() !== "") {
 				const l = params.lang.trim().toLowerCase();
 				if (!(LANGS as readonly string[]).includes(l)) throw new Error(`docker_init: unknown lang "${params.lang}" (use ${LANGS.join("|")})`);
 				lang = l as Lang;
-			} else lang = detect(dir);
+			} else lang = detect(has);
 			// a link (dangling or not) counts as there: it is never written through
 			const existed = present(join(dir, "Dockerfile"));
 			if (existed && !params.force) return result(`docker_init: ${join(dir, "Dockerfile")} already exists (pass force=true to overwrite).`, { sandbox: s.name });
 			const written: string[] = [];
-			const text = dockerfile(lang, dir);
+			const text = dockerfile(lang, has);
 			writeInWorkspace(s.root, dir, "Dockerfile", text, true);
 			written.push("Dockerfile");
 			// the optional files are written only where nothing is, not even a link
@@ -199,7 +216,7 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 			"extraArgs: service names and the options of that action (e.g. down: -v, --remove-orphans; exec: -e NAME=value, -w /dir, -u user); " +
 			"options that would name another daemon or a file outside the workspace are refused. " +
 			"exec and run: the command goes in `command` (a string runs as sh -c STRING in the container, an array as given), or after the service in extraArgs. " +
-			"up, build and pull answer with the outcome and the last lines; the whole output is in the file the answer names. " +
+			"up, build and pull answer with the outcome and the last lines; when that leaves output out, it is in the file the answer names. " +
 			"Published ports are forwarded to the host; the result gives the URLs.",
 		parameters: Type.Object({
 			file: Type.Optional(Type.String({ description: "compose file in the workspace" })),
@@ -236,24 +253,31 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 
 			const base = ["compose", "-f", file];
 			let input: string | undefined;
-			if (action === "up") {
-				// every container compose creates gets the label, through an override file read from stdin
-				// (compose v1 takes no "-f -"; /dev/stdin works for v1 and v2)
+			let scratch: string | undefined;
+			if (CREATES.has(action)) {
+				// every container compose creates gets the label, through an override naming every
+				// service compose lists, whatever its name (_db and .x too)
 				const r = await s.docker([...base, "config", "--services"], { signal, what: "docker compose config" });
-				const services = r.stdout.split("\n").map((l) => l.trim()).filter((l) => SERVICE_RE.test(l));
+				const services = r.stdout.split("\n").map((l) => l.trim()).filter(Boolean);
 				if (services.length) {
 					const o: Record<string, unknown> = {};
-					for (const n of services) o[n] = { labels: { "com.pi.sandbox": "true" } };
-					input = JSON.stringify({ services: o }) + "\n";
-					base.push("-f", "/dev/stdin");
+					for (const n of services) o[n] = { labels: { [LABEL_KEY]: "true" } };
+					const json = `${JSON.stringify({ services: o })}\n`;
+					if (action === "up") {
+						// read from stdin (compose v1 takes no "-f -"; /dev/stdin works for v1 and v2)
+						input = json;
+						base.push("-f", "/dev/stdin");
+					} else {
+						// run hands stdin to its container: the override waits in a file of the VM instead
+						scratch = await vmFile(s, json, signal);
+						base.push("-f", scratch);
+					}
 				}
 			}
 			const head = `compose ${action} (${file})`;
-			// what a cancel must end inside: exec's processes carry a mark, run's container a name
+			// what a cancel must end inside: sbx-run ends exec's processes itself, run's container goes by its name
 			const shown = ["docker", ...base, ...run, ...extra, ...svc, ...more, ...command];
-			const mark = randomBytes(8).toString("hex");
-			if (action === "exec") extra.push("-e", `${EXEC_MARK}=${mark}`);
-			if (action === "run" && !extra.includes("--name")) extra.push("--name", `pi-run-${mark.slice(0, 12)}`);
+			if (action === "run" && !extra.includes("--name")) extra.push("--name", `pi-run-${randomBytes(6).toString("hex")}`);
 			// options first, then services: compose v1 takes them in that order only
 			let r: RunResult;
 			try {
@@ -266,11 +290,13 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 					stream: LONG.has(action) || verb.command ? { onUpdate, head } : undefined,
 				});
 			} catch (e) {
+				if (scratch) await dropVmFile(s, scratch);
 				if (!(e instanceof Cancelled) || !verb.command) throw e;
-				const index = extra.includes("--index") ? ["--index", extra[extra.indexOf("--index") + 1]] : [];
-				const done = action === "exec" ? await endMarked(s, [...base, "exec", "-T", ...index, ...svc, ...more], mark) : await endRun(s, extra[extra.indexOf("--name") + 1]);
+				const done =
+					action === "exec" ? (e.ended ?? "whether what it started still runs inside is unknown (sbx-run said nothing)") : await endRun(s, extra[extra.indexOf("--name") + 1]);
 				throw new Cancelled(`docker compose ${action}`, done);
 			}
+			if (scratch) await dropVmFile(s, scratch);
 			const lines = [head];
 			const details: Record<string, unknown> = { sandbox: s.name, action, file };
 			if (CHANGES_PORTS.has(action)) {

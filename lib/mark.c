@@ -1,0 +1,236 @@
+/*
+ * mark.c: ending exactly what one sbx exec started inside the sandbox.
+ * Killing the local `sbx exec` leaves its command running in the VM (and
+ * an inner `docker exec` leaves its command running in the container), so
+ * each exec runs its command under a prologue that records it (marksh.c),
+ * and a timeout or a signal is followed by one short second exec that ends
+ * what the record names and says what it found.  Nothing extra is run in
+ * the steady state.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbx.h"
+
+/* A fresh mark: SBX_MARK_LEN hex digits, from /dev/urandom. */
+int
+sbx_mark_new(char *id, size_t size)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char r[SBX_MARK_LEN / 2];
+	size_t i;
+
+	if (size < SBX_MARK_LEN + 1) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (sbx_urandom(r, sizeof(r)) == -1)
+		return -1;
+	for (i = 0; i < sizeof(r); i++) {
+		id[2 * i] = hex[r[i] >> 4];
+		id[2 * i + 1] = hex[r[i] & 0xf];
+	}
+	id[SBX_MARK_LEN] = '\0';
+	return 0;
+}
+
+/* The SBX_MARK_NWORDS words that, put before a command, run it marked. */
+void
+sbx_mark_words(char **w, const char *id)
+{
+	w[0] = "sh";
+	w[1] = "-c";
+	w[2] = (char *)sbx_mark_prologue;
+	w[3] = "sbx-run";
+	w[4] = (char *)id;
+}
+
+/* "ended N left K" and the three single words, into state and counts. */
+static int
+parse(const char *l, int *found, int *left)
+{
+	char *end;
+	long n, k;
+
+	*found = *left = 0;
+	if (strcmp(l, "none") == 0)
+		return SBX_END_NONE;
+	if (strcmp(l, "unmarked") == 0)
+		return SBX_END_UNMARKED;
+	if (strcmp(l, "rebooted") == 0)
+		return SBX_END_REBOOTED;
+	if (strncmp(l, "ended ", 6) != 0)
+		return SBX_END_UNREACHED;
+	errno = 0;
+	n = strtol(l + 6, &end, 10);
+	if (errno != 0 || end == l + 6 || strncmp(end, " left ", 6) != 0 ||
+	    n < 1 || n > 1000000)
+		return SBX_END_UNREACHED;
+	l = end + 6;
+	k = strtol(l, &end, 10);
+	if (errno != 0 || end == l || *end != '\0' || k < 0 || k > n)
+		return SBX_END_UNREACHED;
+	*found = (int)n;
+	*left = (int)k;
+	return k == 0 ? SBX_END_ENDED : SBX_END_LEFT;
+}
+
+/* The lines of the ender's output: "inner ..." and then its own. */
+static void
+read_lines(char *out, struct sbx_ended *e)
+{
+	char *l, *nl;
+
+	e->state = SBX_END_UNREACHED;
+	(void)snprintf(e->why, sizeof(e->why), "no answer from inside");
+	for (l = out; l != NULL && *l != '\0'; l = nl) {
+		if ((nl = strchr(l, '\n')) != NULL)
+			*nl++ = '\0';
+		if (strncmp(l, "inner ", 6) == 0)
+			e->inner = parse(l + 6, &e->ifound, &e->ileft);
+		else
+			e->state = parse(l, &e->found, &e->left);
+	}
+}
+
+/* The first line of text, at most 100 bytes of it, into why. */
+static void
+first_line(struct sbx_ended *e, const char *text, size_t len)
+{
+	size_t n;
+
+	for (n = 0; n < len && n < 100 && text[n] != '\n'; n++)
+		;
+	(void)snprintf(e->why, sizeof(e->why), "%.*s", (int)n, text);
+}
+
+/*
+ * End, with one `sbx exec`, what the exec marked id started in sandbox
+ * name; with inner non-NULL (the words that run a command in its
+ * container, NULL-terminated), end the container's part first.  Fills e.
+ * Returns -1 with errno set only if the ending exec could not be started.
+ */
+int
+sbx_mark_end(const char *sbx, char *const *env, const char *name,
+    const char *id, char *const *inner, int timeout, struct sbx_ended *e)
+{
+	struct sbx_result res;
+	char **av;
+	size_t n, i, ni;
+
+	memset(e, 0, sizeof(*e));
+	e->inner = inner != NULL ? SBX_END_UNREACHED : SBX_END_NOINNER;
+	for (ni = 0; inner != NULL && inner[ni] != NULL; ni++)
+		;
+	if ((av = calloc(ni + 12, sizeof(*av))) == NULL)
+		return -1;
+	n = 0;
+	av[n++] = (char *)sbx;
+	av[n++] = "exec";
+	av[n++] = (char *)name;
+	av[n++] = "--";
+	av[n++] = "sh";
+	av[n++] = "-c";
+	av[n++] = (char *)sbx_mark_ender;
+	av[n++] = "sbx-run-end";
+	av[n++] = (char *)id;
+	if (inner != NULL)
+		av[n++] = (char *)sbx_mark_ender;
+	for (i = 0; i < ni; i++)
+		av[n++] = inner[i];
+	av[n] = NULL;
+	if (sbx_capture(&res, av, env, timeout) == -1) {
+		free(av);
+		return -1;
+	}
+	free(av);
+	if (res.timedout) {
+		e->state = SBX_END_UNREACHED;
+		(void)snprintf(e->why, sizeof(e->why),
+		    "the ending exec timed out after %d s", timeout);
+	} else if (res.status != 0) {
+		e->state = sbx_says_notfound(res.err.data, name) ? SBX_END_GONE :
+		    SBX_END_UNREACHED;
+		if (res.err.len > 0)
+			first_line(e, res.err.data, res.err.len);
+		else
+			(void)snprintf(e->why, sizeof(e->why),
+			    "the ending exec exited %d", res.status);
+	} else if (res.out.data != NULL)
+		read_lines(res.out.data, e);
+	sbx_result_free(&res);
+	return 0;
+}
+
+static void
+part(char *buf, size_t size, int state, int found, int left,
+    const char *where, const char *why)
+{
+	switch (state) {
+	case SBX_END_ENDED:
+		(void)snprintf(buf, size, "ended what it started %s "
+		    "(%d process%s)", where, found, found == 1 ? "" : "es");
+		break;
+	case SBX_END_LEFT:
+		(void)snprintf(buf, size, "of the %d processes it started %s, "
+		    "%d still run", found, where, left);
+		break;
+	case SBX_END_NONE:
+		(void)snprintf(buf, size, "nothing it started %s was still "
+		    "running", where);
+		break;
+	case SBX_END_UNMARKED:
+		(void)snprintf(buf, size, "nothing it started was found %s "
+		    "(it had not begun there, or could not be marked)", where);
+		break;
+	case SBX_END_REBOOTED:
+		(void)snprintf(buf, size, "the sandbox stopped since it began, "
+		    "which ended it");
+		break;
+	case SBX_END_GONE:
+		(void)snprintf(buf, size, "the sandbox is gone: nothing could "
+		    "be checked %s", where);
+		break;
+	default:
+		(void)snprintf(buf, size, "what it started %s could not be "
+		    "reached and may still run (%s)", where, why);
+		break;
+	}
+}
+
+/* What e says, in words, into buf: "ended what it started ..." */
+void
+sbx_mark_said(const struct sbx_ended *e, const char *container, char *buf,
+    size_t size)
+{
+	char in[256], where[96];
+	size_t len;
+
+	part(buf, size, e->state, e->found, e->left, "inside", e->why);
+	if (e->inner == SBX_END_NOINNER || e->state == SBX_END_GONE ||
+	    e->state == SBX_END_REBOOTED)
+		return;
+	(void)snprintf(where, sizeof(where), "in container %.60s",
+	    container != NULL ? container : "?");
+	part(in, sizeof(in), e->inner, e->ifound, e->ileft, where,
+	    "its ending failed");
+	len = strlen(buf);
+	if (len < size)
+		(void)snprintf(buf + len, size - len, "; %s", in);
+}
+
+/* Did the ending leave nothing of what it found running? */
+int
+sbx_mark_done(const struct sbx_ended *e)
+{
+	int ok;
+
+	ok = e->state == SBX_END_ENDED || e->state == SBX_END_NONE ||
+	    e->state == SBX_END_REBOOTED;
+	if (e->inner != SBX_END_NOINNER && e->state != SBX_END_REBOOTED)
+		ok = ok && (e->inner == SBX_END_ENDED ||
+		    e->inner == SBX_END_NONE);
+	return ok;
+}

@@ -1,0 +1,79 @@
+/*
+ * Provisioning before the first call.  At session start, once the
+ * watcher is armed, `sbx-run -P` runs in the background when
+ * DOCKER_SANDBOX_PREWARM says so, as the programs read it (sbx-env -c:
+ * 1, 0 or auto), and for auto when the workspace shows docker will be
+ * used.  sbx-run -P lets its standard output go once it holds the
+ * sandbox's provisioning lock; a docker call waits for that EOF, then
+ * its own sbx-run waits for the lock within the call's timeout and finds
+ * the sandbox ready, or the prewarm's failure with what sbx said.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { Cancelled } from "./proc.ts";
+
+// a Dockerfile or Containerfile (Dockerfile.dev, api.dockerfile too), a compose file
+const DOCKERFILE = /^(?:(?:docker|container)file(?:\.[^/]+)?|[^/]+\.(?:docker|container)file)$/i;
+const COMPOSE = /^(?:docker-)?compose(?:\.[\w.-]+)?\.ya?ml$/i;
+
+/**
+ * Does the workspace show docker will be used?  Its own entries only,
+ * as they are (a link counts for nothing: it may point anywhere), so the
+ * look costs one directory read.
+ */
+export function usesDocker(root: string): boolean {
+	let entries;
+	try {
+		entries = readdirSync(root, { withFileTypes: true });
+	} catch {
+		return false;
+	}
+	return entries.some((e) => (e.isFile() && (DOCKERFILE.test(e.name) || COMPOSE.test(e.name))) || (e.isDirectory() && e.name === ".devcontainer"));
+}
+
+/** Prewarm or not, from the setting's effective value and the workspace. */
+export function wanted(setting: string, root: string): boolean {
+	return setting === "1" || (setting === "auto" && usesDocker(root));
+}
+
+export class Prewarm {
+	private child?: ChildProcess;
+	/** settles once sbx-run -P holds the lock, or has ended */
+	private held: Promise<void>;
+
+	constructor(run: string, args: string[]) {
+		// its words go to NAME.prewarm for the first call; stdout is the signal
+		const child = spawn(run, ["-P", ...args], { stdio: ["ignore", "pipe", "ignore"], env: process.env });
+		this.child = child;
+		this.held = new Promise<void>((resolve) => {
+			child.stdout!.on("data", () => {});
+			child.stdout!.on("close", () => resolve());
+			child.on("error", () => resolve());
+		});
+		child.on("exit", () => {
+			this.child = undefined;
+		});
+		child.unref();
+	}
+
+	/** Wait until a docker call will wait for it (milliseconds: its lock). */
+	async ready(signal: AbortSignal | undefined, what: string): Promise<void> {
+		if (!signal) return this.held;
+		if (signal.aborted) throw new Cancelled(what);
+		let onAbort = (): void => {};
+		const aborted = new Promise<never>((_, reject) => {
+			onAbort = () => reject(new Cancelled(what));
+			signal.addEventListener("abort", onAbort, { once: true });
+		});
+		try {
+			await Promise.race([this.held, aborted]);
+		} finally {
+			signal.removeEventListener("abort", onAbort);
+		}
+	}
+
+	/** The session ended: its sbx calls end, and the watcher tears down. */
+	stop(): void {
+		this.child?.kill("SIGTERM");
+	}
+}

@@ -1,0 +1,66 @@
+/*
+ * ending.c: after a timeout or a signal, end inside the sandbox what the
+ * exec started there (killing the local sbx exec ends only the local end
+ * of it), and say what was ended.  One more exec, only then.
+ */
+#include <err.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbx.h"
+#include "sbx-run.h"
+
+#define END_TIMEOUT	15	/* seconds for the ending exec */
+
+/*
+ * The words that run a command in the container of an inner exec: the
+ * same docker (or compose, with its own options) and container, as root,
+ * without a terminal.  NULL if there is no inner exec to mark.
+ */
+char **
+inner_words(char *const *av, int *target)
+{
+	const char *index;
+	char **w;
+	int top, sub, i, n;
+
+	if ((*target = inner_exec(av, &top, &sub, &index)) == -1)
+		return NULL;
+	if ((w = calloc((size_t)(sub - top) + 12, sizeof(*w))) == NULL)
+		err(SBX_EX_CANTRUN, NULL);
+	n = 0;
+	w[n++] = "docker";
+	w[n++] = "-H";
+	w[n++] = SBX_DOCKER_HOST;
+	for (i = top; i <= sub; i++)	/* exec, or compose and its options */
+		w[n++] = av[i];
+	if (sub != top)
+		w[n++] = "-T";
+	w[n++] = "-u";
+	w[n++] = "0";
+	if (index != NULL) {
+		w[n++] = "--index";
+		w[n++] = (char *)index;
+	}
+	w[n++] = av[*target];
+	w[n] = NULL;
+	return w;
+}
+
+/* End what the run's exec started; what (the cause) leads the line. */
+void
+end_inside(const struct run *r, const char *what)
+{
+	struct sbx_ended e;
+	char said[512];
+
+	if (sbx_mark_end(r->sbx, r->env, r->name, r->mark, r->inner,
+	    END_TIMEOUT, &e) == -1) {
+		warn("sandbox %s: %s; what it started inside may still run",
+		    r->name, what);
+		return;
+	}
+	sbx_mark_said(&e, r->container, said, sizeof(said));
+	warnx("sandbox %s: %s; %s", r->name, what, said);
+}
