@@ -10,7 +10,8 @@ LIBOBJ = lib/shown.o lib/conf.o lib/env.o lib/io.o lib/json.o lib/lock.o lib/nam
 	lib/relay.o lib/selfpipe.o lib/state.o lib/statedir.o \
 	lib/marker.o lib/rfc3339.o lib/sbxsays.o lib/portspec.o lib/dockerps.o \
 	lib/markerio.o lib/portcli.o lib/sibling.o lib/jsonout.o lib/sbxls.o lib/capture.o \
-	lib/guard.o lib/clock.o lib/createargv.o lib/mark.o lib/marksh.o
+	lib/guard.o lib/clock.o lib/createargv.o lib/mark.o lib/marksh.o \
+	lib/sbxcall.o
 BIN = sbx-env/sbx-env sbx-run/sbx-run sbx-watch/sbx-watch sbx-gc/sbx-gc \
 	sbx-ports/sbx-ports sbx-verify/sbx-verify
 RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
@@ -100,8 +101,10 @@ fuzz:
 bench: all
 	bash test/bench/report test/bench/REPORT.md
 
+# make demo SIM_PROFILE=0.46: against an older sbx (test/sbx-sim/README.md)
+SIM_PROFILE = 0.55
 demo: all
-	sh test/demo.sh
+	SBX_SIM_PROFILE=$(SIM_PROFILE) sh test/demo.sh
 
 # the long soak: SOAKTIME seconds of chaos over SOAKSESSIONS sessions
 SOAKTIME = 60

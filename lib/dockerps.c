@@ -227,7 +227,7 @@ container(const struct sbx_json *o, struct take *t, const char **errstr)
 }
 
 /*
- * The whole output: JSON lines (blank lines skipped); an array of objects
+ * The whole output: JSON lines (blank lines and sbx's notices skipped); an array of objects
  * is taken too.  Each VM port goes to l once, with the first container
  * that publishes it; those left out (see above) are added to over, when
  * it is not NULL.  Returns 0, or -1 with *errstr.  n counts the
@@ -257,6 +257,9 @@ sbx_ports_dockerps(const char *buf, size_t len, struct sbx_ports *l,
 		while (p < nl && (*p == ' ' || *p == '\t' || *p == '\r'))
 			p++;
 		if (p == nl)
+			continue;
+		/* sbx's own notices, on the exec's stdout where it puts them */
+		if (sbx_says_notice(p, (size_t)(nl - p)))
 			continue;
 		if ((j = sbx_json_parse(p, (size_t)(nl - p), errstr)) == NULL) {
 			r = -1;

@@ -284,6 +284,7 @@ int	 sbx_runnable(const char *);
 #define SBX_PROVISION_LOCK	".provision.lock"	/* a byte per sandbox */
 #define SBX_GC_LOCK		".gc.lock"		/* sbx-gc sweeps */
 #define SBX_DIALECT_CACHE	"sbx-port-dialect"	/* sbx's port verbs */
+#define SBX_NOINPUT_CACHE	"sbx-no-input"		/* sbx refused --no-input */
 enum sbx_marker {
 	SBX_M_CREATED,		/* sbx-run provisioned it */
 	SBX_M_FAILED,		/* sbx-watch's teardown gave up */
@@ -340,6 +341,12 @@ int	 sbx_says_notfound_line(const char *, size_t, const char *);
 int	 sbx_says_exists(const char *);
 int	 sbx_says_unknown_verb(const char *, const char *);
 int	 sbx_says_stopped(const char *);
+int	 sbx_says_unknown_flag(const char *, const char *);
+int	 sbx_says_restart(const char *);
+int	 sbx_says_restart_line(const char *, size_t);
+int	 sbx_says_race(const char *);
+int	 sbx_says_notice(const char *, size_t);
+void	 sbx_restart_exit(void) SBX_DEAD;
 
 /*
  * Ports (sbx-ports, sbx-verify).  portspec.c: specs, sbx's JSON listing,
@@ -431,6 +438,9 @@ char	**sbx_create_argv(char **, const char *, const char *,
 
 /* capture.c: run for the output, stdin on /dev/null, own process group */
 int	 sbx_capture(struct sbx_result *, char *const *, char *const *, int);
+
+/* sbxcall.c: one sbx call of sbx's own words: no stdin, --no-input, races */
+int	 sbx_call(struct sbx_result *, char *const *, char *const *, int, int);
 
 /* sbxls.c: is a sandbox in the output of `sbx ls --json`? */
 int	 sbx_ls_listed(const char *, size_t, const char *, const char **);

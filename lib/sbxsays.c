@@ -6,6 +6,7 @@
  * compares sbx's bytes itself.
  */
 #include <ctype.h>
+#include <err.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,7 +22,8 @@ enum { F_NO, F_PREFIX, F_FULL };
  * Does s[0..n) match the form pat, or end inside it?  The fixed text of
  * pat compares in any case; %n is the sandbox name, byte for byte; %q a
  * quote, ' or ", the second %q the same as the first; %d one or more
- * digits; %s, last only, any printable bytes to the end.  F_FULL
+ * digits; %w one or more printable bytes but a space; %s, last only, any
+ * printable bytes to the end.  F_FULL
  * sets *used to the bytes it took.
  */
 static int
@@ -67,6 +69,15 @@ form(const char *s, size_t n, const char *pat, const char *name,
 			if (i == k)
 				return F_NO;
 			break;
+		case 'w':
+			for (k = i; i < n && (unsigned char)s[i] > ' ' &&
+			    s[i] != 0x7f; i++)
+				;
+			if (i == n)
+				return F_PREFIX;
+			if (i == k)
+				return F_NO;
+			break;
 		case 's':
 			for (; i < n; i++)
 				if ((unsigned char)s[i] < ' ' || s[i] == 0x7f)
@@ -102,6 +113,25 @@ line_is(const char *s, size_t n, int complete, const char *const *forms,
 }
 
 /*
+ * Does err hold the form pat anywhere (eol: ending a line)?  Any case,
+ * as form() compares.
+ */
+static int
+contains(const char *err, const char *pat, const char *name, int eol)
+{
+	size_t n, i, used;
+
+	if (err == NULL)
+		return 0;
+	n = strlen(err);
+	for (i = 0; i < n; i++)
+		if (form(err + i, n - i, pat, name, &used) == F_FULL &&
+		    (!eol || i + used == n || err[i + used] == '\n'))
+			return 1;
+	return 0;
+}
+
+/*
  * A missing sandbox: "ERROR: no sandbox named 'NAME'" (exec, 0.39-0.46:
  * #504, AGS, FM), "Error: sandbox 'NAME' not found" (rm, stop, 0.39-0.46:
  * TET, MUSE), "ERROR: sandbox 'x' not found" (a 0.43 classifier, BAT-TS),
@@ -114,6 +144,12 @@ static const char *const missing_forms[] = {
 	"error: sandbox %q%n%q not found",
 	"[sbx] error: no sandbox named %q%n%q",
 	"[sbx] error: sandbox %q%n%q not found",
+	NULL
+};
+/* The restart an upgrade asks for: see sbx_says_restart. */
+static const char *const restart_forms[] = {
+	"error: ensure daemon: cannot prompt for restart%s",
+	"[sbx] error: ensure daemon: cannot prompt for restart%s",
 	NULL
 };
 static const char *const missing_words[] = {
@@ -138,6 +174,16 @@ static const char *const notice_forms[] = {
 	NULL
 };
 
+/* The same, of a sandbox whose name is not known (docker output). */
+static const char *const any_notice_forms[] = {
+	"Starting sandboxd daemon...",
+	"Daemon started (PID %d)",
+	"Logs: %s",
+	"Sandbox %w started successfully",
+	"[sbx] %s",
+	NULL
+};
+
 /*
  * What follows the answer: a blank line, "To create one:" and the
  * indented command (0.39-0.46: #504, AGS), or "  try: sbx ls" (0.47+,
@@ -150,6 +196,9 @@ static const char *const hint_forms[] = {
 	NULL
 };
 
+static int	 answer(const char *, size_t, const char *,
+		    const char *const *);
+
 /*
  * Does sbx's error output say that sandbox name does not exist, anywhere
  * in it, in any of the wordings above?  A teardown that meets one has
@@ -160,16 +209,13 @@ int
 sbx_says_notfound(const char *err, const char *name)
 {
 	const char *const *f;
-	size_t i, n, used;
 
 	/* a longer name is no sandbox's */
 	if (err == NULL || name == NULL || strlen(name) > SBX_NAME_MAX)
 		return 0;
-	n = strlen(err);
-	for (i = 0; i < n; i++)
-		for (f = missing_words; *f != NULL; f++)
-			if (form(err + i, n - i, *f, name, &used) == F_FULL)
-				return 1;
+	for (f = missing_words; *f != NULL; f++)
+		if (contains(err, *f, name, 0))
+			return 1;
 	return 0;
 }
 
@@ -188,12 +234,31 @@ sbx_says_notfound(const char *err, const char *name)
 int
 sbx_says_notfound_line(const char *text, size_t len, const char *name)
 {
+	if (name == NULL || strlen(name) > SBX_NAME_MAX)
+		return SBX_NF_NO;
+	return answer(text, len, name, missing_forms);
+}
+
+/*
+ * As sbx_says_notfound_line, for sbx's answer that it waits for its
+ * daemon restart (sbx_says_restart), which an exec gives before it runs
+ * anything.
+ */
+int
+sbx_says_restart_line(const char *text, size_t len)
+{
+	return answer(text, len, "", restart_forms);
+}
+
+/* Notices, one line of forms, hints: how far text is that answer. */
+static int
+answer(const char *text, size_t len, const char *name,
+    const char *const *forms)
+{
 	const char *nl;
 	size_t n;
 	int after = 0, notices = 0, hints = 0, r;
 
-	if (name == NULL || strlen(name) > SBX_NAME_MAX)
-		return SBX_NF_NO;
 	if (text == NULL) {	/* nothing held yet: an empty buffer */
 		text = "";
 		len = 0;
@@ -202,7 +267,7 @@ sbx_says_notfound_line(const char *text, size_t len, const char *name)
 		nl = memchr(text, '\n', len);
 		n = nl != NULL ? (size_t)(nl - text) : len;
 		if (!after) {
-			if ((r = line_is(text, n, nl != NULL, missing_forms,
+			if ((r = line_is(text, n, nl != NULL, forms,
 			    name)) == 2)
 				after = 1;
 			else if (r == 0 && (notices++ == NOTICES_MAX ||
@@ -246,6 +311,70 @@ sbx_says_unknown_verb(const char *err, const char *verb)
 		return 0;
 	snprintf(pat, sizeof(pat), "unknown command \"%s\"", verb);
 	return strstr(err, pat) != NULL;
+}
+
+/*
+ * Does sbx say it does not know flag?  Cobra's refusal, "unknown flag:
+ * --no-input" (sbx-cli.md; the flag is only in the newest reference,
+ * D-port), printed before sbx does anything.
+ */
+int
+sbx_says_unknown_flag(const char *err, const char *flag)
+{
+	char pat[64];
+
+	/* (a flag holds no '%': it would read as a form's token) */
+	if (flag == NULL || strlen(flag) > 40 || strchr(flag, '%') != NULL)
+		return 0;
+	snprintf(pat, sizeof(pat), "unknown flag: %s", flag);
+	return contains(err, pat, "", 1);
+}
+
+/*
+ * Does sbx say it cannot run until its daemon restart is confirmed in a
+ * terminal?  "ERROR: ensure daemon: cannot prompt for restart: stdin is
+ * not a terminal; run the command in an interactive terminal to confirm
+ * the restart" when the CLI is newer than the running daemon (WARDEN,
+ * 0.43.0 upgrade; BEACH), "error:" from 0.47.
+ */
+int
+sbx_says_restart(const char *err)
+{
+	return contains(err, "ensure daemon: cannot prompt for restart", "", 0);
+}
+
+/*
+ * Did sbx lose the race of two first calls to start its daemon?  "ERROR:
+ * ensure daemon: daemon exited unexpectedly: exit status 1" with "another
+ * daemon is already running (PID n)" (DEN).  That call failed before sbx
+ * did anything, so it may be made again; only for calls whose output is
+ * all sbx's (never an exec's, which a command can print).
+ */
+int
+sbx_says_race(const char *err)
+{
+	return contains(err, "ensure daemon: daemon exited unexpectedly", "",
+	    0) || contains(err, "another daemon is already running", "", 0);
+}
+
+/* sbx waits for its restart: say so in one line naming the fix, exit 69. */
+void
+sbx_restart_exit(void)
+{
+	errx(SBX_EX_RESTART, "sbx was upgraded: run 'sbx ls' in a terminal "
+	    "and confirm the daemon restart (it stops every sandbox)");
+}
+
+/*
+ * Is the line (without its newline) one of sbx's own notices, which sbx
+ * prints on standard output on some systems (#201, Windows 0.31.3) and so
+ * into what an exec's command printed there?  For readers of docker's
+ * JSON lines: no such line is JSON.
+ */
+int
+sbx_says_notice(const char *line, size_t len)
+{
+	return line_is(line, len, 1, any_notice_forms, "") == 2;
 }
 
 /* ---------------------------------------------------------------- ports */

@@ -99,10 +99,13 @@ sbx(struct sbx_result *c, const char *a1, const char *a2, const char *name)
 	if (name != NULL)
 		argv[n++] = (char *)name;	/* after sbx's own flags */
 	argv[n] = NULL;
-	if (sbx_capture(c, argv, sbxenv, timeout) == -1) {
+	if (sbx_call(c, argv, sbxenv, timeout, gc_dfd) == -1) {
 		c->status = sbx_exec_status(errno);
 		warn("%s", sbxpath);
 	}
+	/* no call works until then: the sweep stops, nothing half done */
+	if (c->status != 0 && sbx_says_restart(c->err.data))
+		sbx_restart_exit();
 	return c->status;
 }
 

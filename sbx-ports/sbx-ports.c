@@ -42,6 +42,8 @@ ports_failed(const struct ctx *c, const char *what, const char *why)
 		errno = pc->error;
 		err(sbx_exec_status(errno), "%s", pc->sbx);
 	}
+	if (pc->status != 0 && sbx_says_restart(pc->err.data))
+		sbx_restart_exit();	/* one line, in place of sbx's */
 	if (pc->err.len > 0)
 		(void)sbx_writeall(STDERR_FILENO, pc->err.data, pc->err.len);
 	if (sbx_portcli_missing(pc))

@@ -58,6 +58,11 @@ container_ports(struct ctx *c, struct sbx_ports *want,
 	if (sbx_capture(&cmd, av, env, 0) == -1)
 		err(sbx_exec_status(errno), "%s", run);
 	free(env);
+	/* sbx-run said it, in its one line: sbx waits for its restart */
+	if (cmd.status == SBX_EX_RESTART) {
+		(void)sbx_writeall(STDERR_FILENO, cmd.err.data, cmd.err.len);
+		exit(SBX_EX_RESTART);
+	}
 	if (cmd.status != 0) {
 		if (cmd.err.len > 0)
 			(void)sbx_writeall(STDERR_FILENO, cmd.err.data,

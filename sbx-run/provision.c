@@ -95,40 +95,47 @@ orphaned(const struct run *r, int dfd, const struct stale *st)
 	return session_ended(r);
 }
 
-/* A call cut short by the timeout or a signal ends the run: 124, 128+n. */
+/*
+ * A call cut short by the timeout or a signal ends the run: 124, 128+n;
+ * so does sbx waiting for its daemon restart (69, in one line).
+ */
 static void
-cut_short(const struct run *r, const struct sbx_spawn *s,
-    const struct sbx_result *c, const char *verb)
+cut_short(const struct run *r, int timeout, const struct sbx_result *c,
+    const char *verb)
 {
 	if (c->timedout)
 		errx(SBX_EX_TIMEOUT, "sandbox %s: sbx %s timed out after %d s",
-		    r->name, verb, s->timeout);
+		    r->name, verb, timeout);
 	if (c->signo != 0)
 		exit(SBX_SIGSTATUS(c->signo));
+	if (c->status != 0 && sbx_says_restart(c->err.data))
+		sbx_restart_exit();
+}
+
+/* One create or ls: sbxcall.c (no stdin, --no-input, the start race). */
+static void
+call(const struct run *r, char **av, int timeout, int dfd,
+    struct sbx_result *c, const char *verb)
+{
+	if (sbx_call(c, av, r->env, timeout, dfd) == -1)
+		err(sbx_exec_status(errno), "%s", r->sbx);
+	cut_short(r, timeout, c, verb);
 }
 
 /* Does `sbx ls --json` list the sandbox?  1 yes, 0 no; exits on failure. */
 static int
-listed(const struct run *r)
+listed(const struct run *r, int dfd)
 {
 	char *av[] = { (char *)r->sbx, "ls", "--json", NULL };
-	struct sbx_spawn s;
 	struct sbx_result c;
 	const char *errstr;
 	int found;
 
-	memset(&s, 0, sizeof(s));
-	s.argv = av;
-	s.envp = r->env;
-	s.timeout = r->calltimeout;
-	s.newpgrp = 1;
-	s.in = -1;
-	s.capture_out = 1;
-	if (sbx_supervise(&s, &c) == -1)
-		err(sbx_exec_status(errno), "%s", r->sbx);
-	cut_short(r, &s, &c, "ls");
-	if (c.status != 0)
+	call(r, av, r->calltimeout, dfd, &c, "ls");
+	if (c.status != 0) {
+		(void)sbx_writeall(STDERR_FILENO, c.err.data, c.err.len);
 		errx(SBX_EX_FAIL, "sbx ls --json failed (exit %d)", c.status);
+	}
 	found = sbx_ls_listed(c.out.data ? c.out.data : "", c.out.len, r->name,
 	    &errstr);
 	if (found == -1)
@@ -172,7 +179,7 @@ withdraw(const struct run *r, int dfd, int timeout)
 	struct sbx_result c;
 	int status;
 
-	if (sbx_capture(&c, av, r->env, timeout) == -1)
+	if (sbx_call(&c, av, r->env, timeout, dfd) == -1)
 		status = sbx_exec_status(errno);
 	else
 		status = c.timedout ? SBX_EX_TIMEOUT : c.status;
@@ -200,7 +207,7 @@ create(const struct run *r, const struct create *c, int dfd,
 {
 	char file[SBX_MARKER_MAX];
 	const char *mode = c->readonly ? "ro" : "rw";
-	struct sbx_spawn s;
+	int timeout;
 	struct sbx_result cmd;
 	struct stale st;
 	int made = 0, already, status;
@@ -218,24 +225,29 @@ create(const struct run *r, const struct create *c, int dfd,
 		err(SBX_EX_FAIL, "%s.created: cannot record the sandbox before "
 		    "creating it", r->name);
 	}
-	memset(&s, 0, sizeof(s));
-	s.argv = create_argv(r, c, 1);
-	s.envp = r->env;
 	/* the longer floor only when the user set no bound at all */
-	s.timeout = r->given ? r->calltimeout : CREATE_TIMEOUT;
-	s.newpgrp = 1;
-	s.in = -1;
-	s.capture_err = 1;
-	if (sbx_supervise(&s, &cmd) == -1)
+	timeout = r->given ? r->calltimeout : CREATE_TIMEOUT;
+	if (sbx_call(&cmd, create_argv(r, c, 1), r->env, timeout, dfd) == -1)
 		err(sbx_exec_status(errno), "%s", r->sbx);
+	if (cmd.status != 0 && sbx_says_restart(cmd.err.data)) {
+		/* sbx did nothing: neither did we */
+		restore(r, dfd, prev);
+		if (made)
+			(void)sbx_state_rmtree(dfd, file);
+		sbx_restart_exit();
+	}
 	already = cmd.status != 0 && !cmd.timedout && cmd.signo == 0 &&
 	    sbx_says_exists(cmd.err.data);
-	/* sbx's own words, unless they only say that ours was no news */
+	/*
+	 * sbx's own words, unless they only say that ours was no news; what
+	 * it prints on stdout despite --quiet is no part of the command's
+	 */
+	(void)sbx_writeall(STDERR_FILENO, cmd.out.data, cmd.out.len);
 	if (!already && cmd.err.len > 0)
 		(void)sbx_writeall(STDERR_FILENO, cmd.err.data, cmd.err.len);
-	cut_short(r, &s, &cmd, "create");
+	cut_short(r, timeout, &cmd, "create");
 	if (cmd.status == 0 && orphaned(r, dfd, &st))
-		withdraw(r, dfd, s.timeout);
+		withdraw(r, dfd, timeout);
 	if (cmd.status == 0) {
 		if (sbx_created_write(dfd, r->name, SBX_READY, c->workspace,
 		    mode) == -1)
@@ -246,7 +258,7 @@ create(const struct run *r, const struct create *c, int dfd,
 	status = cmd.status;
 	sbx_result_free(&cmd);
 	/* sbx's own word that the sandbox is there */
-	if (already || !listed(r)) {
+	if (already || !listed(r, dfd)) {
 		restore(r, dfd, prev);
 		if (made)
 			(void)sbx_state_rmtree(dfd, file);
@@ -302,7 +314,7 @@ provision(const struct run *r)
 	    strcmp(state, SBX_READY) == 0)
 		goto done;	/* made by another call since our exec */
 	ret = PROV_KEEP;
-	if ((now[0] != '\0' || !autocreate || refused) && listed(r))
+	if ((now[0] != '\0' || !autocreate || refused) && listed(r, dfd))
 		goto done;	/* it exists: the message was not sbx's */
 	if (refused)
 		errx(SBX_EX_FAIL, "%s", why);

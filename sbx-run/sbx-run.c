@@ -34,14 +34,34 @@ usage(void)
 }
 
 /*
- * Keep stderr back while it could still be sbx's "no such sandbox": then
- * the caller may provision and retry, and the user never sees it.  Text
- * that cannot be that line goes out at once, a prompt included.
+ * Keep stderr back while it could still be sbx's "no such sandbox" (then
+ * the caller may provision and retry, and the user never sees it) or its
+ * "waiting for the daemon restart" (then one line says what to run).
+ * Text that cannot be either goes out at once, a prompt included.
  */
 static int
 missing(const char *text, size_t len, void *arg)
 {
-	return sbx_says_notfound_line(text, len, arg) != SBX_NF_NO;
+	return sbx_says_notfound_line(text, len, arg) != SBX_NF_NO ||
+	    sbx_says_restart_line(text, len) != SBX_NF_NO;
+}
+
+/*
+ * The exec's stderr was sbx's restart answer, or a command's copy of it:
+ * if sbx's own version call says so too, exit 69 in one line; otherwise
+ * the words were the command's, and go back to the caller.
+ */
+static void
+restart_check(const struct run *r)
+{
+	char *av[] = { (char *)r->sbx, "version", NULL };
+	struct sbx_result v;
+
+	if (sbx_call(&v, av, r->env, r->calltimeout, -1) == -1)
+		return;
+	if (v.status != 0 && sbx_says_restart(v.err.data))
+		sbx_restart_exit();
+	sbx_result_free(&v);
 }
 
 /*
@@ -127,6 +147,9 @@ run_exec(const struct run *r, char **av, int in, int *absent,
 	}
 	if (sbx_supervise(&s, &c) == -1)
 		err(sbx_exec_status(errno), "%s", r->sbx);
+	if (c.holding && c.status == 1 && !c.timedout && c.signo == 0 &&
+	    sbx_says_restart_line(c.err.data, c.err.len) == SBX_NF_LINE)
+		restart_check(r);
 	if (held != NULL)
 		*absent = c.holding && c.status == 1 && !c.timedout &&
 		    c.signo == 0 && sbx_says_notfound_line(c.err.data, c.err.len,

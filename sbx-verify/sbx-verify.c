@@ -64,9 +64,11 @@ exists(struct audit *a, char **env)
 	const char *errstr;
 	int found = -1;
 
-	if (sbx_capture(&c, av, env, sbx_xconf_timeout()) == -1)
+	if (sbx_call(&c, av, env, sbx_xconf_timeout(), -1) == -1)
 		return -1;
 	a->calls++;
+	if (c.status != 0 && sbx_says_restart(c.err.data))
+		sbx_restart_exit();
 	if (c.status == 0)
 		found = sbx_ls_listed(c.out.data ? c.out.data : "", c.out.len,
 		    a->name, &errstr);

@@ -28,6 +28,7 @@ extern char **environ;
 #define HOLD_MS		3660000LL	/* its bound, a minute over */
 #define PORTS_MS	1000	/* how often the ports marker is looked at */
 #define BACKOFF_MAX_MS	600000LL	/* between starts of a failing hold */
+#define RESTART_CAP	32	/* a restart's pauses: at most 32 backoffs */
 
 /* what the watcher itself listens to, through the self-pipe */
 static const int watched[] = { SIGTERM, SIGINT, SIGCHLD };
@@ -102,8 +103,10 @@ sbx(const struct watch *w, const char *verb, const char *flag,
 		argv[n++] = HOLD;
 	}
 	argv[n] = NULL;
-	if (sbx_capture(c, argv, w->envp, strcmp(verb, "exec") == 0 ?
-	    (int)(HOLD_MS / 1000) : w->timeout) == -1)
+	/* the keepalive's exec is no call of sbx's own words */
+	if ((strcmp(verb, "exec") == 0 ?
+	    sbx_capture(c, argv, w->envp, (int)(HOLD_MS / 1000)) :
+	    sbx_call(c, argv, w->envp, w->timeout, w->dfd)) == -1)
 		c->status = sbx_exec_status(errno);
 	return c->status;
 }
@@ -215,19 +218,24 @@ watch_provlock(const struct watch *w, int bounded)
  * under the provisioning lock.  The lock and owner marker stay: they are
  * the watcher's.  Returns 0 when done, SBX_EX_NOSANDBOX when there was no
  * sandbox to tear down, SBX_EX_FAIL when it failed (NAME.failed says why),
- * SBX_EX_BUSY when a provisioning held the lock too long.
+ * SBX_EX_BUSY when a provisioning held the lock too long.  fg (-n): the
+ * lock must be had, and sbx waiting for its daemon restart ends it at once
+ * (SBX_EX_RESTART); the detached watcher instead keeps trying, pausing
+ * longer each time up to a cap, for as long as it takes: no try counts
+ * against the five until sbx can run again, and if the watcher is killed
+ * meanwhile NAME.created stays for sbx-gc.
  */
 int
-watch_teardown(const struct watch *w, int mustlock)
+watch_teardown(const struct watch *w, int fg)
 {
 	const char *verb = w->mode == MODE_STOP ? "stop" : "rm";
 	const char *flag = w->mode == MODE_STOP ? NULL : "--force";
 	struct sbx_result c;
-	long delay = w->backoff;
+	long delay = w->backoff, cap;
 	int try, ok = 0, removed = 0, gone = 0, lfd;
 
 	/* a lock file not ours: the watcher tears down all the same */
-	if ((lfd = watch_provlock(w, mustlock)) == -1 && mustlock)
+	if ((lfd = watch_provlock(w, fg)) == -1 && fg)
 		return SBX_EX_BUSY;
 	if (!sbx_marker_present(w->dfd, w->name, SBX_M_CREATED)) {
 		/* never provisioned by us: no sbx call at all */
@@ -245,6 +253,22 @@ watch_teardown(const struct watch *w, int mustlock)
 			removed = w->mode == MODE_REMOVE || gone;
 			sbx_result_free(&c);
 			break;
+		}
+		if (sbx_says_restart(c.err.data)) {
+			sbx_result_free(&c);
+			if (fg) {
+				if (lfd != -1)
+					close(lfd);
+				return SBX_EX_RESTART;
+			}
+			/* never a spin, whatever the backoff */
+			cap = (w->backoff > 10 ? w->backoff : 10) * RESTART_CAP;
+			if (delay < 10)
+				delay = 10;
+			sleep_ms(delay);
+			delay = delay * 2 > cap ? cap : delay * 2;
+			try--;	/* sbx did nothing: no try spent */
+			continue;
 		}
 		if (try == TRIES) {
 			record_failure(w, verb, try, &c);

@@ -245,6 +245,8 @@ now(const struct watch *w, const char *statedir)
 	else if (rv == SBX_EX_FAIL)
 		warnx("%s: the teardown failed; %s/%s.failed says why",
 		    w->name, statedir, w->name);
+	else if (rv == SBX_EX_RESTART)
+		sbx_restart_exit();
 	return rv;
 }
 

@@ -25,7 +25,7 @@ verbs_after() {
 
 @test "sim retry class: a command and a container printing sbx's not-found text run once" {
 	run -0 sbx-run -s att-a -x true	# provisioned by sbx-run: a marker
-	nf="ERROR: no sandbox named 'att-a'"
+	nf=$(sim_missing_text att-a exec)
 	n=$(sim_ncalls)
 	run -1 --separate-stderr sbx-run -s att-a -x sh -c "echo ran >>'$WS/ran-x'; echo \"$nf\" >&2; exit 1"
 	[ "$stderr" = "$nf" ]
@@ -41,7 +41,7 @@ verbs_after() {
 
 @test "sim retry class: in a sandbox made elsewhere (no marker), sbx create's refusal proves it exists" {
 	"$SIM" create --quiet --name att-b shell "$WS" >/dev/null
-	nf="ERROR: no sandbox named 'att-b'"
+	nf=$(sim_missing_text att-b exec)
 	n=$(sim_ncalls)
 	run -1 --separate-stderr sbx-run -s att-b -x sh -c "echo ran >>'$WS/ran-b'; echo \"$nf\" >&2; exit 1"
 	[ "$stderr" = "$nf" ]

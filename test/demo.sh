@@ -60,7 +60,9 @@ fi
 
 T=$(mktemp -d /tmp/sbxdemo.XXXXXX)
 SBX_SIM_ROOT=$T/sim
-export SBX_SIM_ROOT
+# the sbx release imitated: make demo SIM_PROFILE=0.46 for the oldest
+SBX_SIM_PROFILE=${SBX_SIM_PROFILE:-0.55}
+export SBX_SIM_ROOT SBX_SIM_PROFILE
 cleanup() {
 	"$SIM" sim-cleanup >/dev/null 2>&1
 	[ -n "${life:-}" ] && kill "$life" 2>/dev/null

@@ -40,6 +40,12 @@ stub_count() {
 
 # The argv of call N (1-based), one word a line.
 stub_argv() {
+	stub_rawargv "$1" | grep -vx -- --no-input
+}
+
+# The argv of call N, every word (stub_argv leaves out --no-input, which
+# the programs add to each call of sbx's own words where sbx takes it).
+stub_rawargv() {
 	tr '\0' '\n' <"$SBX_STUB_DIR/calls/$(printf '%04d' "$1").argv"
 }
 

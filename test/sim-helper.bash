@@ -39,6 +39,19 @@ sim_errword() {
 	esac
 }
 
+# Run "$@" with a terminal (script(1)'s pty) as stdin, typing $IN (a
+# line) into it; the status is the command's.
+on_tty() {
+	local cmd
+	cmd=$(printf '%q ' "$@")
+	printf '%s\n' "${IN:-}" | script -qec "$cmd" /dev/null
+}
+
+# Does the simulated sbx take the global --no-input (0.55)?
+sim_noinput() {
+	[ "${SBX_SIM_PROFILE:-0.55}" = 0.55 ]
+}
+
 # What the simulated sbx says of a missing sandbox NAME to VERB.
 sim_missing_text() {	# name verb
 	case ${SBX_SIM_PROFILE:-0.55}:$2 in

@@ -27,13 +27,6 @@ setup() {
 	"$SIM" sim-reset
 }
 
-# Run "$@" with a terminal as stdin, typing $IN (a line) into it.
-on_tty() {
-	local cmd
-	cmd=$(printf '%q ' "$@")
-	printf '%s\n' "${IN:-}" | script -qec "$cmd" /dev/null
-}
-
 @test "profiles: each release's version and version --json; an unknown profile fails every call" {
 	SBX_SIM_PROFILE=0.46 run -0 "$SIM" version
 	[[ $output =~ ^sbx\ version:\ v0\.46\.0\ [0-9a-f]{40}$ ]]
@@ -77,7 +70,8 @@ on_tty() {
 		SBX_SIM_PROFILE=$p run -1 --separate-stderr "$SIM" ls --no-input --json
 		[ "$stderr" = "$(SBX_SIM_PROFILE=$p sim_errword): unknown flag: --no-input" ] || fail "$p: $stderr"
 		[ -z "$output" ]
-		[ "$(sim_calls_after "$n" | cut -d' ' -f2-)" = "1 ls --no-input --json" ]
+		[ "$(sim_calls_after "$n" | cut -d' ' -f2-)" = "1 ls --json" ]
+		[ "$(tail -n 1 "$SBX_SIM_ROOT/no-input.log" | cut -d' ' -f2)" = ls ]
 	done
 }
 

@@ -220,6 +220,11 @@ test(`[${FLAVOUR}] status class: docker_status answers, never throws, with sbx m
 	const noprog = await withEnv({ PATH: "/usr/bin:/bin", DOCKER_SANDBOX_BIN: undefined }, () => pi.call("docker_status"));
 	assert.match(noprog.text, /sandbox: none \(the sbx-tools programs are missing: sbx-run/);
 	assert.match(noprog.text, /make && make install/);
+	// after an sbx upgrade: the fix named, from the status alone (69)
+	const up = await withEnv({ SBX_SIM_FAULT: "restart" }, () => pi.call("docker_status"));
+	assert.match(up.text, /state: unknown: sbx was upgraded and waits for its daemon to restart/);
+	assert.match(up.text, /fix: ask the user to run `\S*sbx ls` in a terminal and confirm the restart \(it stops every sandbox/);
+	assert.equal(up.result.details.restart, true);
 	// and back to normal
 	assert.match((await pi.call("docker_status")).text, /state: running/);
 });

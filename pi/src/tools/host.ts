@@ -20,6 +20,8 @@ const HOURS_MAX = 1000000; // sbx-gc -H takes no more
 export const EX_NOSANDBOX = 68;
 /** sbx-watch -n's: the sandbox exists, but these tools did not make it (so it is left alone). */
 const EX_NOTOURS = 77;
+/** The programs' documented status for "sbx waits for its daemon restart, confirmed in a terminal" (sbx-tools(7)). */
+export const EX_RESTART = 69;
 
 function gib(bytes: unknown): string {
 	const n = Number(bytes);
@@ -112,11 +114,24 @@ async function status(s: Session, signal: AbortSignal | undefined) {
 			sandbox: name,
 			provisioned: false,
 		});
+	// 69: sbx was upgraded and runs nothing until its daemon restart is confirmed by a person
+	const restart = () =>
+		result(
+			[
+				...head,
+				"state: unknown: sbx was upgraded and waits for its daemon to restart; no docker_* call can run until then",
+				`fix: ask the user to run \`${sbxCli()} ls\` in a terminal and confirm the restart (it stops every sandbox, this one too), then call docker_status again.`,
+				...modeLines(),
+				watcherLine(s),
+			].join("\n"),
+			{ sandbox: name, provisioned: false, restart: true },
+		);
 	// sbx-ports answers first: 68 is its documented "the sandbox does not exist", and it never creates one
 	let ports = "";
 	if (findProgram("sbx-ports")) {
 		const p = await s.ports(["ls"], { signal, what: "sbx-ports ls", allowFail: true });
 		if (p.code === EX_NOSANDBOX) return notYet();
+		if (p.code === EX_RESTART) return restart();
 		try {
 			if (p.code !== 0) throw new Error(`sbx-ports exit ${p.code}: ${p.stderr.trim()}`);
 			const ms = parseMappings(p.stdout);
@@ -132,6 +147,7 @@ async function status(s: Session, signal: AbortSignal | undefined) {
 		allowFail: true,
 	});
 	if (r.code === EX_NOSANDBOX) return notYet();
+	if (r.code === EX_RESTART) return restart();
 	if (r.code !== 0) {
 		const why = failure("docker info", r).message;
 		return result([...head, `state: unknown: ${why}`, diagnose(why), ...modeLines(), watcherLine(s)].join("\n"), {

@@ -1,0 +1,113 @@
+/*
+ * sbxcall.c: one sbx call whose output is all sbx's own (not an exec):
+ * create, ls, ports, port, rm, stop, version.  Standard input is
+ * /dev/null, so sbx can never wait on the caller's terminal or read its
+ * data (a sign-in, a restart question, a secret import).  The global
+ * --no-input goes after the verb, where the installed sbx takes it: an
+ * sbx that refuses it (cobra's "unknown flag: --no-input", before it does
+ * anything) is called again without it, and the refusal is kept in the
+ * state directory (SBX_NOINPUT_CACHE) with the identity of the sbx binary,
+ * so the next call costs nothing extra until sbx is replaced.  A call
+ * that lost the daemon start race (sbx_says_race: it failed before sbx
+ * did anything) is made again, a few times, after a short pause.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sbx.h"
+
+#define RACE_TRIES	5
+#define RACE_MS		100	/* the first pause; doubles */
+#define ARGV_MAX	64
+
+/* What the cache says of this sbx: "refused DEV INO SIZE MTIME". */
+static void
+identity(const char *sbx, char *buf, size_t size)
+{
+	struct stat st;
+
+	if (stat(sbx, &st) == -1) {
+		buf[0] = '\0';
+		return;
+	}
+	snprintf(buf, size, "refused %llu %llu %lld %lld\n",
+	    (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+	    (long long)st.st_size, (long long)st.st_mtime);
+}
+
+static int
+refused_before(int dfd, const char *id)
+{
+	char buf[128];
+
+	return dfd != -1 && id[0] != '\0' &&
+	    sbx_state_read(dfd, SBX_NOINPUT_CACHE, buf, sizeof(buf)) != -1 &&
+	    strcmp(buf, id) == 0;
+}
+
+static void
+pause_ms(long ms)
+{
+	struct timespec ts;
+
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+}
+
+/*
+ * Run argv (argv[0] sbx, argv[1] the verb) as above; dfd the state
+ * directory, or -1 for none (then each call asks anew).  As sbx_capture:
+ * 0 with res filled (free it with sbx_result_free), -1 with errno set
+ * if sbx could not be run.
+ */
+int
+sbx_call(struct sbx_result *res, char *const *argv, char *const *envp,
+    int timeout, int dfd)
+{
+	char *av[ARGV_MAX + 2], id[128];
+	size_t n, i;
+	long delay = RACE_MS;
+	int try, flag;
+
+	for (n = 0; argv[n] != NULL; n++)
+		;
+	if (n < 2 || n > ARGV_MAX) {
+		errno = E2BIG;
+		return -1;
+	}
+	identity(argv[0], id, sizeof(id));
+	flag = !refused_before(dfd, id);
+	for (try = 1;; try++) {
+		av[0] = argv[0];
+		av[1] = argv[1];
+		i = 2;
+		if (flag)
+			av[i++] = "--no-input";
+		memcpy(av + i, argv + 2, (n - 2) * sizeof(*av));
+		av[i + n - 2] = NULL;
+		if (sbx_capture(res, av, envp, timeout) == -1)
+			return -1;
+		if (res->status == 0 || res->timedout || res->signo != 0)
+			return 0;
+		if (flag && sbx_says_unknown_flag(res->err.data,
+		    "--no-input")) {
+			/* a hint only: without it, the next call asks again */
+			if (dfd != -1 && id[0] != '\0')
+				(void)sbx_state_write(dfd, SBX_NOINPUT_CACHE,
+				    id);
+			flag = 0;
+		} else if (try < RACE_TRIES && sbx_says_race(res->err.data)) {
+			pause_ms(delay);
+			delay *= 2;
+		} else
+			return 0;
+		sbx_result_free(res);
+	}
+}

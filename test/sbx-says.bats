@@ -1,0 +1,222 @@
+#!/usr/bin/env bats
+# sbx's own words against the recording stand-in sbx: the restart an sbx
+# upgrade waits for (every program says so in one line, exit 69, runs
+# nothing twice; the watcher waits it out and leaves sbx-gc what it could
+# not do), the daemon start race (made again, bounded), and sbx's own
+# calls kept from the caller's stdin with --no-input where sbx takes it.
+
+load helper
+load lifecycle
+
+N=pi-sbx-4242-abcd1234
+RESTART="error: ensure daemon: cannot prompt for restart: stdin is not a terminal; run the command in an interactive terminal to confirm the restart"
+FIX="sbx was upgraded: run 'sbx ls' in a terminal and confirm the daemon restart (it stops every sandbox)"
+
+setup() {
+	lifecycle_setup
+	W="$TOP/sbx-watch/sbx-watch"
+	G="$TOP/sbx-gc/sbx-gc"
+	P="$TOP/sbx-ports/sbx-ports"
+	RAN="$BATS_TEST_TMPDIR/ran"
+}
+
+teardown() {
+	lifecycle_teardown
+	return 0
+}
+
+# Every verb of the stand-in answers with the restart text, exit 1.
+upgraded() {
+	local v
+	for v in exec create ls rm stop ports port version; do
+		echo "$RESTART" >"$SBX_STUB_DIR/err.$v"
+		echo 1 >"$SBX_STUB_DIR/rc.$v"
+	done
+}
+
+# ... until the restart is confirmed.
+restarted() {
+	rm -f "$SBX_STUB_DIR"/err.* "$SBX_STUB_DIR"/rc.*
+}
+
+# The stand-in has had at least N rm calls.
+rms() {
+	[ "$(stub_count rm)" -ge "$1" ]
+}
+
+ran() {
+	wc -l <"$RAN" 2>/dev/null || echo 0
+}
+
+@test "restart class: every program says it in one line naming the fix, exits 69, and runs nothing" {
+	provisioned "$N"
+	upgraded
+	run -69 --separate-stderr sbx-run -s "$N" ps
+	[ "$stderr" = "sbx-run: $FIX" ] || fail "$stderr"
+	[ -z "$output" ]
+	run -69 --separate-stderr "$G" -H 0
+	[ "$stderr" = "sbx-gc: $FIX" ] || fail "$stderr"
+	run -69 --separate-stderr "$P" -s "$N" ls
+	[ "$stderr" = "sbx-ports: $FIX" ] || fail "$stderr"
+	run -69 --separate-stderr "$W" -n "$N"
+	[ "$stderr" = "sbx-watch: $FIX" ] || fail "$stderr"
+	# sbx did nothing, and nothing was asked twice of it: one call each
+	# (sbx-run's version tells sbx's answer from a command's)
+	[ -e "$SBX_STUB_DIR/sandboxes/$N" ]
+	[ "$(cut -d' ' -f1 "$SBX_STUB_DIR/calls.log" | tr '\n' ' ')" = "exec version ls ports rm " ] ||
+	    fail "$(cat "$SBX_STUB_DIR/calls.log")"
+	[ -e "$SBX_STATE_DIR/$N.created" ]
+	# 0.46's ERROR: form too
+	sed -i 's/^error:/ERROR:/' "$SBX_STUB_DIR"/err.*
+	run -69 --separate-stderr "$G" -H 0
+	[ "$stderr" = "sbx-gc: $FIX" ] || fail "$stderr"
+}
+
+@test "restart class: a missing sandbox is not made while sbx waits for its restart: no intent is left" {
+	: >"$SBX_STUB_DIR/rc.exec"
+	echo "$RESTART" >"$SBX_STUB_DIR/err.create"
+	echo 1 >"$SBX_STUB_DIR/rc.create"
+	run -69 --separate-stderr sbx-run -s "$N" ps
+	[ "$stderr" = "sbx-run: $FIX" ] || fail "$stderr"
+	[ "$(cut -d' ' -f1 "$SBX_STUB_DIR/calls.log" | tr '\n' ' ')" = "exec create " ]
+	[ ! -e "$SBX_STATE_DIR/$N.created" ]
+}
+
+@test "restart class: a command that prints the restart text is no restart: its status and words come back, once" {
+	export SBX_STUB_EXEC_RUN=1
+	stub_sandbox "$N"
+	run -1 --separate-stderr sbx-run -x -s "$N" sh -c \
+	    'echo ran >>"$1"; printf "%s\n" "$2" >&2; exit 1' sh "$RAN" "$RESTART"
+	[ "$(ran)" -eq 1 ]
+	[ "$stderr" = "$RESTART" ] || fail "$stderr"
+	# the one extra call that told them apart
+	[ "$(cut -d' ' -f1 "$SBX_STUB_DIR/calls.log" | tr '\n' ' ')" = "exec version " ]
+}
+
+@test "restart class: the watcher waits it out past five tries, then tears down once, no NAME.failed" {
+	provisioned "$N"
+	upgraded
+	session
+	"$W" -p "$SESSION" "$N"
+	wp=$(watcher_pid "$N")
+	kill -9 "$SESSION"
+	until_ok rms 8 || fail "$(cat "$SBX_STUB_DIR/calls.log")"
+	alive "$wp"
+	[ ! -e "$SBX_STATE_DIR/$N.failed" ]
+	[ -e "$SBX_STUB_DIR/sandboxes/$N" ]
+	restarted
+	until_ok dead "$wp" || fail "watcher still running"
+	[ ! -e "$SBX_STUB_DIR/sandboxes/$N" ]
+	[ ! -e "$SBX_STATE_DIR/$N.created" ]
+	[ ! -e "$SBX_STATE_DIR/$N.failed" ]
+	# its pauses grew, and stayed under the cap (32 x 10 ms)
+	[ "$(stub_count rm)" -lt 60 ]
+}
+
+@test "restart class: a watcher killed while it waits leaves the sandbox to sbx-gc, which removes it later" {
+	provisioned "$N"
+	stub_sandbox "$N" stopped	# the restart stopped every sandbox
+	upgraded
+	session
+	"$W" -p "$SESSION" "$N"
+	wp=$(watcher_pid "$N")
+	kill -9 "$SESSION"
+	until_ok rms 2
+	kill -9 "$wp"
+	until_ok dead "$wp"
+	[ -e "$SBX_STATE_DIR/$N.created" ]
+	# sbx-gc meanwhile: 69, nothing removed
+	run -69 "$G" -H 0
+	[ -e "$SBX_STUB_DIR/sandboxes/$N" ]
+	restarted
+	run -0 --separate-stderr "$G" -H 0
+	[ -z "$stderr" ] || fail "$stderr"
+	[ ! -e "$SBX_STUB_DIR/sandboxes/$N" ]
+	[ ! -e "$SBX_STATE_DIR/$N.created" ]
+}
+
+@test "race class: a call of sbx's own words that lost the daemon start race is made again, a bounded few times" {
+	stub_sandbox "$N" stopped
+	created() {
+		printf 'created=1\nworkspace=%s\nmode=rw\n' "$WS" >"$SBX_STATE_DIR/$N.created"
+	}
+	created
+	echo 2 >"$SBX_STUB_DIR/race"
+	run -0 --separate-stderr "$G" -H 0
+	[ -z "$stderr" ] || fail "$stderr"
+	[ "$(cut -d' ' -f1 "$SBX_STUB_DIR/calls.log" | tr '\n' ' ')" = "ls ls ls rm " ]
+	# provisioning: the create that lost the race is made again
+	: >"$SBX_STUB_DIR/calls.log"
+	export SBX_STUB_EXEC_RUN=1
+	rm -f "$SBX_STATE_DIR/$N.created" "$SBX_STUB_DIR/sandboxes/$N"
+	echo 1 >"$SBX_STUB_DIR/race.create"
+	run -0 --separate-stderr sbx-run -x -s "$N" sh -c "echo ran >>$RAN"
+	[ "$(ran)" -eq 1 ] || fail "$stderr"
+	[ "$(cut -d' ' -f1 "$SBX_STUB_DIR/calls.log" | tr '\n' ' ')" = "exec create create exec " ] ||
+	    fail "$(cat "$SBX_STUB_DIR/calls.log")"
+	[ -z "$stderr" ] || fail "$stderr"
+	# bounded: five tries, then sbx's answer
+	: >"$SBX_STUB_DIR/calls.log"
+	echo 99 >"$SBX_STUB_DIR/race"
+	run -1 --separate-stderr "$G" -H 0
+	[ "$(stub_count ls)" -eq 5 ]
+	[[ $stderr == *"daemon exited unexpectedly"* ]] || fail "$stderr"
+}
+
+@test "stdin class: sbx's own calls get /dev/null and --no-input, an exec never --no-input; -i gives stdin to exec alone" {
+	mkfifo "$BATS_TEST_TMPDIR/in"
+	export SBX_STUB_EXEC_RUN=1
+	(exec 5<>"$BATS_TEST_TMPDIR/in"; echo data >&5; sleep 3) &
+	run -0 sbx-run -i -x -s "$N" sh -c 'read -r l; echo "got $l"' <"$BATS_TEST_TMPDIR/in"
+	[ "$output" = "got data" ] || fail "$output"
+	[ "$(cut -d' ' -f1 "$SBX_STUB_DIR/calls.log" | tr '\n' ' ')" = "exec create exec " ]
+	for i in 1 2 3; do
+		v=$(stub_argv "$i" | head -n 1)
+		s=$(cat "$SBX_STUB_DIR/calls/000$i.stdin")
+		case $v in
+		exec)
+			[ "$s" != /dev/null ] || fail "exec $i: $s"
+			! stub_rawargv "$i" | grep -qx -- --no-input || fail "exec $i got --no-input"
+			;;
+		*)
+			[ "$s" = /dev/null ] || fail "$v: $s"
+			[ "$(stub_rawargv "$i" | sed -n 2p)" = --no-input ] || fail "$v: $(stub_rawargv "$i")"
+			;;
+		esac
+	done
+	wait
+	# the teardown, the sweep and the ports: the same
+	: >"$SBX_STUB_DIR/calls.log"
+	"$TOP/sbx-ports/sbx-ports" -s "$N" ls < <(echo data) >/dev/null
+	run -0 "$W" -n "$N" < <(echo data)
+	for f in "$SBX_STUB_DIR"/calls/*.stdin; do
+		n=${f##*/}
+		n=${n%.stdin}
+		[ "$(sed -n 1p "${f%.stdin}.argv" | tr '\0' '\n' | head -n 1)" = exec ] && continue
+		[ "$(cat "$f")" = /dev/null ] || fail "call $n: $(cat "$f")"
+	done
+}
+
+@test "no-input class: an sbx that refuses --no-input costs one more call, once, until it is replaced" {
+	export SBX_STUB_PROFILE=0.47 SBX_STUB_EXEC_RUN=1
+	run -0 --separate-stderr sbx-run -x -s "$N" true
+	[ -z "$stderr" ] || fail "$stderr"
+	# exec, create refused, create, exec
+	[ "$(cut -d' ' -f1 "$SBX_STUB_DIR/calls.log" | tr '\n' ' ')" = "exec create create exec " ]
+	[ "$(stub_rawargv 2 | sed -n 2p)" = --no-input ]
+	[ "$(stub_rawargv 3 | sed -n 2p)" = --quiet ]
+	[ -s "$SBX_STATE_DIR/sbx-no-input" ]
+	# remembered: the next call of sbx's own words goes without it
+	: >"$SBX_STUB_DIR/calls.log"
+	run -0 "$W" -n "$N"
+	[ "$(cat "$SBX_STUB_DIR/calls.log")" = "rm --force $N" ]
+	# another sbx (an upgrade): asked again
+	cp "$TOP/test/bin/sbx" "$BATS_TEST_TMPDIR/sbx"
+	export DOCKER_SANDBOX_SBX="$BATS_TEST_TMPDIR/sbx"
+	unset SBX_STUB_PROFILE
+	provisioned "$N"
+	n=$(stub_count)
+	run -0 "$W" -n "$N"
+	[ "$(stub_count)" -eq $((n + 1)) ]
+	[ "$(stub_rawargv "$((n + 1))" | sed -n 2p)" = --no-input ]
+}
