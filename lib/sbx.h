@@ -153,6 +153,7 @@ struct sbx_result {		/* what came of it */
 	int	 timedout;
 	int	 signo;		/* a signal we forwarded, or 0 */
 	int	 holding;	/* stderr still held at exit */
+	int	 tries;		/* sbx_call: the sbx runs it took (1 and up) */
 	unsigned long long relayed;	/* bytes read from both streams */
 };
 int	 sbx_pipe(int[2]);
@@ -442,8 +443,20 @@ int	 sbx_capture(struct sbx_result *, char *const *, char *const *, int);
 /* sbxcall.c: one sbx call of sbx's own words: no stdin, --no-input, races */
 int	 sbx_call(struct sbx_result *, char *const *, char *const *, int, int);
 
-/* sbxls.c: is a sandbox in the output of `sbx ls --json`? */
+/* sbxls.c: is a sandbox in the output of `sbx ls --json`, and how? */
 int	 sbx_ls_listed(const char *, size_t, const char *, const char **);
+int	 sbx_ls_status(const char *, size_t, const char *, char *, size_t,
+	    const char **);
+
+/*
+ * holdargv.c: the keepalive's one exec that stays open (sbx-watch, and
+ * sbx-verify -S, which checks that it holds a VM up): `sbx exec NAME --
+ * sleep SBX_HOLD_SECONDS`, bounded by SBX_HOLD_TIMEOUT.
+ */
+#define SBX_HOLD_ARGC		7
+#define SBX_HOLD_SECONDS	3600
+#define SBX_HOLD_TIMEOUT	(SBX_HOLD_SECONDS + 60)	/* a minute over */
+char	**sbx_hold_argv(char **, const char *, const char *);
 
 /* jsonout.c: a JSON string into a buffer, or on a stream (needs <stdio.h>) */
 size_t	 sbx_json_esc(char *, size_t, const char *, size_t *);

@@ -94,6 +94,7 @@ sbx_call(struct sbx_result *res, char *const *argv, char *const *envp,
 		av[i + n - 2] = NULL;
 		if (sbx_capture(res, av, envp, timeout) == -1)
 			return -1;
+		res->tries = try;
 		if (res->status == 0 || res->timedout || res->signo != 0)
 			return 0;
 		if (flag && sbx_says_unknown_flag(res->err.data,
