@@ -327,35 +327,23 @@ sc_remove(struct sc *sc)
 }
 
 /*
- * The sandbox's status in `sbx ls --json`, read as sbx-gc reads it:
- * 1 with it in buf, 0 not listed, -1 no listing.
+ * The sandbox's status in `sbx ls --json`, read with lib's parser of the
+ * listing (sbx_ls_status): 1 with it in buf, 0 not listed, -1 no listing.
  */
 int
 sc_status(struct sc *sc, char *buf, size_t size)
 {
 	char *av[] = { NULL, "ls", "--json", NULL };
-	const struct sbx_json *arr, *e;
-	struct sbx_json *j;
 	struct sbx_result c;
-	const char *errstr, *n, *st;
+	const char *errstr;
+	char st[64];
 	int found = -1;
 
 	if (sc_sbx(sc, &c, av) == -1)
 		return -1;
-	if (c.status == 0 && c.out.data != NULL &&
-	    (j = sbx_json_doc(c.out.data, c.out.len, &errstr)) != NULL) {
-		if ((arr = sbx_json_get(j, "sandboxes")) != NULL &&
-		    arr->type == SBX_JARR)
-			found = 0;
-		for (e = found == 0 ? arr->child : NULL; e; e = e->next)
-			if ((n = sbx_json_str(e, "name")) != NULL &&
-			    strcmp(n, sc->name) == 0) {
-				st = sbx_json_str(e, "status");
-				sbx_shown(st ? st : "unknown", buf, size);
-				found = 1;
-			}
-		sbx_json_free(j);
-	}
+	if (c.status == 0 && (found = sbx_ls_status(c.out.data ? c.out.data :
+	    "", c.out.len, sc->name, st, sizeof(st), &errstr)) == 1)
+		sbx_shown(*st ? st : "unknown", buf, size);
 	sbx_result_free(&c);
 	return found;
 }

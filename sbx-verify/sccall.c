@@ -1,16 +1,26 @@
 /*
  * sccall.c: the self-check's sbx calls, and the evidence they leave.
- * Every call runs as the programs run theirs (sbx_capture: standard input
- * on /dev/null, its own process group, the scrubbed environment, the
- * bound of DOCKER_SANDBOX_TIMEOUT), is counted, and is looked at for the
- * restart prompt, which any call may meet.  A signal that came meanwhile
- * is kept for the driver, which then stops and removes the sandbox.
+ * Every call runs as the programs run theirs: standard input on
+ * /dev/null, its own process group, the scrubbed environment, the bound
+ * of DOCKER_SANDBOX_TIMEOUT, and for every verb but exec lib's sbx_call
+ * (--no-input where sbx takes it, remembered in the self-check's own
+ * cache, and the daemon start race made again).  Each sbx run is counted,
+ * and each answer is looked at with sbx_says_restart, as the programs
+ * look at theirs, since any call may meet the restart prompt.  A signal
+ * that came meanwhile is kept for the driver, which then stops and
+ * removes the sandbox.
  */
+#include <sys/types.h>
+#include <sys/wait.h>
+
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "sbx.h"
 #include "sbx-verify.h"
@@ -35,9 +45,15 @@ drain(struct sc *sc)
 void
 sc_after(struct sc *sc, int n, int status, const char *err)
 {
-	(void)status;
-	(void)err;
+	char e[SHOWN * 4 + 8];
+
 	sc->calls += n;
+	if (status != 0 && !sc->restart && sbx_says_restart(err)) {
+		sc->restart = 1;
+		sc_esc(err, strlen(err), SHOWN, e, sizeof(e));
+		snprintf(sc->restartsaid, sizeof(sc->restartsaid),
+		    "stderr \"%s\"", e);
+	}
 	drain(sc);
 }
 
@@ -51,18 +67,69 @@ sc_sbx(struct sc *sc, struct sbx_result *c, char **av)
 	int r, e;
 
 	av[0] = sc->sbx;
-	r = sbx_capture(c, av, sc->env, sc->timeout);
+	if (strcmp(av[1], "exec") == 0) {
+		r = sbx_capture(c, av, sc->env, sc->timeout);
+		c->tries = 1;
+	} else
+		r = sbx_call(c, av, sc->env, sc->timeout, sc->cdfd);
 	e = errno;
 	if (r == 0) {
-		sc->calls++;
 		if (c->signo == SIGINT || c->signo == SIGTERM ||
 		    c->signo == SIGHUP)
 			sc->signo = c->signo;
-	} else
+		/* an exec's command is ours here: its stderr is sbx's */
+		sc_after(sc, c->tries, c->status, c->err.data);
+	} else {
 		sc->cantrun = e;
-	drain(sc);
+		drain(sc);
+	}
 	errno = e;
 	return r;
+}
+
+/*
+ * av (av[0] is sbx) in the background, in a process group of its own,
+ * all three streams on /dev/null, as a held exec of the keepalive runs.
+ * Counted as one call.  The pid, or -1.
+ */
+pid_t
+sc_spawn(struct sc *sc, char **av)
+{
+	pid_t pid;
+	int fd;
+
+	if ((pid = fork()) != 0) {
+		if (pid != -1)
+			sc->calls++;
+		return pid;
+	}
+	(void)setpgid(0, 0);
+	sbx_selfpipe_child();
+	if ((fd = open("/dev/null", O_RDWR)) != -1) {
+		(void)dup2(fd, STDIN_FILENO);
+		(void)dup2(fd, STDOUT_FILENO);
+		(void)dup2(fd, STDERR_FILENO);
+	}
+	execve(av[0], av, sc->env);
+	_exit(SBX_EX_NOEXEC);
+}
+
+/* End what sc_spawn started: its group TERM, KILL after 3 s. */
+void
+sc_unspawn(pid_t pid)
+{
+	struct timespec ts = { 0, 50000000 };
+	long long end = sbx_now_ms() + 3000;
+	int ws;
+
+	(void)kill(-pid, SIGTERM);
+	while (waitpid(pid, &ws, WNOHANG) == 0)
+		if (sbx_now_ms() > end) {
+			(void)kill(-pid, SIGKILL);
+			(void)waitpid(pid, &ws, 0);
+			break;
+		} else
+			(void)nanosleep(&ts, NULL);
 }
 
 /* Wait ms, or less if a signal comes: then -1. */

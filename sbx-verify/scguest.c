@@ -1,21 +1,15 @@
 /*
  * scguest.c: the idle stop, and what holds it off.  Real sbx stops a VM
  * 30 s after its last exec ends (#452; HURA, 0.47), and sbx-watch's
- * keepalive holds one up with an exec that stays open.  Both checks
+ * keepalive holds one up with an exec that stays open, the very one
+ * tried here (lib/holdargv.c).  Both checks
  * wait, so they are the slow ones that -f skips: the stop is watched for
  * at most IDLE_MAX seconds, and the hold lasts the grace as measured and
  * half as long again.
  */
-#include <sys/types.h>
-#include <sys/wait.h>
-
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "sbx.h"
 #include "sbx-verify.h"
@@ -93,47 +87,6 @@ sc_idle(struct sc *sc)
 	return 0;
 }
 
-/* `sbx exec NAME -- sleep S` in the background, in its own group. */
-static pid_t
-held(struct sc *sc, int seconds)
-{
-	char secs[16], *av[] = { NULL, "exec", sc->name, "--", "sleep", secs,
-	    NULL };
-	pid_t pid;
-	int fd;
-
-	snprintf(secs, sizeof(secs), "%d", seconds);
-	av[0] = sc->sbx;
-	if ((pid = fork()) != 0)
-		return pid;
-	(void)setpgid(0, 0);
-	sbx_selfpipe_child();
-	if ((fd = open("/dev/null", O_RDWR)) != -1) {
-		(void)dup2(fd, STDIN_FILENO);
-		(void)dup2(fd, STDOUT_FILENO);
-		(void)dup2(fd, STDERR_FILENO);
-	}
-	execve(sc->sbx, av, sc->env);
-	_exit(SBX_EX_NOEXEC);
-}
-
-static void
-unhold(pid_t pid)
-{
-	struct timespec ts = { 0, 50000000 };
-	long long end = sbx_now_ms() + 3000;
-	int ws;
-
-	(void)kill(-pid, SIGTERM);
-	while (waitpid(pid, &ws, WNOHANG) == 0)
-		if (sbx_now_ms() > end) {
-			(void)kill(-pid, SIGKILL);
-			(void)waitpid(pid, &ws, 0);
-			break;
-		} else
-			(void)nanosleep(&ts, NULL);
-}
-
 /*
  * One exec that stays open holds the VM up past the grace, which is
  * what the keepalive rests on.  Held for the measured grace and half of
@@ -142,7 +95,7 @@ unhold(pid_t pid)
 int
 sc_hold(struct sc *sc)
 {
-	char st[32];
+	char st[32], *av[SBX_HOLD_ARGC];
 	long long hold = sc->grace + sc->grace / 2 + 2000, took;
 	pid_t pid;
 	int r;
@@ -155,21 +108,25 @@ sc_hold(struct sc *sc)
 		sc_say(sc, SC_HOLD, SKIP, "no idle stop was seen to hold off");
 		return 0;
 	}
-	if ((pid = held(sc, (int)(hold / 1000) + 30)) == -1) {
+	/* the keepalive's own exec, while no hold outlasts its hour */
+	if (hold > SBX_HOLD_SECONDS * 1000LL - 60000)
+		hold = SBX_HOLD_SECONDS * 1000LL - 60000;
+	if ((pid = sc_spawn(sc, sbx_hold_argv(av, sc->sbx, sc->name))) ==
+	    -1) {
 		sc_say(sc, SC_HOLD, FAIL, "cannot run sbx: %s", strerror(errno));
 		return -1;
 	}
-	sc->calls++;
 	r = await(sc, "running", IDLE_MAX * 1000LL, &took, st, sizeof(st));
 	if (r == 1 && sc_sleep(sc, hold) == 0)
 		r = sc_status(sc, st, sizeof(st));
-	unhold(pid);
+	sc_unspawn(pid);
 	if (sc->signo != 0)
 		return -1;
 	if (r == 1 && strcmp(st, "running") == 0)
 		sc_say(sc, SC_HOLD, PASS, "one open exec held it up: running "
-		    "%lld.%lld s later, 1.5 times the grace", hold / 1000,
-		    hold % 1000 / 100);
+		    "%lld.%lld s later, 1.5 times the grace, with the "
+		    "keepalive's own exec (sleep %d)", hold / 1000,
+		    hold % 1000 / 100, SBX_HOLD_SECONDS);
 	else
 		sc_say(sc, SC_HOLD, FAIL, "with one exec open it was %s after "
 		    "%lld.%lld s (the keepalive holds a VM up that way)", r ==

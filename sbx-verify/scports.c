@@ -1,7 +1,7 @@
 /*
  * scports.c: the self-check's port checks, made through lib/portcli.c
- * as sbx-ports makes its calls (the dialect found afresh, never read
- * from or written to the state directory's cache): which port verbs sbx
+ * as sbx-ports makes its calls (the dialect found afresh, cached only
+ * in the self-check's own directory, never the programs'): which port verbs sbx
  * speaks, a publication as sbx-ports makes one (127.0.0.1, a free host
  * port, tcp4) and its listing with the family kept, its removal with the
  * protocol it is listed with, and both on a stopped sandbox, where
@@ -143,7 +143,7 @@ sc_dialect(struct sc *sc)
 	sc->pc.env = sc->env;
 	sc->pc.name = sc->name;
 	sc->pc.timeout = sc->timeout;
-	sc->pc.dfd = -1;
+	sc->pc.dfd = sc->cdfd;	/* the self-check's own: found afresh */
 	memset(&l, 0, sizeof(l));
 	if (plist(sc, &l, NULL, why, sizeof(why)) == -1) {
 		sc_say(sc, SC_DIALECT, FAIL, "no port listing in either "

@@ -72,8 +72,9 @@ rm_once(struct sc *sc)
 	int gone;
 
 	av[0] = sc->sbx;
-	if (sbx_capture(&c, av, sc->env, sc->timeout > 0 ? sc->timeout :
-	    RM_TIMEOUT) == -1)
+	/* as every rm of the programs' (no cache: each call asks anew) */
+	if (sbx_call(&c, av, sc->env, sc->timeout > 0 ? sc->timeout :
+	    RM_TIMEOUT, -1) == -1)
 		return -1;
 	gone = c.status == 0 || sbx_says_notfound(c.err.data, sc->name);
 	sbx_result_free(&c);

@@ -12,6 +12,7 @@
 
 #include <err.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -24,20 +25,21 @@
 #include "sbx-verify.h"
 
 /* Where a FAIL is to be reported. */
-#define REPORT_TO	"the sbx-tools issue tracker"
+#define REPORT_TO	"https://github.com/sbx-tools/sbx-tools/issues"
 
 extern char **environ;
 
 static const char *const names[SC_COUNT] = {
-	"version", "missing", "ls-json", "create", "exists", "exec",
-	"port-dialect", "publish", "unpublish", "idle-stop", "exec-holds",
-	"stopped-ports", "restart", "remove"
+	"version", "no-input", "missing", "ls-json", "create", "exists",
+	"exec", "guest-end", "port-dialect", "publish", "unpublish",
+	"idle-stop", "exec-holds", "stopped-ports", "restart", "remove"
 };
 
 /* The checks in their order; each needs what those before it made. */
 static int (*const steps[])(struct sc *) = {
-	sc_version, sc_missing, sc_ls, sc_create, sc_exists, sc_exec,
-	sc_dialect, sc_publish, sc_idle, sc_hold, sc_stopped
+	sc_version, sc_noinput, sc_missing, sc_ls, sc_create, sc_exists,
+	sc_exec, sc_guest, sc_dialect, sc_publish, sc_idle, sc_hold,
+	sc_stopped
 };
 #define NSTEPS	(sizeof(steps) / sizeof(steps[0]))
 
@@ -60,7 +62,12 @@ sc_say(struct sc *sc, enum sccheck k, enum verdict v, const char *fmt, ...)
 			*p = ' ';
 }
 
-/* The throwaway workspace: w, and p, the scratch primary of ro mode. */
+/*
+ * The throwaway workspace: w, and p, the scratch primary of ro mode; c,
+ * never mounted, is the self-check's own state directory for what
+ * sbx_call remembers (the state directory of the programs is not
+ * touched).
+ */
 static void
 workspace(struct sc *sc)
 {
@@ -68,6 +75,10 @@ workspace(struct sc *sc)
 
 	if (sc_workspace(sc) == -1)
 		err(SBX_EX_NOAUDIT, "a workspace for the self-check");
+	snprintf(d, sizeof(d), "%s/c", sc->ws);
+	if (mkdir(d, 0700) == -1 || (sc->cdfd = open(d, O_RDONLY |
+	    O_DIRECTORY | O_CLOEXEC)) == -1)
+		err(SBX_EX_NOAUDIT, "%s", d);
 	snprintf(d, sizeof(d), "%s/w", sc->ws);
 	if (mkdir(d, 0700) == -1)
 		err(SBX_EX_NOAUDIT, "%s", d);
@@ -119,19 +130,25 @@ unreached(struct sc *sc, const char *why)
 		if (sc->r[i].evidence[0] == '\0')
 			sc_say(sc, (enum sccheck)i, SKIP, "not reached: %s",
 			    why);
-	if (sc->restart)
-		sc_say(sc, SC_RESTART, FAIL, "sbx answered with its daemon "
-		    "restart prompt, as it does after an upgrade until the "
-		    "restart is confirmed in a terminal (the programs exit "
-		    "%d and say so): run 'sbx ls' in a terminal, confirm the "
-		    "restart (it stops every sandbox), then run sbx-verify -S "
-		    "again", SBX_EX_RESTART);
-	else
-		sc_say(sc, SC_RESTART, SKIP, "not looked for in the %d calls: "
-		    "lib/sbxsays.c has no matcher for sbx's restart prompt "
-		    "yet, and the check judges only as the programs do; sbx "
-		    "asks only when its CLI is newer than its running daemon, "
-		    "which a check cannot bring about", sc->calls);
+	sc_restart(sc);
+}
+
+/*
+ * The checks of the step that met the restart prompt judged nothing of
+ * sbx but that: a FAIL they said is no assumption's.
+ */
+static void
+unjudged(struct sc *sc, const int *before)
+{
+	char ev[sizeof(sc->r[0].evidence)];
+	size_t i;
+
+	for (i = 0; i < SC_COUNT; i++)
+		if (!before[i] && sc->r[i].verdict == FAIL) {
+			snprintf(ev, sizeof(ev), "%s", sc->r[i].evidence);
+			sc_say(sc, (enum sccheck)i, SKIP, "not judged: sbx "
+			    "awaits its daemon restart: %s", ev);
+		}
 }
 
 /* After the lines, on stderr: what to do about a FAIL. */
@@ -162,8 +179,8 @@ selfcheck(int jflag, int tflag, int fast)
 	static struct sc sc;
 	struct sbx_envpolicy pol;
 	char why[96];
-	size_t i;
-	int rv, removed;
+	size_t i, k;
+	int rv, removed, before[SC_COUNT];
 
 	sc.fast = fast;
 	setup(&sc, &pol);
@@ -171,7 +188,12 @@ selfcheck(int jflag, int tflag, int fast)
 	for (i = 0; i < NSTEPS; i++) {
 		if (sc.signo != 0 || sc.restart)
 			break;
-		if (steps[i](&sc) == -1)
+		for (k = 0; k < SC_COUNT; k++)
+			before[k] = sc.r[k].evidence[0] != '\0';
+		rv = steps[i](&sc);
+		if (sc.restart)
+			unjudged(&sc, before);
+		if (rv == -1)
 			break;
 	}
 	if (sc.cantrun != 0)
@@ -200,6 +222,7 @@ selfcheck(int jflag, int tflag, int fast)
 		rv = SBX_SIGSTATUS(sc.signo);
 	}
 	sbx_portcli_free(&sc.pc);
+	close(sc.cdfd);
 	sbx_env_policy_free(&pol);
 	free(sc.env);
 	if (sbx_fshut() == -1)
