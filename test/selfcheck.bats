@@ -9,9 +9,11 @@
 load helper
 load sim-setup
 
-CHECKS="version missing ls-json create exists exec port-dialect publish unpublish idle-stop exec-holds stopped-ports restart remove"
+CHECKS="version no-input missing ls-json create exists exec guest-end port-dialect publish unpublish idle-stop exec-holds stopped-ports restart remove"
+NCHECKS=16
+REPORT_TO=https://github.com/sbx-tools/sbx-tools/issues
 # with -f, on an sbx with the port group
-NCALLS=23
+NCALLS=29
 
 setup() {
 	common_setup
@@ -118,13 +120,16 @@ killed_mid_run() {
 	for c in $CHECKS; do
 		line=$(line_of "$c") || fail "no line for $c: $output"
 		case $c in
-		restart) [[ $line == "SKIP restart: not looked for in the $NCALLS calls: "* ]] || fail "$line" ;;
+		restart) [[ $line == "SKIP restart: not met in the $NCALLS calls (each answer was looked at with sbx_says_restart, "* ]] || fail "$line" ;;
 		idle-stop | exec-holds) [[ $line == "SKIP $c: -f: not run "* ]] || fail "$line" ;;
 		*) [[ $line == "PASS $c: "* ]] || fail "$line" ;;
 		esac
 	done
-	[ "${#lines[@]}" -eq 14 ]
+	[ "${#lines[@]}" -eq "$NCHECKS" ]
 	[[ ${lines[0]} == "PASS version: $SIM_SBX v0.55.0; "* ]]
+	[[ $(line_of no-input) == "PASS no-input: sbx takes --no-input: "* ]] || fail "$(line_of no-input)"
+	[[ $(line_of guest-end) == 'PASS guest-end: the command outlived the killed exec; the programs'"'"' ending said "ended what it started inside ('* ]] ||
+	    fail "$(line_of guest-end)"
 	# every call is sbx's version, the listing, or about the self-check's sandbox
 	calls=$(sim_calls_after "$n0" | sim_argv_of)
 	[ "$(printf '%s\n' "$calls" | wc -l)" -eq "$NCALLS" ] || fail "$calls"
@@ -152,7 +157,7 @@ killed_mid_run() {
 		SBX_SIM_PROFILE=${p%%/*} SBX_SIM_DIALECT=$d SBX_SIM_FAULT=$f \
 		    run -0 --separate-stderr sbx-verify -S -f
 		[ -z "$stderr" ] || fail "$p: $stderr"
-		if printf '%s\n' "$output" | grep -v '^PASS\|^SKIP restart: not looked for\|^SKIP [a-z-]*: -f: not run'; then
+		if printf '%s\n' "$output" | grep -v '^PASS\|^SKIP restart: not met\|^SKIP [a-z-]*: -f: not run'; then
 			fail "profile $p: $output"
 		fi
 		p=${p%%/*}
@@ -165,7 +170,7 @@ killed_mid_run() {
 @test "-j: one JSON object per check, in order; -t: TAP with the plan" {
 	sc_sim
 	run -0 --separate-stderr sbx-verify -S -f -j
-	[ "${#lines[@]}" -eq 14 ]
+	[ "${#lines[@]}" -eq "$NCHECKS" ]
 	got=$(printf '%s\n' "$output" | python3 -c '
 import json, sys
 for l in sys.stdin:
@@ -180,9 +185,9 @@ for l in sys.stdin:
 	done)
 	[ "$got" = "$want" ] || fail "$got"
 	run -0 --separate-stderr sbx-verify -S -f -t
-	[ "${lines[0]}" = "1..14" ]
-	[ "$(printf '%s\n' "$output" | grep -c '^ok [0-9]* - ')" -eq 14 ]
-	[[ ${lines[13]} == "ok 13 - restart # SKIP not looked for in "* ]]
+	[ "${lines[0]}" = "1..$NCHECKS" ]
+	[ "$(printf '%s\n' "$output" | grep -c '^ok [0-9]* - ')" -eq "$NCHECKS" ]
+	[[ ${lines[15]} == "ok 15 - restart # SKIP not met in "* ]] || fail "${lines[15]}"
 	[ -z "$(left)" ]
 }
 
@@ -196,10 +201,10 @@ for l in sys.stdin:
 	[[ $line == *'stderr "error: there is nothing called selfcheck.'* ]] || fail "$line"
 	[[ $line == *"rm --force of a missing sandbox not recognised"* ]] || fail "$line"
 	# the rest still ran, and passed
-	for c in version ls-json create exists exec port-dialect publish unpublish stopped-ports remove; do
+	for c in version no-input ls-json create exists exec guest-end port-dialect publish unpublish stopped-ports remove; do
 		[[ $(line_of $c) == "PASS $c: "* ]] || fail "$(line_of $c)"
 	done
-	[[ $stderr == "sbx-verify: 1 of 14 assumptions about sbx failed with sbx v0.55.0: please report it on the sbx-tools issue tracker, with the version line and each FAIL line above" ]] ||
+	[[ $stderr == "sbx-verify: 1 of $NCHECKS assumptions about sbx failed with sbx v0.55.0: please report it on $REPORT_TO, with the version line and each FAIL line above" ]] ||
 	    fail "$stderr"
 	[ -z "$(left)" ]
 	# the control: sbx-run, meeting the same words, does not provision
@@ -217,14 +222,15 @@ for l in sys.stdin:
 	[ "$(line_of exists)" = "SKIP exists: not reached: a check before it could not go on" ]
 	[ "$(line_of exec)" = "SKIP exec: not reached: a check before it could not go on" ]
 	[[ $(line_of remove) == "PASS remove: "* ]] || fail "$(line_of remove)"
-	[[ $stderr == *"1 of 14 assumptions"* ]]
+	[[ $stderr == *"1 of $NCHECKS assumptions"* ]]
 	[ -z "$(left)" ]
 	[ -z "$(ls -A "$TMPDIR")" ]
 }
 
 @test "the slow checks: the idle stop is seen and one open exec holds it off (idle stop scaled to 2 s)" {
 	sc_sim
-	SBX_SIM_IDLE_STOP=2 run -0 --separate-stderr sbx-verify -S
+	SBX_SIM_IDLE_STOP=2 run --separate-stderr sbx-verify -S
+	[ "$status" -eq 0 ] || fail "exit $status: $output $stderr"
 	[[ $(line_of idle-stop) == "PASS idle-stop: stopped within "* ]] || fail "$(line_of idle-stop)"
 	[[ $(line_of exec-holds) == "PASS exec-holds: one open exec held it up: running "* ]] ||
 	    fail "$(line_of exec-holds)"
@@ -273,5 +279,73 @@ for l in sys.stdin:
 	done
 	kill -TERM "$pid"
 	wait "$pid" || true
+	[ -z "$(left)" ]
+}
+
+@test "every fault of sbx's own words and ports the programs handle: every check PASS" {
+	sc_sim
+	for f in race notice-stderr notice-stdout autostart-notice \
+	    autostart-notice-stdout autostart-notice-stderr sbx-prefix ls-warn \
+	    ls-null publish-starts order-unpublish-first combined-refused \
+	    guests-die; do
+		SBX_SIM_FAULT=$f run -0 --separate-stderr sbx-verify -S -f
+		[ -z "$stderr" ] || fail "$f: $stderr"
+		if printf '%s\n' "$output" | grep -v '^PASS\|^SKIP restart: not met\|^SKIP [a-z-]*: -f: not run'; then
+			fail "fault $f: $output"
+		fi
+	done
+	# the last: the guest died with its exec, and the ending says so
+	[[ $(line_of guest-end) == 'PASS guest-end: the command ended with the killed exec; the programs'"'"' ending said "nothing it started inside was still running", and it has stopped' ]] ||
+	    fail "$(line_of guest-end)"
+	[ -z "$(left)" ]
+}
+
+@test "the restart prompt: one FAIL naming the fix, the call that met it not judged, exit 69, no sandbox made" {
+	sc_sim
+	export SBX_SIM_FAULT=restart
+	n0=$(sim_calls)
+	run -69 --separate-stderr sbx-verify -S
+	[ "$stderr" = "sbx-verify: sbx was upgraded: run 'sbx ls' in a terminal and confirm the daemon restart (it stops every sandbox)" ]
+	[[ $(line_of restart) == 'FAIL restart: sbx answered with its daemon restart prompt (stderr "error: ensure daemon: cannot prompt for restart: '*"the programs recognise it, exit 69 and say so: run 'sbx ls' in a terminal, confirm the restart (it stops every sandbox), then run sbx-verify -S again" ]] ||
+	    fail "$(line_of restart)"
+	[[ $(line_of version) == "SKIP version: not judged: sbx awaits its daemon restart: "* ]] || fail "$(line_of version)"
+	[ "$(printf '%s\n' "$output" | grep -c '^FAIL')" -eq 1 ] || fail "$output"
+	[ "$(line_of create)" = "SKIP create: not reached: sbx awaits its daemon restart" ]
+	# version and version --json, nothing more
+	[ "$(sim_calls_after "$n0" | sim_argv_of)" = "$(printf 'version\nversion --json')" ] ||
+	    fail "$(sim_calls_after "$n0")"
+	[ -z "$(left)" ]
+	[ -z "$(ls -A "$TMPDIR")" ]
+}
+
+@test "the older profiles refuse --no-input: no-input PASS, the refusal remembered: one extra call in all (and one for the ports dialect)" {
+	sc_sim
+	for p in 0.46 0.47; do
+		SBX_SIM_PROFILE=$p run -0 --separate-stderr sbx-verify -S -f
+		[[ $(line_of no-input) == "PASS no-input: sbx refuses --no-input in words the programs recognise (cobra's unknown flag); they call again without it"* ]] ||
+		    fail "$p: $(line_of no-input)"
+		# the refused version, and the `port` group that is not there
+		[[ $(line_of restart) == "SKIP restart: not met in the $((NCALLS + 2)) calls "* ]] ||
+		    fail "$p: $(line_of restart)"
+	done
+}
+
+@test "guests out of sight of other execs (test-only fault): guest-end FAILs, the command still running after the ending" {
+	sc_sim
+	export SBX_SIM_FAULT=guests-apart
+	run -1 --separate-stderr sbx-verify -S -f
+	[[ $(line_of guest-end) == 'FAIL guest-end: the command outlived the killed exec, and after the programs'"'"' ending, which said "nothing it started inside was still running", it still runs (a timed-out docker build would go on, and a retry would run beside it): exit 0, stdout "beating"' ]] ||
+	    fail "$(line_of guest-end)"
+	[[ $stderr == "sbx-verify: 1 of $NCHECKS assumptions about sbx failed with sbx v0.55.0: please report it on $REPORT_TO, "* ]] || fail "$stderr"
+	[ -z "$(left)" ]
+}
+
+@test "an open exec that holds nothing (test-only fault): exec-holds FAILs (idle stop scaled to 2 s)" {
+	sc_sim
+	SBX_SIM_FAULT=exec-no-hold SBX_SIM_IDLE_STOP=2 run -1 --separate-stderr sbx-verify -S
+	[[ $(line_of idle-stop) == "PASS idle-stop: stopped within "* ]] || fail "$(line_of idle-stop)"
+	[[ $(line_of exec-holds) == "FAIL exec-holds: with one exec open it was stopped after "*" s (the keepalive holds a VM up that way)" ]] ||
+	    fail "$(line_of exec-holds)"
+	[[ $stderr == *"1 of $NCHECKS assumptions"* ]] || fail "$stderr"
 	[ -z "$(left)" ]
 }
