@@ -22,17 +22,18 @@
  * Is the heartbeat going?  Waits up to 10 s for the file first, then
  * reads it twice, a second apart.
  */
-#define LOOKER	"i=0; while [ ! -s \"$0\" ] && [ $i -lt 100 ]; do sleep 0.1; " \
-	"i=$((i+1)); done; a=$(cat \"$0\" 2>/dev/null); sleep 1; " \
-	"b=$(cat \"$0\" 2>/dev/null); if [ -z \"$a\" ]; then echo absent; " \
-	"elif [ \"$a\" != \"$b\" ]; then echo beating; else echo still; fi"
+static const char looker[] =
+    "i=0; while [ ! -s \"$0\" ] && [ $i -lt 100 ]; do sleep 0.1; "
+    "i=$((i+1)); done; a=$(cat \"$0\" 2>/dev/null); sleep 1; "
+    "b=$(cat \"$0\" 2>/dev/null); if [ -z \"$a\" ]; then echo absent; "
+    "elif [ \"$a\" != \"$b\" ]; then echo beating; else echo still; fi";
 
 /* 1 beating, 0 still, 2 never began; -1 (said says why) no answer. */
 static int
 beat(struct sc *sc, const char *file, char *said, size_t size)
 {
-	char *av[] = { NULL, "exec", sc->name, "--", "sh", "-c", LOOKER,
-	    (char *)file, NULL };
+	char *av[] = { NULL, "exec", sc->name, "--", "sh", "-c",
+	    (char *)looker, (char *)file, NULL };
 	struct sbx_result c;
 	int r = -1;
 
