@@ -31,7 +31,7 @@ form(const char *s, size_t n, const char *pat, const char *name,
     size_t *used)
 {
 	size_t i = 0, k, nl;
-	int q = 0;
+	char q = '\0';
 
 	for (; *pat != '\0'; pat++) {
 		if (*pat != '%') {
@@ -56,8 +56,8 @@ form(const char *s, size_t n, const char *pat, const char *name,
 		case 'q':
 			if (i == n)
 				return F_PREFIX;
-			if ((q == 0 && s[i] != '\'' && s[i] != '"') ||
-			    (q != 0 && s[i] != q))
+			if ((q == '\0' && s[i] != '\'' && s[i] != '"') ||
+			    (q != '\0' && s[i] != q))
 				return F_NO;
 			q = s[i++];
 			break;
