@@ -10,7 +10,8 @@ LIBOBJ = lib/shown.o lib/conf.o lib/env.o lib/io.o lib/json.o lib/lock.o lib/nam
 	lib/relay.o lib/selfpipe.o lib/state.o lib/statedir.o \
 	lib/marker.o lib/rfc3339.o lib/sbxsays.o lib/portspec.o lib/dockerps.o \
 	lib/markerio.o lib/portcli.o lib/sibling.o lib/jsonout.o lib/sbxls.o lib/capture.o \
-	lib/guard.o lib/clock.o lib/mark.o lib/marksh.o lib/sbxcall.o
+	lib/guard.o lib/clock.o lib/createargv.o lib/mark.o lib/marksh.o \
+	lib/sbxcall.o lib/holdargv.o
 BIN = sbx-env/sbx-env sbx-run/sbx-run sbx-watch/sbx-watch sbx-gc/sbx-gc \
 	sbx-ports/sbx-ports sbx-verify/sbx-verify
 RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
@@ -22,7 +23,10 @@ GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o
 PORTSOBJ = sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-ports/hostport.o \
 	sbx-ports/bound.o
 VERIFYOBJ = sbx-verify/sbx-verify.o sbx-verify/probe.o \
-	sbx-verify/answers.o sbx-verify/checks.o
+	sbx-verify/answers.o sbx-verify/checks.o sbx-verify/selfcheck.o \
+	sbx-verify/sccall.o sbx-verify/scremove.o sbx-verify/scbasic.o \
+	sbx-verify/scguest.o sbx-verify/scports.o sbx-verify/scwords.o \
+	sbx-verify/scmark.o
 MAN1 = man/sbx-env.1 man/sbx-run.1 man/sbx-ports.1 man/sbx-verify.1
 MAN7 = man/sbx-tools.7
 MAN8 = man/sbx-gc.8 man/sbx-watch.8

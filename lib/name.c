@@ -62,9 +62,9 @@ sbx_urandom(unsigned char *p, size_t n)
 	return close(fd);
 }
 
-/* pi-sbx-<pid>-<8 random [a-z0-9]>, the random part from /dev/urandom. */
-int
-sbx_name_new(char *buf, size_t size, long pid)
+/* PREFIX<pid>SEP<8 random [a-z0-9]>, the random part from /dev/urandom. */
+static int
+compose(char *buf, size_t size, const char *prefix, long pid, char sep)
 {
 	static const char set[] = "abcdefghijklmnopqrstuvwxyz0123456789";
 	unsigned char rnd[32];
@@ -81,12 +81,31 @@ sbx_name_new(char *buf, size_t size, long pid)
 				tail[t++] = set[rnd[i] % 36];
 	}
 	tail[t] = '\0';
-	n = snprintf(buf, size, "%s%ld-%s", SBX_NAME_PREFIX, pid, tail);
+	n = snprintf(buf, size, "%s%ld%c%s", prefix, pid, sep, tail);
 	if (n < 0 || (size_t)n >= size) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
 	return 0;
+}
+
+/* A session's sandbox: pi-sbx-<pid>-<8 random [a-z0-9]>. */
+int
+sbx_name_new(char *buf, size_t size, long pid)
+{
+	return compose(buf, size, SBX_NAME_PREFIX, pid, '-');
+}
+
+/*
+ * The throwaway sandbox of sbx-verify -S: selfcheck.<pid>.<8 random>.
+ * It has no '-', so it is never of the shape sbx_name_pid takes for a
+ * session's, whatever the prefix: neither sbx-gc nor a session can count
+ * it as theirs.
+ */
+int
+sbx_name_selfcheck(char *buf, size_t size, long pid)
+{
+	return compose(buf, size, SBX_SELFCHECK_PREFIX, pid, '.');
 }
 
 /*

@@ -76,7 +76,7 @@ run(struct sbx_portcli *pc, char **av)
 		pc->error = errno;
 		return -1;
 	}
-	pc->calls++;
+	pc->calls += c.tries;	/* sbx_call may run sbx more than once */
 	pc->status = c.status;
 	pc->timedout = c.timedout;
 	pc->out = c.out;

@@ -154,6 +154,7 @@ struct sbx_result {		/* what came of it */
 	int	 timedout;
 	int	 signo;		/* a signal we forwarded, or 0 */
 	int	 holding;	/* stderr still held at exit */
+	int	 tries;		/* sbx_call: the sbx runs it took (1 and up) */
 	unsigned long long relayed;	/* bytes read from both streams */
 };
 int	 sbx_pipe(int[2]);
@@ -212,7 +213,9 @@ void	 sbx_guard_stop(struct sbx_guard *);
 #define SBX_NAME_MAX	63
 #define SBX_NAME_PREFIX	"pi-sbx-"	/* of the names sbx_name_new makes */
 int	 sbx_name_valid(const char *);
+#define SBX_SELFCHECK_PREFIX "selfcheck."	/* sbx_name_selfcheck's */
 int	 sbx_name_new(char *, size_t, long);
+int	 sbx_name_selfcheck(char *, size_t, long);
 int	 sbx_urandom(unsigned char *, size_t);
 int	 sbx_name_pid(const char *, const char *, pid_t *);
 const char *sbx_xname_pick(const char *);
@@ -431,6 +434,17 @@ int	 sbx_sibling(const char *, char *const *, char *const *, const char *,
 int	 sbx_portsmark_read(int, const char *, struct sbx_ports *);
 int	 sbx_portsmark_write(int, const char *, const struct sbx_ports *);
 
+/* createargv.c: the `sbx create` of provisioning (sbx-run, sbx-verify -S) */
+#define SBX_CREATE_ARGC	20
+struct sbx_create {
+	char	 cpus[24];
+	char	 memory[32];
+	const char *template;	/* or NULL */
+};
+void	 sbx_xcreate_conf(struct sbx_create *);
+char	**sbx_create_argv(char **, const char *, const char *,
+	    const struct sbx_create *, int, const char *, const char *);
+
 /* capture.c: run for the output, stdin on /dev/null, own process group */
 int	 sbx_capture(struct sbx_result *, char *const *, char *const *, int);
 
@@ -443,8 +457,20 @@ int	 sbx_capture(struct sbx_result *, char *const *, char *const *, int);
 #define SBX_RACE_MS	100
 int	 sbx_call(struct sbx_result *, char *const *, char *const *, int, int);
 
-/* sbxls.c: is a sandbox in the output of `sbx ls --json`? */
+/* sbxls.c: is a sandbox in the output of `sbx ls --json`, and how? */
 int	 sbx_ls_listed(const char *, size_t, const char *, const char **);
+int	 sbx_ls_status(const char *, size_t, const char *, char *, size_t,
+	    const char **);
+
+/*
+ * holdargv.c: the keepalive's one exec that stays open (sbx-watch, and
+ * sbx-verify -S, which checks that it holds a VM up): `sbx exec NAME --
+ * sleep SBX_HOLD_SECONDS`, bounded by SBX_HOLD_TIMEOUT.
+ */
+#define SBX_HOLD_ARGC		7
+#define SBX_HOLD_SECONDS	3600
+#define SBX_HOLD_TIMEOUT	(SBX_HOLD_SECONDS + 60)	/* a minute over */
+char	**sbx_hold_argv(char **, const char *, const char *);
 
 /* jsonout.c: a JSON string into a buffer, or on a stream (needs <stdio.h>) */
 size_t	 sbx_json_esc(char *, size_t, const char *, size_t *);

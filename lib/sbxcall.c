@@ -83,6 +83,7 @@ sbx_call(struct sbx_result *res, char *const *argv, char *const *envp,
 			rv = -1;
 			break;
 		}
+		res->tries = try;
 		if (res->status == 0 || res->timedout || res->signo != 0)
 			break;
 		if (flag && sbx_says_unknown_flag(res->err.data,

@@ -1,20 +1,26 @@
 /*
  * sbxls.c: does the output of `sbx ls --json` list a sandbox?  The JSON
  * may have sbx's notices around it (sbx_json_doc), and an empty list may
- * be null (a Go nil slice) as well as [].
+ * be null (a Go nil slice) as well as [].  sbx-verify -S reads the
+ * status of its sandbox from the same entry.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "sbx.h"
 
-/* 1 listed, 0 not listed, -1 not a listing (*errstr says why). */
+/*
+ * The entry of name in the listing: 1 listed, with its "status" ("" when
+ * it has none) in st when st is not NULL, 0 not listed, -1 not a listing
+ * (*errstr says why).
+ */
 int
-sbx_ls_listed(const char *out, size_t len, const char *name,
-    const char **errstr)
+sbx_ls_status(const char *out, size_t len, const char *name, char *st,
+    size_t size, const char **errstr)
 {
 	const struct sbx_json *s, *list;
 	struct sbx_json *j;
-	const char *n;
+	const char *n, *v;
 	int found = 0;
 
 	if ((j = sbx_json_doc(out, len, errstr)) == NULL)
@@ -25,11 +31,24 @@ sbx_ls_listed(const char *out, size_t len, const char *name,
 		*errstr = "no sandboxes array";
 		return -1;
 	}
-	for (s = list->child; s != NULL; s = s->next)
+	for (s = list->child; s != NULL && !found; s = s->next)
 		if ((n = sbx_json_str(s, "name")) != NULL &&
-		    strcmp(n, name) == 0)
+		    strcmp(n, name) == 0) {
 			found = 1;
+			if (st != NULL && size > 0)
+				snprintf(st, size, "%s",
+				    (v = sbx_json_str(s, "status")) != NULL ?
+				    v : "");
+		}
 	sbx_json_free(j);
 	*errstr = NULL;
 	return found;
+}
+
+/* 1 listed, 0 not listed, -1 not a listing (*errstr says why). */
+int
+sbx_ls_listed(const char *out, size_t len, const char *name,
+    const char **errstr)
+{
+	return sbx_ls_status(out, len, name, NULL, 0, errstr);
 }

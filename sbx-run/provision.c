@@ -25,9 +25,7 @@
 #define CREATE_TIMEOUT	600
 
 struct create {
-	char	 cpus[24];
-	char	 memory[32];
-	const char *template;
+	struct sbx_create how;	/* resources and template */
 	char	 workspace[PATH_MAX];
 	char	 prime[PATH_MAX + SBX_MARKER_MAX];	/* ro mode: scratch primary */
 	char	 rospec[PATH_MAX + 4];	/* WORKSPACE:ro */
@@ -37,31 +35,11 @@ struct create {
 static char **
 create_argv(const struct run *r, const struct create *c, int quiet)
 {
-	static char *av[20];
-	int n = 0;
+	static char *av[SBX_CREATE_ARGC];
 
-	av[n++] = (char *)r->sbx;
-	av[n++] = "create";
-	if (quiet)
-		av[n++] = "--quiet";
-	av[n++] = "--name";
-	av[n++] = (char *)r->name;
-	av[n++] = "--cpus";
-	av[n++] = (char *)c->cpus;
-	av[n++] = "--memory";
-	av[n++] = (char *)c->memory;
-	if (c->template != NULL) {
-		av[n++] = "--template";
-		av[n++] = (char *)c->template;
-	}
-	av[n++] = "shell";
-	if (c->readonly) {
-		av[n++] = (char *)c->prime;
-		av[n++] = (char *)c->rospec;
-	} else
-		av[n++] = (char *)c->workspace;
-	av[n] = NULL;
-	return av;
+	return sbx_create_argv(av, r->sbx, r->name, &c->how, quiet,
+	    c->readonly ? c->prime : c->workspace,
+	    c->readonly ? c->rospec : NULL);
 }
 
 /*
@@ -230,9 +208,7 @@ provision(const struct run *r)
 	int dfd, lfd, ret, autocreate, refused;
 
 	memset(&c, 0, sizeof(c));
-	snprintf(c.cpus, sizeof(c.cpus), "%d", sbx_xconf_cpus());
-	sbx_xconf_memory(c.memory, sizeof(c.memory));
-	c.template = sbx_xconf_template();
+	sbx_xcreate_conf(&c.how);
 	c.readonly = sbx_xconf_workspace_ro();
 	autocreate = sbx_xconf_autocreate();
 	if ((dfd = sbx_xstate_open(statedir, sizeof(statedir))) == -1)

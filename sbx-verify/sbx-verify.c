@@ -21,20 +21,21 @@ extern char **environ;
 static void SBX_DEAD
 usage(void)
 {
-	fprintf(stderr, "usage: sbx-verify [-jt] [-s name]\n");
+	fprintf(stderr, "usage: sbx-verify [-jt] [-S [-f] | -s name]\n");
 	exit(SBX_EX_USAGE);
 }
 
-static void
-report(const struct result *r, int jflag, int tflag)
+/* The n results as lines of text, of JSON (-j) or of TAP (-t). */
+void
+report(const struct result *r, int n, int jflag, int tflag)
 {
 	static const char *const word[] = { "PASS", "FAIL", "SKIP" };
 	static const char *const json[] = { "pass", "fail", "skip" };
 	int i;
 
 	if (tflag)
-		printf("1..%d\n", NCHECKS);
-	for (i = 0; i < NCHECKS; i++) {
+		printf("1..%d\n", n);
+	for (i = 0; i < n; i++) {
 		if (jflag) {
 			printf("{\"check\":\"%s\",\"result\":\"%s\","
 			    "\"evidence\":", r[i].name, json[r[i].verdict]);
@@ -102,12 +103,19 @@ main(int argc, char *argv[])
 	struct result r[NCHECKS];
 	const char *errstr;
 	char **env, wsbuf[PATH_MAX], *ws[2];
-	int ch, i, jflag = 0, tflag = 0, rv = SBX_EX_OK;
+	int ch, i, jflag = 0, tflag = 0, fflag = 0, sflag = 0;
+	int rv = SBX_EX_OK;
 
 	a.argv0 = argv[0];
 	opterr = 0;
-	while ((ch = getopt(argc, argv, "+js:t")) != -1) {
+	while ((ch = getopt(argc, argv, "+fjSs:t")) != -1) {
 		switch (ch) {
+		case 'f':
+			fflag = 1;
+			break;
+		case 'S':
+			sflag = 1;
+			break;
 		case 'j':
 			jflag = 1;
 			tflag = 0;
@@ -125,8 +133,10 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc != 0)
+	if (argc != 0 || (sflag && a.name != NULL) || (fflag && !sflag))
 		usage();
+	if (sflag)
+		return selfcheck(jflag, tflag, fflag);
 	a.name = sbx_xname_pick(a.name);
 	sbx_xconf_check(SBX_CONF_RUN | SBX_CONF_TEARDOWN);
 
@@ -162,7 +172,7 @@ main(int argc, char *argv[])
 	memset(r, 0, sizeof(r));
 	run_checks(&a, r);
 	probe_cleanup(&a);
-	report(r, jflag, tflag);
+	report(r, NCHECKS, jflag, tflag);
 	for (i = 0; i < NCHECKS; i++)
 		if (r[i].verdict == FAIL)
 			rv = SBX_EX_FAIL;

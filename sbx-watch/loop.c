@@ -24,8 +24,6 @@ extern char **environ;
 
 #define POLL_MS		50	/* kill(pid, 0) polling, when nothing better */
 #define TRIES		5
-#define HOLD		"3600"	/* seconds one held exec lasts (then another) */
-#define HOLD_MS		3660000LL	/* its bound, a minute over */
 #define PORTS_MS	1000	/* how often the ports marker is looked at */
 #define BACKOFF_MAX_MS	600000LL	/* between starts of a failing hold */
 #define RESTART_CAP	32	/* a restart's pauses: at most 32 backoffs */
@@ -81,32 +79,34 @@ sbx_path(const struct watch *w, char *buf, size_t size, struct sbx_result *c)
 	return -1;
 }
 
-/* Run one sbx call to its end; the answer is its status, or 127. */
+/*
+ * Run one sbx call to its end; the answer is its status, or 127.  The
+ * exec is the keepalive's held one (holdargv.c), no call of sbx's own
+ * words, bounded by the hour it lasts.
+ */
 static int
 sbx(const struct watch *w, const char *verb, const char *flag,
     struct sbx_result *c)
 {
-	char *argv[8], path[PATH_MAX];
-	int n = 0;
+	char *argv[SBX_HOLD_ARGC > 5 ? SBX_HOLD_ARGC : 5], path[PATH_MAX];
+	int n = 0, r;
 
 	memset(c, 0, sizeof(*c));
 	if (sbx_path(w, path, sizeof(path), c) == -1)
 		return c->status;
-	argv[n++] = path;
-	argv[n++] = (char *)verb;
-	if (flag != NULL)
-		argv[n++] = (char *)flag;
-	argv[n++] = (char *)w->name;	/* always after sbx's own flags */
-	if (strcmp(verb, "exec") == 0) {
-		argv[n++] = "--";
-		argv[n++] = "sleep";
-		argv[n++] = HOLD;
+	if (strcmp(verb, "exec") == 0)
+		r = sbx_capture(c, sbx_hold_argv(argv, path, w->name),
+		    w->envp, SBX_HOLD_TIMEOUT);
+	else {
+		argv[n++] = path;
+		argv[n++] = (char *)verb;
+		if (flag != NULL)
+			argv[n++] = (char *)flag;
+		argv[n++] = (char *)w->name;	/* after sbx's own flags */
+		argv[n] = NULL;
+		r = sbx_call(c, argv, w->envp, w->timeout, w->dfd);
 	}
-	argv[n] = NULL;
-	/* the keepalive's exec is no call of sbx's own words */
-	if ((strcmp(verb, "exec") == 0 ?
-	    sbx_capture(c, argv, w->envp, (int)(HOLD_MS / 1000)) :
-	    sbx_call(c, argv, w->envp, w->timeout, w->dfd)) == -1)
+	if (r == -1)
 		c->status = sbx_exec_status(errno);
 	return c->status;
 }

@@ -44,7 +44,7 @@ arm_watch() {
 		# shellcheck disable=SC2086
 		run -64 --separate-stderr sbx-verify $args
 		[ -z "$output" ]
-		[ "${stderr_lines[0]}" = "usage: sbx-verify [-jt] [-s name]" ] ||
+		[ "${stderr_lines[0]}" = "usage: sbx-verify [-jt] [-S [-f] | -s name]" ] ||
 		    fail "'$args': $stderr"
 	done
 	[ "$(stub_count)" -eq 0 ]

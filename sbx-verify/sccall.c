@@ -1,0 +1,219 @@
+/*
+ * sccall.c: the self-check's sbx calls, and the evidence they leave.
+ * Every call runs as the programs run theirs: standard input on
+ * /dev/null, its own process group, the scrubbed environment, the bound
+ * of DOCKER_SANDBOX_TIMEOUT, and for every verb but exec lib's sbx_call
+ * (--no-input where sbx takes it, remembered in the self-check's own
+ * cache, and the daemon start race made again).  Each sbx run is counted,
+ * and each answer is looked at with sbx_says_restart, as the programs
+ * look at theirs, since any call may meet the restart prompt.  A signal
+ * that came meanwhile is kept for the driver, which then stops and
+ * removes the sandbox.
+ */
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sbx.h"
+#include "sbx-verify.h"
+
+#define SHOWN	160	/* bytes of each stream quoted as evidence */
+
+/* Signals that came and were not a supervised child's to take. */
+static void
+drain(struct sc *sc)
+{
+	int sig;
+
+	while ((sig = sbx_selfpipe_read()) > 0)
+		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
+			sc->signo = sig;
+}
+
+/*
+ * After n calls made elsewhere (lib/portcli.c): count them, take note
+ * of a signal, and of the restart prompt in what the last one said.
+ */
+void
+sc_after(struct sc *sc, int n, int status, const char *err)
+{
+	char e[SHOWN * 4 + 8];
+
+	sc->calls += n;
+	if (status != 0 && !sc->restart && sbx_says_restart(err)) {
+		sc->restart = 1;
+		sc_esc(err, strlen(err), SHOWN, e, sizeof(e));
+		snprintf(sc->restartsaid, sizeof(sc->restartsaid),
+		    "stderr \"%s\"", e);
+	}
+	drain(sc);
+}
+
+/*
+ * Run av (av[0] is filled in with the sbx found) for its output.  0 with
+ * c filled (sbx_result_free it), or -1 with errno when it could not run.
+ */
+int
+sc_sbx(struct sc *sc, struct sbx_result *c, char **av)
+{
+	int r, e;
+
+	av[0] = sc->sbx;
+	if (strcmp(av[1], "exec") == 0) {
+		r = sbx_capture(c, av, sc->env, sc->timeout);
+		c->tries = 1;
+	} else
+		r = sbx_call(c, av, sc->env, sc->timeout, sc->cdfd);
+	e = errno;
+	if (r == 0) {
+		if (c->signo == SIGINT || c->signo == SIGTERM ||
+		    c->signo == SIGHUP)
+			sc->signo = c->signo;
+		/* an exec's command is ours here: its stderr is sbx's */
+		sc_after(sc, c->tries, c->status, c->err.data);
+	} else {
+		sc->cantrun = e;
+		drain(sc);
+	}
+	errno = e;
+	return r;
+}
+
+/*
+ * av (av[0] is sbx) in the background, in a process group of its own,
+ * all three streams on /dev/null, as a held exec of the keepalive runs.
+ * Counted as one call.  The pid, or -1.
+ */
+pid_t
+sc_spawn(struct sc *sc, char **av)
+{
+	pid_t pid;
+	int fd;
+
+	if ((pid = fork()) != 0) {
+		if (pid != -1)
+			sc->calls++;
+		return pid;
+	}
+	(void)setpgid(0, 0);
+	sbx_selfpipe_child();
+	if ((fd = open("/dev/null", O_RDWR)) != -1) {
+		(void)dup2(fd, STDIN_FILENO);
+		(void)dup2(fd, STDOUT_FILENO);
+		(void)dup2(fd, STDERR_FILENO);
+	}
+	execve(av[0], av, sc->env);
+	_exit(SBX_EX_NOEXEC);
+}
+
+/* End what sc_spawn started: its group TERM, KILL after 3 s. */
+void
+sc_unspawn(pid_t pid)
+{
+	struct timespec ts = { 0, 50000000 };
+	long long end = sbx_now_ms() + 3000;
+	int ws;
+
+	(void)kill(-pid, SIGTERM);
+	while (waitpid(pid, &ws, WNOHANG) == 0)
+		if (sbx_now_ms() > end) {
+			(void)kill(-pid, SIGKILL);
+			(void)waitpid(pid, &ws, 0);
+			break;
+		} else
+			(void)nanosleep(&ts, NULL);
+}
+
+/* Wait ms, or less if a signal comes: then -1. */
+int
+sc_sleep(struct sc *sc, long long ms)
+{
+	struct pollfd p;
+	long long end = sbx_now_ms() + ms, left;
+
+	p.fd = sbx_selfpipe();
+	p.events = POLLIN;
+	while (sc->signo == 0 && (left = end - sbx_now_ms()) > 0) {
+		p.revents = 0;
+		if (poll(&p, 1, (int)(left > 60000 ? 60000 : left)) == -1 &&
+		    errno != EINTR)
+			return -1;
+		if (p.revents & POLLIN)
+			drain(sc);
+	}
+	return sc->signo != 0 ? -1 : 0;
+}
+
+/*
+ * len bytes of s as a C-like string body, at most max of them (then
+ * "..."), one trailing newline dropped: printable ASCII as it is, the
+ * rest escaped, so no output of sbx can steer a terminal or split a line.
+ */
+const char *
+sc_esc(const char *s, size_t len, size_t max, char *buf, size_t size)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i, o = 0;
+	unsigned char ch;
+	char e[5];
+	int n;
+
+	if (s == NULL)
+		len = 0;
+	if (len > 0 && s[len - 1] == '\n')
+		len--;
+	for (i = 0; i < len && i < max; i++) {
+		ch = (unsigned char)s[i];
+		n = 1;
+		e[0] = (char)ch;
+		if (ch == '\n' || ch == '\t' || ch == '"' || ch == '\\') {
+			e[0] = '\\';
+			e[1] = (char)(ch == '\n' ? 'n' : ch == '\t' ? 't' : ch);
+			n = 2;
+		} else if (ch < ' ' || ch > '~') {
+			e[0] = '\\';
+			e[1] = 'x';
+			e[2] = hex[ch >> 4];
+			e[3] = hex[ch & 0xf];
+			n = 4;
+		}
+		if (o + (size_t)n + 4 > size)
+			break;
+		memcpy(buf + o, e, (size_t)n);
+		o += (size_t)n;
+	}
+	if (i < len && o + 4 <= size) {
+		memcpy(buf + o, "...", 3);
+		o += 3;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* What a call said: its status and both streams, shortened. */
+const char *
+sc_said(const struct sbx_result *c, char *buf, size_t size)
+{
+	char out[SHOWN * 4 + 8], err[SHOWN * 4 + 8], how[48];
+
+	if (c->timedout)
+		snprintf(how, sizeof(how), "timed out");
+	else if (c->signo != 0)
+		snprintf(how, sizeof(how), "cut short by signal %d", c->signo);
+	else
+		snprintf(how, sizeof(how), "exit %d", c->status);
+	sc_esc(c->err.data, c->err.len, SHOWN, err, sizeof(err));
+	sc_esc(c->out.data, c->out.len, SHOWN, out, sizeof(out));
+	snprintf(buf, size, "%s%s%s%s%s%s%s", how,
+	    *err ? ", stderr \"" : "", err, *err ? "\"" : "",
+	    *out ? ", stdout \"" : "", out, *out ? "\"" : "");
+	return buf;
+}

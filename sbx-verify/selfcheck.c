@@ -1,0 +1,231 @@
+/*
+ * selfcheck.c: sbx-verify -S.  Each assumption the programs make about
+ * sbx is tried against the installed sbx, on a sandbox made for the
+ * check and named so that no session and no sbx-gc takes it for theirs
+ * (sbx_name_selfcheck), and judged with the function the programs
+ * judge with, so the self-check fails where the programs would.  Nothing
+ * else is touched: no other sandbox, and not the state directory (the
+ * port dialect is found afresh, never cached).  The sandbox goes at the
+ * end, on a signal or an error too (scremove.c).
+ */
+#include <sys/stat.h>
+
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sbx.h"
+#include "sbx-verify.h"
+
+/* Where a FAIL is to be reported. */
+#define REPORT_TO	"https://github.com/sbx-tools/sbx-tools/issues"
+
+extern char **environ;
+
+static const char *const names[SC_COUNT] = {
+	"version", "no-input", "missing", "ls-json", "create", "exists",
+	"exec", "guest-end", "port-dialect", "publish", "unpublish",
+	"idle-stop", "exec-holds", "stopped-ports", "restart", "remove"
+};
+
+/* The checks in their order; each needs what those before it made. */
+static int (*const steps[])(struct sc *) = {
+	sc_version, sc_noinput, sc_missing, sc_ls, sc_create, sc_exists,
+	sc_exec, sc_guest, sc_dialect, sc_publish, sc_idle, sc_hold,
+	sc_stopped
+};
+#define NSTEPS	(sizeof(steps) / sizeof(steps[0]))
+
+static const int trapped[] = { SIGINT, SIGTERM, SIGHUP };
+
+void
+sc_say(struct sc *sc, enum sccheck k, enum verdict v, const char *fmt, ...)
+{
+	struct result *r = &sc->r[k];
+	va_list ap;
+	char *p;
+
+	r->verdict = v;
+	va_start(ap, fmt);
+	vsnprintf(r->evidence, sizeof(r->evidence), fmt, ap);
+	va_end(ap);
+	/* one line: sc_esc escaped sbx's words, this is for the rest */
+	for (p = r->evidence; *p != '\0'; p++)
+		if ((unsigned char)*p < ' ' || *p == 0x7f)
+			*p = ' ';
+}
+
+/*
+ * The throwaway workspace: w, and p, the scratch primary of ro mode; c,
+ * never mounted, is the self-check's own state directory for what
+ * sbx_call remembers (the state directory of the programs is not
+ * touched).
+ */
+static void
+workspace(struct sc *sc)
+{
+	char d[PATH_MAX + 4];
+
+	if (sc_workspace(sc) == -1)
+		err(SBX_EX_NOAUDIT, "a workspace for the self-check");
+	snprintf(d, sizeof(d), "%s/c", sc->ws);
+	if (mkdir(d, 0700) == -1 || (sc->cdfd = open(d, O_RDONLY |
+	    O_DIRECTORY | O_CLOEXEC)) == -1)
+		err(SBX_EX_NOAUDIT, "%s", d);
+	snprintf(d, sizeof(d), "%s/w", sc->ws);
+	if (mkdir(d, 0700) == -1)
+		err(SBX_EX_NOAUDIT, "%s", d);
+	snprintf(d, sizeof(d), "%s/p", sc->ws);
+	if (sc->readonly && mkdir(d, 0700) == -1)
+		err(SBX_EX_NOAUDIT, "%s", d);
+}
+
+static void
+setup(struct sc *sc, struct sbx_envpolicy *pol)
+{
+	size_t i;
+
+	/* what sbx-run would refuse, the self-check refuses: exit 64 */
+	sbx_xconf_check(SBX_CONF_RUN);
+	sc->timeout = sbx_xconf_timeout();
+	sc->given = sbx_conf_str("DOCKER_SANDBOX_TIMEOUT") != NULL;
+	sc->readonly = sbx_xconf_workspace_ro();
+	if (sbx_xenv_policy(pol, NULL, 0) == -1 ||
+	    (sc->env = sbx_env_build(environ, pol)) == NULL)
+		err(SBX_EX_NOAUDIT, NULL);
+	sbx_xcli_find(environ, NULL, sc->sbx, sizeof(sc->sbx));
+	if (sbx_name_selfcheck(sc->name, sizeof(sc->name), (long)getpid())
+	    == -1)
+		err(SBX_EX_NOAUDIT, "a name for the self-check's sandbox");
+	for (i = 0; i < SC_COUNT; i++) {
+		sc->r[i].name = names[i];
+		sc->r[i].verdict = SKIP;
+	}
+	for (i = 0; i < sizeof(trapped) / sizeof(trapped[0]); i++)
+		if (sbx_selfpipe_trap(trapped[i]) == -1)
+			err(SBX_EX_NOAUDIT, "signals");
+	sc->remover = -1;
+	sc->line = -1;
+	workspace(sc);
+	if (sc_remover_start(sc) == -1) {
+		(void)rmdir(sc->ws);
+		err(SBX_EX_NOAUDIT, "the remover of the self-check's sandbox");
+	}
+}
+
+/* What the checks not reached say, and the restart line. */
+static void
+unreached(struct sc *sc, const char *why)
+{
+	size_t i;
+
+	for (i = 0; i < SC_COUNT; i++)
+		if (sc->r[i].evidence[0] == '\0')
+			sc_say(sc, (enum sccheck)i, SKIP, "not reached: %s",
+			    why);
+	sc_restart(sc);
+}
+
+/*
+ * The checks of the step that met the restart prompt judged nothing of
+ * sbx but that: a FAIL they said is no assumption's.
+ */
+static void
+unjudged(struct sc *sc, const int *before)
+{
+	char ev[sizeof(sc->r[0].evidence)];
+	size_t i;
+
+	for (i = 0; i < SC_COUNT; i++)
+		if (!before[i] && sc->r[i].verdict == FAIL) {
+			snprintf(ev, sizeof(ev), "%s", sc->r[i].evidence);
+			sc_say(sc, (enum sccheck)i, SKIP, "not judged: sbx "
+			    "awaits its daemon restart: %s", ev);
+		}
+}
+
+/* After the lines, on stderr: what to do about a FAIL. */
+static int
+advice(const struct sc *sc)
+{
+	int i, nfail = 0;
+
+	for (i = 0; i < SC_COUNT; i++)
+		if (sc->r[i].verdict == FAIL && i != SC_RESTART)
+			nfail++;
+	if (sc->restart)
+		warnx("sbx was upgraded: run 'sbx ls' in a terminal and "
+		    "confirm the daemon restart (it stops every sandbox)");
+	if (nfail > 0)
+		warnx("%d of %d assumptions about sbx failed with sbx %s: "
+		    "please report it on %s, with the version line and each "
+		    "FAIL line above", nfail, SC_COUNT, sc->version,
+		    REPORT_TO);
+	if (sc->restart)
+		return SBX_EX_RESTART;
+	return nfail > 0 ? SBX_EX_FAIL : SBX_EX_OK;
+}
+
+int
+selfcheck(int jflag, int tflag, int fast)
+{
+	static struct sc sc;
+	struct sbx_envpolicy pol;
+	char why[96];
+	size_t i, k;
+	int rv, removed, before[SC_COUNT];
+
+	sc.fast = fast;
+	setup(&sc, &pol);
+	snprintf(why, sizeof(why), "a check before it could not go on");
+	for (i = 0; i < NSTEPS; i++) {
+		if (sc.signo != 0 || sc.restart)
+			break;
+		for (k = 0; k < SC_COUNT; k++)
+			before[k] = sc.r[k].evidence[0] != '\0';
+		rv = steps[i](&sc);
+		if (sc.restart)
+			unjudged(&sc, before);
+		if (rv == -1)
+			break;
+	}
+	if (sc.cantrun != 0)
+		snprintf(why, sizeof(why), "sbx could not be run: %s",
+		    strerror(sc.cantrun));
+	if (sc.signo != 0)
+		snprintf(why, sizeof(why), "interrupted by signal %d", sc.signo);
+	else if (sc.restart)
+		snprintf(why, sizeof(why), "sbx awaits its daemon restart");
+	if (sc.created && sc.signo == 0)
+		(void)sc_remove(&sc);
+	if (sc.gone || !sc.created) {
+		sc_remover_release(&sc);
+		removed = 1;
+	} else
+		removed = sc_remover_fire(&sc) == 0;
+	unreached(&sc, why);
+	report(sc.r, SC_COUNT, jflag, tflag);
+	rv = advice(&sc);
+	if (!removed)
+		warnx("sandbox %s may be left: remove it with 'sbx rm --force "
+		    "%s'", sc.name, sc.name);
+	if (sc.signo != 0) {
+		warnx("interrupted by signal %d; sandbox %s %s", sc.signo,
+		    sc.name, removed ? "removed" : "not removed");
+		rv = SBX_SIGSTATUS(sc.signo);
+	}
+	sbx_portcli_free(&sc.pc);
+	close(sc.cdfd);
+	sbx_env_policy_free(&pol);
+	free(sc.env);
+	if (sbx_fshut() == -1)
+		err(SBX_EX_NOAUDIT, "stdout");
+	return rv;
+}
