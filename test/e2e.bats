@@ -88,7 +88,7 @@ status_of() {
 	run -0 sbx-run -s e2e-a run -d --name web -p 8080:8080 e2e-web
 	[[ $output =~ ^[0-9a-f]{64}$ ]]
 	sim_free_port
-	run -0 "$SIM" port publish e2e-a "$SIM_PORT:8080"
+	run -0 sim_port publish e2e-a "$SIM_PORT:8080"
 	[ "$output" = "Published 127.0.0.1:$SIM_PORT -> 8080/tcp4" ]
 	run -0 sim_fetch "http://127.0.0.1:$SIM_PORT/"
 	[ "$output" = "<h1>deployed by sbx-run</h1>" ]
@@ -103,7 +103,7 @@ status_of() {
 	run -0 sbx-run -s e2e-a ps -aq
 	[ "$output" = "" ]
 	run ! curl -fsS --max-time 3 "http://127.0.0.1:$SIM_PORT/"
-	run -0 "$SIM" port unpublish e2e-a "$SIM_PORT:8080"
+	run -0 sim_port unpublish e2e-a "$SIM_PORT:8080"
 }
 
 @test "docker compose up -d and down -t 0 (compose v1 through the plugin shim)" {
@@ -113,13 +113,13 @@ status_of() {
 	run -0 sbx-run -s e2e-a ps --format '{{.Names}}'
 	[ "$(sort <<<"$output" | tr '\n' ' ')" = "ws_web_1 ws_worker_1 " ]
 	sim_free_port
-	"$SIM" port publish e2e-a "$SIM_PORT:8081" >/dev/null
+	sim_port publish e2e-a "$SIM_PORT:8081" >/dev/null
 	run -0 sim_fetch "http://127.0.0.1:$SIM_PORT/"
 	[ "$output" = "<h1>deployed by sbx-run</h1>" ]
 	run -0 sbx-run -s e2e-a compose down -t 0
 	run -0 sbx-run -s e2e-a ps -aq
 	[ "$output" = "" ]
-	"$SIM" port unpublish e2e-a "$SIM_PORT:8081" >/dev/null
+	sim_port unpublish e2e-a "$SIM_PORT:8081" >/dev/null
 }
 
 @test "two sandboxes side by side see neither each other's containers, images nor ports" {
@@ -135,22 +135,22 @@ status_of() {
 	# the same sandbox port, one page each
 	sim_free_port
 	ha=$SIM_PORT
-	"$SIM" port publish e2e-a "$ha:8080" >/dev/null
+	sim_port publish e2e-a "$ha:8080" >/dev/null
 	sim_free_port
 	hb=$SIM_PORT
-	"$SIM" port publish e2e-b "$hb:8080" >/dev/null
+	sim_port publish e2e-b "$hb:8080" >/dev/null
 	run -0 sim_fetch "http://127.0.0.1:$ha/"
 	[ "$output" = "<h1>deployed by sbx-run</h1>" ]
 	run -0 sim_fetch "http://127.0.0.1:$hb/"
 	[ "$output" = "<h1>the other sandbox</h1>" ]
 	# e2e-b cannot reach e2e-a: not by its loopback, not by the host's
-	"$SIM" port unpublish e2e-b "$hb:8080" >/dev/null
+	sim_port unpublish e2e-b "$hb:8080" >/dev/null
 	sbx-run -s e2e-b rm -f web-b >/dev/null
 	run -0 sbx-run -s e2e-b -x sh -c "curl -sS --max-time 3 http://127.0.0.1:8080/ 2>/dev/null || echo unreachable; curl -sS --max-time 3 http://127.0.0.1:$ha/ 2>/dev/null || echo unreachable"
 	[ "$output" = "$(printf 'unreachable\nunreachable')" ]
 	# and a removal of one container there changed nothing here
 	run -0 sim_fetch "http://127.0.0.1:$ha/"
-	"$SIM" port unpublish e2e-a "$ha:8080" >/dev/null
+	sim_port unpublish e2e-a "$ha:8080" >/dev/null
 	sbx-run -s e2e-a rm -f web-a >/dev/null
 }
 

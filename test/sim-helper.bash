@@ -247,3 +247,17 @@ fail() {
 	printf '%s\n' "$*" >&2
 	return 1
 }
+
+# sim_port publish|unpublish NAME SPEC...: the simulated release's port
+# verbs (README.md, "Ports"): the port group from 0.55, ports before.
+sim_port() {
+	local verb=$1 name=$2 s args=()
+	shift 2
+	case ${SBX_SIM_PROFILE:-0.55} in
+	0.46 | 0.47)
+		for s in "$@"; do args+=("--$verb" "$s"); done
+		"$SIM" ports "$name" "${args[@]}"
+		;;
+	*) "$SIM" port "$verb" "$name" "$@" ;;
+	esac
+}
