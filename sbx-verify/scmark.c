@@ -15,8 +15,12 @@
 #include "sbx.h"
 #include "sbx-verify.h"
 
-/* The guest: $0 is its heartbeat file. */
-#define BEATER	"i=0; while :; do i=$((i+1)); echo $i >\"$0\"; sleep 0.2; done"
+/*
+ * The guest: $0 is its heartbeat file, replaced whole at each beat, so an
+ * ending that kills it mid-write never leaves it empty ("absent").
+ */
+#define BEATER	"i=0; while :; do i=$((i+1)); echo $i >\"$0.t\" && " \
+	"mv -f \"$0.t\" \"$0\"; sleep 0.2; done"
 
 /*
  * Is the heartbeat going?  Waits up to 10 s for the file first, then

@@ -288,7 +288,8 @@ for l in sys.stdin:
 	    autostart-notice-stdout autostart-notice-stderr sbx-prefix ls-warn \
 	    ls-null publish-starts order-unpublish-first combined-refused \
 	    guests-die; do
-		SBX_SIM_FAULT=$f run -0 --separate-stderr sbx-verify -S -f
+		SBX_SIM_FAULT=$f run --separate-stderr sbx-verify -S -f
+		[ "$status" -eq 0 ] || fail "fault $f: exit $status: $output $stderr"
 		[ -z "$stderr" ] || fail "$f: $stderr"
 		if printf '%s\n' "$output" | grep -v '^PASS\|^SKIP restart: not met\|^SKIP [a-z-]*: -f: not run'; then
 			fail "fault $f: $output"
