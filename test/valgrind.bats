@@ -160,7 +160,7 @@ vg_clean() {
 @test "valgrind: sbx-ports ls, publish, unpublish" {
 	export DOCKER_SANDBOX=pi-sbx-1-ports001
 	stub_sandbox pi-sbx-1-ports001
-	cat >"$SBX_STUB_DIR/out.ports" <<-'EOF'
+	cat >"$SBX_STUB_DIR/out.port" <<-'EOF'
 	[{"host_ip":"127.0.0.1","host_port":8080,"sandbox_port":8080,"protocol":"tcp"},{"host_ip":"::1","host_port":8080,"sandbox_port":8080,"protocol":"tcp6"},{"host_ip":"127.0.0.1","host_port":5353,"sandbox_port":53,"protocol":"udp4"},{"host_ip":"0.0.0.0","host_port":9000,"sandbox_port":9000,"protocol":"tcp"}]
 	EOF
 	run -0 vg sbx-ports ls
@@ -182,10 +182,10 @@ vg_clean() {
 	{"ID":"a4","Names":"low","Ports":"[::]:80->80/tcp","State":"running"}
 	EOF
 	printf '[{"host_ip":"127.0.0.1","host_port":3000,"sandbox_port":3000,"protocol":"tcp"}]\n' \
-	    >"$SBX_STUB_DIR/out.ports"
+	    >"$SBX_STUB_DIR/out.port"
 	run -0 vg sbx-ports sync
 	[ "${#lines[@]}" -ge 4 ]
-	grep -q '^ports --publish ' "$SBX_STUB_DIR/calls.log"
+	grep -q '^port publish ' "$SBX_STUB_DIR/calls.log"
 	# sbx-ports and the sbx-run it ran: two logs
 	vg_clean 2
 	printf '{"ID":"a1","Ports":' >"$SBX_STUB_DIR/out.exec"
