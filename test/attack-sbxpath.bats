@@ -188,7 +188,7 @@ created_for() {
 
 @test "sbx lookup: ~/.docker/sbx/bin/sbx is found under cron's and systemd's PATH (sbx-gc, sbx-run)" {
 	[ ! -e /usr/local/bin/sbx ] && [ ! -e /opt/homebrew/bin/sbx ] ||
-	    skip "a real sbx is installed in a fallback place"
+	    skip_unless_ci "a real sbx is installed in a fallback place"
 	mkdir -p "$HOME/.docker/sbx/bin"
 	ln -s "$TOP/test/bin/sbx" "$HOME/.docker/sbx/bin/sbx"
 	run -0 env -i HOME="$HOME" PATH=/usr/local/bin:/usr/bin \
@@ -210,13 +210,13 @@ created_for() {
 
 @test "sbx lookup: not found names every place looked, the home included; the account's home without HOME" {
 	[ ! -e /usr/local/bin/sbx ] && [ ! -e /opt/homebrew/bin/sbx ] ||
-	    skip "a real sbx is installed in a fallback place"
+	    skip_unless_ci "a real sbx is installed in a fallback place"
 	PATH="$BASEPATH" run -127 --separate-stderr sbx-gc
 	[ "$stderr" = "sbx-gc: sbx: not found on PATH, in /opt/homebrew/bin, /usr/local/bin or $HOME/.docker/sbx/bin (set DOCKER_SANDBOX_SBX)" ]
 	local pw
 	pw=$(getent passwd "$(id -u)" | cut -d: -f6)
-	[ -n "$pw" ] || skip "no passwd entry"
-	[ -e "$pw/.docker/sbx/bin/sbx" ] && skip "the account has a real sbx"
+	[ -n "$pw" ] || skip_unless_ci "no passwd entry"
+	[ -e "$pw/.docker/sbx/bin/sbx" ] && skip_unless_ci "the account has a real sbx"
 	run -127 --separate-stderr env -u HOME PATH="$BASEPATH" \
 	    SBX_STATE_DIR="$SBX_STATE_DIR" "$TOP/sbx-gc/sbx-gc"
 	[[ "$stderr" == *" or $pw/.docker/sbx/bin (set DOCKER_SANDBOX_SBX)" ]]
