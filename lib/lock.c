@@ -65,9 +65,9 @@ sbx_lock(int dfd, const char *file, int wait)
 	return fd;
 }
 
-/* The pid holding a lock on file, 0 if none, -1 on error. */
-pid_t
-sbx_lock_holder(int dfd, const char *file)
+/* The pid holding bytes start..start+len of file (len 0: to its end). */
+static pid_t
+holder(int dfd, const char *file, off_t start, off_t len)
 {
 	struct flock fl;
 	int fd;
@@ -77,12 +77,21 @@ sbx_lock_holder(int dfd, const char *file)
 	memset(&fl, 0, sizeof(fl));
 	fl.l_type = F_WRLCK;
 	fl.l_whence = SEEK_SET;
+	fl.l_start = start;
+	fl.l_len = len;
 	if (fcntl(fd, F_GETLK, &fl) == -1) {
 		close(fd);
 		return -1;
 	}
 	close(fd);
 	return fl.l_type == F_UNLCK ? 0 : fl.l_pid;
+}
+
+/* The pid holding a lock on file, 0 if none, -1 on error. */
+pid_t
+sbx_lock_holder(int dfd, const char *file)
+{
+	return holder(dfd, file, 0, 0);
 }
 
 /* The byte of a shared lock file that stands for name: FNV-1a, positive. */
@@ -157,20 +166,5 @@ sbx_lock_name(int dfd, const char *file, const char *name, long long ms)
 pid_t
 sbx_lock_name_holder(int dfd, const char *file, const char *name)
 {
-	struct flock fl;
-	int fd;
-
-	if ((fd = lockfd(dfd, file, 0)) == -1)
-		return errno == ENOENT ? 0 : -1;
-	memset(&fl, 0, sizeof(fl));
-	fl.l_type = F_WRLCK;
-	fl.l_whence = SEEK_SET;
-	fl.l_start = slot(name);
-	fl.l_len = 1;
-	if (fcntl(fd, F_GETLK, &fl) == -1) {
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	return fl.l_type == F_UNLCK ? 0 : fl.l_pid;
+	return holder(dfd, file, slot(name), 1);
 }
