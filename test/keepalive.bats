@@ -54,6 +54,23 @@ holders() {
 	pgrep -f "exec $SIM_SB -- sleep" || true
 }
 
+# The hold reached the guest: its sleep runs in the sandbox's cgroup.
+# Until then the client may still be on its way in, and a stop in
+# between is no stop under the hold (the exec starts the VM again as
+# it arrives, and nothing ends).
+guest_held() {
+	local f id p
+	for f in "$SBX_SIM_ROOT"/s/*/name; do
+		[ "$(cat "$f")" = "$SIM_SB" ] && id=${f%/name} && id=${id##*/}
+	done
+	[ -n "${id:-}" ] || return 1
+	for p in $(pgrep -x sleep); do
+		[ "$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)" = "sleep 3600 " ] &&
+		    grep -q "/$id/x\$" "/proc/$p/cgroup" 2>/dev/null && return 0
+	done
+	return 1
+}
+
 @test "sim keepalive: -k keeps the VM running through five graces (a one-shot exec each period flapped it)" {
 	sim_sandbox ka1 || return
 	session
@@ -112,7 +129,7 @@ holders() {
 	c0=$(sim_calls)
 	SBX_WATCH_KEEPALIVE_SECONDS=3 "$W" -k -p "$SESSION" "$SIM_SB"
 	wp=$(watcher_pid "$SIM_SB")
-	until_ok test -n "$(holders)"
+	until_ok guest_held
 	"$SIM_SBX" stop "$SIM_SB"
 	# back within a period (and the stop's own time)
 	for _ in $(seq 20); do
