@@ -38,14 +38,99 @@ all: $(BIN)
 .c.o:
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib -c -o $@ $<
 
-# sbase's blunt rule: every object depends on the one header.
 $(LIBOBJ) $(BIN:=.o) $(RUNOBJ) $(WATCHOBJ) $(GCOBJ) $(PORTSOBJ) \
-	$(VERIFYOBJ): lib/sbx.h config.mk
-$(RUNOBJ): sbx-run/sbx-run.h
-$(WATCHOBJ): sbx-watch/sbx-watch.h
-$(GCOBJ): sbx-gc/sbx-gc.h
-$(PORTSOBJ): sbx-ports/sbx-ports.h
-$(VERIFYOBJ): sbx-verify/sbx-verify.h
+	$(VERIFYOBJ): config.mk
+# Each object depends on the headers it includes, directly or through
+# another header.  `sh test/depend` writes the lines between the two
+# marks from the #include lines; make lint checks that they agree.
+# header rules: begin
+lib/conf.o lib/createargv.o lib/dockerps.o lib/env.o lib/guard.o \
+	lib/mark.o lib/markerio.o lib/marksh.o lib/name.o lib/portcli.o \
+	lib/portspec.o lib/relay.o lib/sbxcall.o lib/sbxcli.o \
+	lib/sbxsays.o lib/selfpipe.o lib/sibling.o lib/spawn.o \
+	lib/supervise.o: lib/sbx-internal.h
+lib/capture.o lib/conf.o lib/createargv.o lib/dockerps.o lib/env.o \
+	lib/guard.o lib/holdargv.o lib/io.o lib/json.o lib/lock.o \
+	lib/mark.o lib/marker.o lib/markerio.o lib/marksh.o lib/name.o \
+	lib/num.o lib/portcli.o lib/portspec.o lib/proc.o lib/relay.o \
+	lib/sbxcall.o lib/sbxcli.o lib/sbxls.o lib/sbxsays.o \
+	lib/selfpipe.o lib/shown.o lib/sibling.o lib/spawn.o lib/state.o \
+	lib/statedir.o lib/supervise.o sbx-env/sbx-env.o \
+	sbx-gc/markers.o sbx-gc/sbx-gc.o sbx-ports/bound.o \
+	sbx-ports/hostport.o sbx-ports/sbx-ports.o sbx-ports/sync.o \
+	sbx-run/dockerargs.o sbx-run/ending.o sbx-run/journal.o \
+	sbx-run/orphan.o sbx-run/prewarm.o sbx-run/provision.o \
+	sbx-run/race.o sbx-run/sbx-run.o sbx-run/workspace.o \
+	sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
+	sbx-verify/sbx-verify.o sbx-verify/scbasic.o sbx-verify/sccall.o \
+	sbx-verify/scguest.o sbx-verify/scmark.o sbx-verify/scports.o \
+	sbx-verify/scremove.o sbx-verify/scwords.o \
+	sbx-verify/selfcheck.o sbx-watch/loop.o sbx-watch/pidwait.o \
+	sbx-watch/prewarm.o sbx-watch/sbx-watch.o: lib/sbx.h
+lib/capture.o lib/mark.o lib/portcli.o lib/proc.o lib/sbxcall.o \
+	lib/sbxcli.o lib/selfpipe.o lib/spawn.o lib/supervise.o \
+	sbx-env/sbx-env.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
+	sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-run/orphan.o \
+	sbx-run/provision.o sbx-run/sbx-run.o sbx-verify/probe.o \
+	sbx-verify/sbx-verify.o sbx-verify/scbasic.o sbx-verify/sccall.o \
+	sbx-verify/scguest.o sbx-verify/scmark.o sbx-verify/scports.o \
+	sbx-verify/scremove.o sbx-verify/scwords.o \
+	sbx-verify/selfcheck.o sbx-watch/loop.o sbx-watch/sbx-watch.o: lib/sbxchild.h
+lib/createargv.o lib/holdargv.o lib/mark.o lib/portcli.o lib/sbxcall.o \
+	lib/sbxcli.o lib/sbxls.o lib/sbxsays.o lib/sibling.o \
+	sbx-gc/sbx-gc.o sbx-ports/sbx-ports.o sbx-ports/sync.o \
+	sbx-run/orphan.o sbx-run/provision.o sbx-run/race.o \
+	sbx-run/sbx-run.o sbx-verify/sbx-verify.o sbx-verify/scbasic.o \
+	sbx-verify/sccall.o sbx-verify/scguest.o sbx-verify/scports.o \
+	sbx-verify/scremove.o sbx-verify/selfcheck.o sbx-watch/loop.o \
+	sbx-watch/sbx-watch.o: lib/sbxcli.h
+lib/conf.o lib/env.o lib/marker.o lib/name.o lib/sbxcli.o lib/statedir.o \
+	sbx-env/sbx-env.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
+	sbx-ports/sbx-ports.o sbx-run/orphan.o sbx-run/provision.o \
+	sbx-run/sbx-run.o sbx-verify/checks.o sbx-verify/probe.o \
+	sbx-verify/sbx-verify.o sbx-verify/selfcheck.o sbx-watch/loop.o \
+	sbx-watch/pidwait.o sbx-watch/prewarm.o sbx-watch/sbx-watch.o: lib/sbxconf.h
+lib/dockerps.o lib/json.o lib/jsonout.o lib/portspec.o lib/sbxls.o \
+	sbx-env/sbx-env.o sbx-gc/sbx-gc.o sbx-ports/sbx-ports.o \
+	sbx-run/journal.o sbx-verify/sbx-verify.o sbx-verify/scbasic.o: lib/sbxjson.h
+lib/mark.o sbx-run/dockerargs.o sbx-run/ending.o sbx-run/journal.o \
+	sbx-run/orphan.o sbx-run/prewarm.o sbx-run/provision.o \
+	sbx-run/race.o sbx-run/sbx-run.o sbx-run/workspace.o \
+	sbx-verify/scmark.o: lib/sbxmark.h
+lib/dockerps.o lib/markerio.o lib/portcli.o lib/portspec.o \
+	sbx-ports/bound.o sbx-ports/hostport.o sbx-ports/sbx-ports.o \
+	sbx-ports/sync.o sbx-verify/answers.o sbx-verify/checks.o \
+	sbx-verify/probe.o sbx-verify/sbx-verify.o sbx-verify/scbasic.o \
+	sbx-verify/sccall.o sbx-verify/scguest.o sbx-verify/scmark.o \
+	sbx-verify/scports.o sbx-verify/scremove.o sbx-verify/scwords.o \
+	sbx-verify/selfcheck.o: lib/sbxports.h
+lib/lock.o lib/marker.o lib/markerio.o lib/portcli.o lib/sbxcall.o \
+	lib/state.o lib/statedir.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
+	sbx-ports/sbx-ports.o sbx-run/journal.o sbx-run/orphan.o \
+	sbx-run/prewarm.o sbx-run/provision.o sbx-run/workspace.o \
+	sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
+	sbx-verify/sbx-verify.o sbx-verify/scbasic.o sbx-verify/sccall.o \
+	sbx-verify/scguest.o sbx-verify/scmark.o sbx-verify/scports.o \
+	sbx-verify/scremove.o sbx-verify/scwords.o \
+	sbx-verify/selfcheck.o sbx-watch/loop.o sbx-watch/prewarm.o \
+	sbx-watch/sbx-watch.o: lib/sbxstate.h
+lib/clock.o lib/lock.o lib/rfc3339.o lib/sbxcall.o lib/supervise.o \
+	sbx-gc/sbx-gc.o sbx-run/race.o sbx-verify/sccall.o \
+	sbx-verify/scguest.o sbx-watch/loop.o: lib/sbxtime.h
+sbx-gc/markers.o sbx-gc/sbx-gc.o: sbx-gc/sbx-gc.h
+sbx-ports/bound.o sbx-ports/hostport.o sbx-ports/sbx-ports.o \
+	sbx-ports/sync.o: sbx-ports/sbx-ports.h
+sbx-run/dockerargs.o sbx-run/ending.o sbx-run/journal.o sbx-run/orphan.o \
+	sbx-run/prewarm.o sbx-run/provision.o sbx-run/race.o \
+	sbx-run/sbx-run.o sbx-run/workspace.o: sbx-run/sbx-run.h
+sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
+	sbx-verify/sbx-verify.o sbx-verify/scbasic.o sbx-verify/sccall.o \
+	sbx-verify/scguest.o sbx-verify/scmark.o sbx-verify/scports.o \
+	sbx-verify/scremove.o sbx-verify/scwords.o \
+	sbx-verify/selfcheck.o: sbx-verify/sbx-verify.h
+sbx-watch/loop.o sbx-watch/pidwait.o sbx-watch/prewarm.o \
+	sbx-watch/sbx-watch.o: sbx-watch/sbx-watch.h
+# header rules: end
 
 lib/libsbx.a: $(LIBOBJ)
 	rm -f $@

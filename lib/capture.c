@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sbx.h"
+#include "sbxchild.h"
 
 /* As sbx_supervise; free res with sbx_result_free. */
 int

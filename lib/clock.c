@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <time.h>
 
-#include "sbx.h"
+#include "sbxtime.h"
 
 long long
 sbx_now_ms(void)

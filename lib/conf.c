@@ -12,15 +12,18 @@
 #include <strings.h>
 
 #include "sbx.h"
+#include "sbxconf.h"
+#include "sbx-internal.h"
 
 #define GC_HOURS_MAX	1000000
 #define CPUS_MAX	1024
 #define MIB_MAX		(1024LL * 1024)	/* 1 TiB */
 #define TEMPLATE_MAX	255
 #define PORTS_MAX	1024	/* DOCKER_SANDBOX_PORTS_MAX at most */
+#define PREWARM_AUTO	2	/* sbx_xconf_prewarm(): the workspace decides */
 
 /* 1 for 1/true/yes/on, 0 for 0/false/no/off (any case), else -1. */
-int
+static int
 sbx_parsebool(const char *s)
 {
 	static const char *const yes[] = { "1", "true", "yes", "on" };
@@ -46,7 +49,7 @@ sbx_conf_str(const char *var)
 	return v;
 }
 
-int
+static int
 sbx_xconf_bool(const char *var, int def)
 {
 	const char *v;
@@ -116,17 +119,17 @@ sbx_xconf_workspace_ro(void)
 
 /*
  * DOCKER_SANDBOX_PREWARM: 1 provision at session start, 0 never, or
- * SBX_PREWARM_AUTO (unset or "auto"): when the workspace shows docker
+ * PREWARM_AUTO (unset or "auto"): when the workspace shows docker
  * will be used, which the caller that starts the session judges.
  */
-int
+static int
 sbx_xconf_prewarm(void)
 {
 	const char *v = sbx_conf_str("DOCKER_SANDBOX_PREWARM");
 	int b;
 
 	if (v == NULL || strcasecmp(v, "auto") == 0)
-		return SBX_PREWARM_AUTO;
+		return PREWARM_AUTO;
 	if ((b = sbx_parsebool(v)) == -1)
 		errx(SBX_EX_USAGE, "DOCKER_SANDBOX_PREWARM: expected auto, 1, "
 		    "true, yes, on, 0, false, no or off");
@@ -171,7 +174,7 @@ sbx_teardown_parse(const char *s)
 	return -1;
 }
 
-const char *
+static const char *
 sbx_teardown_name(int mode)
 {
 	return mode == SBX_TEARDOWN_STOP ? "stop" :
@@ -380,7 +383,7 @@ sbx_xconf_value(unsigned which, char *buf, size_t size)
 		snprintf(buf, size, "%d", sbx_xconf_ports_max());
 	if (which & SBX_CONF_PREWARM) {
 		n = sbx_xconf_prewarm();
-		snprintf(buf, size, "%s", n == SBX_PREWARM_AUTO ? "auto" :
+		snprintf(buf, size, "%s", n == PREWARM_AUTO ? "auto" :
 		    n ? "1" : "0");
 	}
 	return buf;

@@ -9,7 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sbx.h"
+#include "sbxcli.h"
+#include "sbx-internal.h"
 
 /* The resources and template of DOCKER_SANDBOX_*; a bad one exits 64. */
 void

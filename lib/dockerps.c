@@ -22,7 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sbx.h"
+#include "sbxjson.h"
+#include "sbxports.h"
+#include "sbx-internal.h"
 
 #define RANGE_MAX	1024	/* ports in one range that are looked at */
 

@@ -11,6 +11,8 @@
 #include <strings.h>
 
 #include "sbx.h"
+#include "sbxconf.h"
+#include "sbx-internal.h"
 
 #define ALLOWLIST_VAR	"DOCKER_SANDBOX_ENV_ALLOWLIST"
 

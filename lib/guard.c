@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbx-internal.h"
 
 /* After fork: only async-signal-safe calls, and _exit. */
 static void SBX_DEAD

@@ -4,7 +4,7 @@
  * open; sbx-verify -S checks that this very exec holds a VM up, so both
  * build it here.  The command is a sleep, which a stop or rm ends.
  */
-#include "sbx.h"
+#include "sbxcli.h"
 
 #define STR(x)	#x
 #define XSTR(x)	STR(x)

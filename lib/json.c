@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sbx.h"
+#include "sbxjson.h"
 
 #define JSON_DEPTH	64
 

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sbx.h"
+#include "sbxjson.h"
 
 /* The length of the well-formed UTF-8 character at s, or 0 (RFC 3629). */
 static size_t

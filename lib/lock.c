@@ -16,7 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sbx.h"
+#include "sbxstate.h"
+#include "sbxtime.h"
 
 static int
 lockfd(int dfd, const char *file, int create)

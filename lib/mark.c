@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sbx.h"
+#include "sbxchild.h"
+#include "sbxcli.h"
+#include "sbxmark.h"
+#include "sbx-internal.h"
 
 /* A fresh mark: SBX_MARK_LEN hex digits, from /dev/urandom. */
 int

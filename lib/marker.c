@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxconf.h"
+#include "sbxstate.h"
 
 /*
  * The owner and the lock come last: sbx_marker_drop() goes in this
@@ -35,12 +37,6 @@ static const struct {
 	[SBX_M_LOCK] =		{ "lock",	SBX_MF_LOCK },
 	[SBX_M_VERIFY] =	{ "verify-",	SBX_MF_NONCE },
 };
-
-const char *
-sbx_marker_suffix(enum sbx_marker m)
-{
-	return markers[m].suffix;
-}
 
 unsigned
 sbx_marker_flags(enum sbx_marker m)

@@ -22,6 +22,9 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxports.h"
+#include "sbxstate.h"
+#include "sbx-internal.h"
 
 static int
 field(const char *content, const char *key, long long min, long long max,

@@ -27,7 +27,7 @@
  * "began" if a record names ID, "unbegun" if none does and a record could
  * be written now (so the prologue's would have been), else "unknown".
  */
-#include "sbx.h"
+#include "sbx-internal.h"
 
 const char sbx_mark_prologue[] =
     "m=$1;shift;d=${HOME:-/tmp}/.sbx-run;"

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxconf.h"
+#include "sbx-internal.h"
 
 static int
 isalnum_ascii(int c)

@@ -26,6 +26,11 @@
 #include <string.h>
 
 #include "sbx.h"
+#include "sbxchild.h"
+#include "sbxcli.h"
+#include "sbxports.h"
+#include "sbxstate.h"
+#include "sbx-internal.h"
 
 #define SPEC_MAX	80	/* "[IPv6]:65535:65535/tcp6" with room */
 

@@ -14,6 +14,9 @@
 #include <string.h>
 
 #include "sbx.h"
+#include "sbxjson.h"
+#include "sbxports.h"
+#include "sbx-internal.h"
 
 #define PORTS_MAX	65536	/* more mappings than ports is nonsense */
 

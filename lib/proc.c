@@ -29,7 +29,7 @@
 #define HAVE_SYSCTL
 #endif
 
-#include "sbx.h"
+#include "sbxchild.h"
 
 #if defined(HAVE_PROCFS)
 /* Field 22 of /proc/PID/stat, in clock ticks since boot; 'Z' is dead. */

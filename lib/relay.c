@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbx-internal.h"
 
 #define HOLD_MAX	(64 * 1024)	/* stderr held back at most */
 #define CAPTURE_MAX	(64 * 1024 * 1024)

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "sbx.h"
+#include "sbxtime.h"
 
 static int
 digits(const char **p, int n, int *v)

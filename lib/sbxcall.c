@@ -18,7 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sbx.h"
+#include "sbxchild.h"
+#include "sbxcli.h"
+#include "sbxstate.h"
+#include "sbxtime.h"
+#include "sbx-internal.h"
 
 /* What the cache says of this sbx: "refused DEV INO SIZE MTIME". */
 static void

@@ -25,6 +25,10 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxchild.h"
+#include "sbxcli.h"
+#include "sbxconf.h"
+#include "sbx-internal.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX	4096
@@ -43,7 +47,7 @@ struct wset {
 };
 
 /* A regular file we may execute. */
-int
+static int
 sbx_runnable(const char *path)
 {
 	struct stat st;

@@ -7,7 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sbx.h"
+#include "sbxcli.h"
+#include "sbxjson.h"
 
 /*
  * The entry of name in the listing: 1 listed, with its "status" ("" when

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "sbx.h"
+#include "sbxcli.h"
+#include "sbx-internal.h"
 
 #define LINE_MAX_SBX	512	/* longer is no line of sbx's */
 #define NOTICES_MAX	8	/* notice lines before the answer */

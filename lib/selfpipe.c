@@ -12,7 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sbx.h"
+#include "sbxchild.h"
+#include "sbx-internal.h"
 
 #define MAXTRAP	32
 

@@ -11,7 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sbx.h"
+#include "sbxcli.h"
+#include "sbx-internal.h"
 
 /*
  * The path of prog: in the directory of argv0 when argv0 names a path

@@ -18,6 +18,8 @@
 #endif
 
 #include "sbx.h"
+#include "sbxchild.h"
+#include "sbx-internal.h"
 
 int
 sbx_waitstatus(int ws)

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxstate.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX	4096

@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxconf.h"
+#include "sbxstate.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX	4096

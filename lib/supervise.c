@@ -18,6 +18,9 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxchild.h"
+#include "sbxtime.h"
+#include "sbx-internal.h"
 
 #define GRACE_MS	2000		/* between TERM and KILL */
 

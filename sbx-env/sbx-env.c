@@ -16,6 +16,9 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxchild.h"
+#include "sbxconf.h"
+#include "sbxjson.h"
 
 #define DEFAULT_PATH	"/usr/bin:/bin"
 

@@ -18,6 +18,9 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxchild.h"
+#include "sbxconf.h"
+#include "sbxstate.h"
 #include "sbx-gc.h"
 
 /* Remove every marker of name; a lock file only if nobody holds it. */

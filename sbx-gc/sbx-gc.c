@@ -15,6 +15,12 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxchild.h"
+#include "sbxcli.h"
+#include "sbxconf.h"
+#include "sbxjson.h"
+#include "sbxstate.h"
+#include "sbxtime.h"
 #include "sbx-gc.h"
 
 #define LS_MAX		(2 * 1024 * 1024)	/* bytes of listing we parse */

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "sbx.h"
+#include "sbxports.h"
 #include "sbx-ports.h"
 
 /* IANA's dynamic ports (RFC 6335), the range macOS and the BSDs use */

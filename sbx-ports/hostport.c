@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sbx.h"
+#include "sbxports.h"
 #include "sbx-ports.h"
 
 #define EPHEMERAL_TRIES	32

@@ -20,6 +20,12 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxchild.h"
+#include "sbxcli.h"
+#include "sbxconf.h"
+#include "sbxjson.h"
+#include "sbxports.h"
+#include "sbxstate.h"
 #include "sbx-ports.h"
 
 extern char **environ;

@@ -1,5 +1,10 @@
 /* sbx-ports.h: what the files of sbx-ports share. */
 
+#include <limits.h>
+
+#include "sbx.h"
+#include "sbxports.h"
+
 /* Why a published host port differs from the sandbox port. */
 #define WHY_SAME	0	/* it does not */
 #define WHY_GIVEN	1	/* the user said so */

@@ -22,6 +22,9 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxchild.h"
+#include "sbxcli.h"
+#include "sbxports.h"
 #include "sbx-ports.h"
 
 #define PS_FORMAT	"{{json .}}"

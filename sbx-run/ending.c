@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sbx.h"
+#include "sbxmark.h"
 #include "sbx-run.h"
 
 #define END_TIMEOUT	15	/* seconds for the ending exec */

@@ -27,6 +27,8 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxjson.h"
+#include "sbxstate.h"
 #include "sbx-run.h"
 
 #define JOURNAL_MAX	(1024 * 1024)

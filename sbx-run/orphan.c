@@ -11,6 +11,10 @@
 #include <string.h>
 
 #include "sbx.h"
+#include "sbxchild.h"
+#include "sbxcli.h"
+#include "sbxconf.h"
+#include "sbxstate.h"
 #include "sbx-run.h"
 
 /*

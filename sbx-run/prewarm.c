@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxstate.h"
 #include "sbx-run.h"
 
 static volatile sig_atomic_t forwarded;

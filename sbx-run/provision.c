@@ -20,6 +20,10 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxchild.h"
+#include "sbxcli.h"
+#include "sbxconf.h"
+#include "sbxstate.h"
 #include "sbx-run.h"
 
 #define CREATE_TIMEOUT	600

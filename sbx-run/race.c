@@ -10,6 +10,9 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxcli.h"
+#include "sbxmark.h"
+#include "sbxtime.h"
 #include "sbx-run.h"
 
 #define ASK_TIMEOUT	15	/* seconds for the asking exec */

@@ -1,5 +1,8 @@
 /* sbx-run.h: what the files of sbx-run share. */
 
+#include "sbx.h"
+#include "sbxmark.h"
+
 struct run {
 	const char	*name;		/* the sandbox */
 	const char	*workspace;	/* -w, or NULL for the cwd */

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxstate.h"
 #include "sbx-run.h"
 
 /* Is ws the directory path names, or one of its ancestors? */

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sbx.h"
 #include "sbx-verify.h"
 
 /*

@@ -10,6 +10,9 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxconf.h"
+#include "sbxports.h"
+#include "sbxstate.h"
 #include "sbx-verify.h"
 
 #define ID_SHOW		12	/* daemon ID characters shown */

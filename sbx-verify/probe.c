@@ -19,6 +19,9 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxchild.h"
+#include "sbxconf.h"
+#include "sbxstate.h"
 #include "sbx-verify.h"
 
 extern char **environ;

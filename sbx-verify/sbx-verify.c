@@ -14,6 +14,12 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxchild.h"
+#include "sbxcli.h"
+#include "sbxconf.h"
+#include "sbxjson.h"
+#include "sbxports.h"
+#include "sbxstate.h"
 #include "sbx-verify.h"
 
 extern char **environ;

@@ -2,6 +2,12 @@
 
 #include <limits.h>
 
+#include "sbx.h"
+#include "sbxports.h"
+#include "sbxstate.h"
+
+struct sbx_result;		/* sbxchild.h */
+
 #if defined(__GNUC__) || defined(__clang__)
 #define PRINTFLIKE(f, a)	__attribute__((__format__(__printf__, f, a)))
 #else

@@ -11,6 +11,9 @@
 #include <string.h>
 
 #include "sbx.h"
+#include "sbxchild.h"
+#include "sbxcli.h"
+#include "sbxjson.h"
 #include "sbx-verify.h"
 
 #define CREATE_TIMEOUT	600	/* as sbx-run's, when no bound is set */

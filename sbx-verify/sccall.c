@@ -23,6 +23,9 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxchild.h"
+#include "sbxcli.h"
+#include "sbxtime.h"
 #include "sbx-verify.h"
 
 #define SHOWN	160	/* bytes of each stream quoted as evidence */

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sbx.h"
+#include "sbxchild.h"
+#include "sbxcli.h"
+#include "sbxtime.h"
 #include "sbx-verify.h"
 
 #define IDLE_MAX	75	/* seconds: real sbx's 30 and room */

@@ -12,7 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sbx.h"
+#include "sbxchild.h"
+#include "sbxmark.h"
 #include "sbx-verify.h"
 
 /*

@@ -18,7 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sbx.h"
+#include "sbxchild.h"
+#include "sbxcli.h"
+#include "sbxports.h"
 #include "sbx-verify.h"
 
 #define VMPORT	8080	/* nothing need listen: sbx maps it all the same */

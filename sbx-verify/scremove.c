@@ -22,6 +22,9 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxchild.h"
+#include "sbxcli.h"
+#include "sbxstate.h"
 #include "sbx-verify.h"
 
 #define TRIES		3

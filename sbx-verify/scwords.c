@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "sbx.h"
+#include "sbxchild.h"
+#include "sbxstate.h"
 #include "sbx-verify.h"
 
 /*

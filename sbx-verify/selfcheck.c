@@ -22,6 +22,10 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxchild.h"
+#include "sbxcli.h"
+#include "sbxconf.h"
+#include "sbxports.h"
 #include "sbx-verify.h"
 
 /* Where a FAIL is to be reported. */

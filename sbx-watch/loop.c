@@ -18,6 +18,11 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxchild.h"
+#include "sbxcli.h"
+#include "sbxconf.h"
+#include "sbxstate.h"
+#include "sbxtime.h"
 #include "sbx-watch.h"
 
 extern char **environ;

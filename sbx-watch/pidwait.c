@@ -34,7 +34,6 @@
 #define HAVE_KQUEUE
 #endif
 
-#include "sbx.h"
 #include "sbx-watch.h"
 
 /* Before detaching: a pidfd for pid, or -1. */

@@ -9,7 +9,7 @@
  */
 #include <time.h>
 
-#include "sbx.h"
+#include "sbxstate.h"
 #include "sbx-watch.h"
 
 /* Is the sandbox within the hold of a prewarm that succeeded? */

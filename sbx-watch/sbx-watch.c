@@ -20,6 +20,10 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxchild.h"
+#include "sbxcli.h"
+#include "sbxconf.h"
+#include "sbxstate.h"
 #include "sbx-watch.h"
 
 #define FD_SCAN_MAX	65536	/* descriptors closed after detaching */

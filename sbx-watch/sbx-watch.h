@@ -6,6 +6,9 @@
 
 #include <limits.h>
 
+#include "sbx.h"
+#include "sbxconf.h"
+
 #ifndef PATH_MAX
 #define PATH_MAX	4096
 #endif

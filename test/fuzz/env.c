@@ -15,7 +15,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "sbx.h"
+#include "sbxconf.h"
+#include "sbx-internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sbx.h"
+#include "sbxjson.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

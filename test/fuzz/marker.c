@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxstate.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

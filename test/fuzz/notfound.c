@@ -23,6 +23,7 @@
 #include <strings.h>
 
 #include "sbx.h"
+#include "sbxcli.h"
 
 /* 8 notices, the answer, 6 hints: 15 lines of at most 512 bytes */
 #define HELD_MAX	(15 * 513)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sbx.h"
+#include "sbxtime.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sbx.h"
+#include "sbxcli.h"
+#include "sbxjson.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -21,6 +21,8 @@
 #endif
 
 #include "sbx.h"
+#include "sbxchild.h"
+#include "sbx-internal.h"
 
 int
 main(int argc, char *argv[])

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "sbx.h"
+#include "sbxtime.h"
 
 int
 main(int argc, char *argv[])

@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxchild.h"
+#include "sbx-internal.h"
 
 static int failed;
 

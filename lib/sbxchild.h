@@ -1,0 +1,66 @@
+/*
+ * sbxchild.h: child processes.  spawn.c starts one, supervise.c runs it
+ * to its end (relaying, capturing or holding its output, forwarding
+ * signals, a timeout), capture.c runs one for its output; selfpipe.c
+ * brings trapped signals into the same poll; proc.c tells whether a
+ * process is still the one we knew.  Nothing here knows sbx.
+ */
+#ifndef SBXCHILD_H
+#define SBXCHILD_H
+
+#include <sys/types.h>
+
+#include "sbx.h"
+
+/* spawn.c: start one child; supervise.c: run it to its end */
+struct sbx_spawn {		/* what to run, and how */
+	char	*const *argv;	/* argv[0] is an absolute path */
+	char	*const *envp;
+	int	 timeout;	/* seconds; 0 means none */
+	int	 newpgrp;	/* child leads its own process group */
+	int	 fgtty;		/* hand it the controlling terminal */
+	int	 in;		/* stdin for the child; -1: inherit */
+	int	 capture_out;	/* collect stdout into the result's out */
+	int	 capture_err;	/* collect stderr into the result's err */
+	int	 relay;		/* both streams pass through us, counted */
+	/*
+	 * hold_err: stderr passes through, but while this returns non-zero
+	 * for the text held so far (called as each piece arrives) it is kept
+	 * in the result's err instead; at exit the caller decides what to do
+	 * with it.
+	 */
+	int	(*hold_err)(const char *, size_t, void *);
+	void	*hold_arg;
+};
+struct sbx_result {		/* what came of it */
+	struct sbx_buf out;
+	struct sbx_buf err;
+	int	 status;	/* exit status, 128+sig, or 124 */
+	int	 timedout;
+	int	 signo;		/* a signal we forwarded, or 0 */
+	int	 holding;	/* stderr still held at exit */
+	int	 tries;		/* sbx_call: the sbx runs it took (1 and up) */
+	unsigned long long relayed;	/* bytes read from both streams */
+};
+int	 sbx_supervise(const struct sbx_spawn *, struct sbx_result *);
+void	 sbx_result_free(struct sbx_result *);
+int	 sbx_exec_status(int);
+
+/*
+ * selfpipe.c: the process's one self-pipe; trapped signals arrive on its
+ * read end, in order.
+ */
+int	 sbx_selfpipe(void);
+int	 sbx_selfpipe_trap(int);
+void	 sbx_selfpipe_untrap(int);
+int	 sbx_selfpipe_read(void);
+void	 sbx_selfpipe_child(void);
+
+/* capture.c: run for the output, stdin on /dev/null, own process group */
+int	 sbx_capture(struct sbx_result *, char *const *, char *const *, int);
+
+/* proc.c: is a process (pid plus start time) still the one we knew? */
+int	 sbx_proc_start(pid_t, unsigned long long *);
+int	 sbx_proc_alive(pid_t, unsigned long long);
+
+#endif /* SBXCHILD_H */

@@ -1,0 +1,79 @@
+/*
+ * sbxcli.h: the sbx CLI.  Which binary to run (sbxcli.c) and the programs
+ * installed beside us (sibling.c); one call of it in sbx's own terms
+ * (sbxcall.c); what its words mean (sbxsays.c) and its listing (sbxls.c);
+ * the argument vectors of its create and of the keepalive's exec
+ * (createargv.c, holdargv.c).  Apart from sbxchild.h: those run any
+ * child, these know sbx.
+ */
+#ifndef SBXCLI_H
+#define SBXCLI_H
+
+#include <stddef.h>
+
+#include "sbx.h"
+
+struct sbx_result;		/* sbxchild.h */
+
+/*
+ * sbxcli.c: which sbx binary to run.  sbx_xcli_find may end the process
+ * (the x says so): 127 when there is none, 126 when it cannot run or lies
+ * in a session workspace (the second argument, a NULL-terminated list of
+ * directories, or NULL), 64 for a relative DOCKER_SANDBOX_SBX.
+ */
+void	 sbx_xcli_find(char *const *, char *const *, char *, size_t);
+int	 sbx_cli_find(char *const *, char *const *, char *, size_t);
+
+/* sibling.c: a program of ours installed beside us (sbx-ports) */
+int	 sbx_sibling(const char *, char *const *, char *const *, const char *,
+	    char *, size_t);
+
+/*
+ * sbxcall.c: one sbx call of sbx's own words: no stdin, --no-input, races.
+ * A call that lost the daemon start race is made at most SBX_RACE_TRIES
+ * times, after a pause of SBX_RACE_MS, doubling (sbx-run's exec too).
+ */
+#define SBX_RACE_TRIES	5
+#define SBX_RACE_MS	100
+int	 sbx_call(struct sbx_result *, char *const *, char *const *, int, int);
+
+/* sbxsays.c: what sbx's words mean (every wording matched is there) */
+#define SBX_NF_NO	0	/* not sbx's line, and cannot become it */
+#define SBX_NF_PREFIX	1	/* could still become it */
+#define SBX_NF_LINE	2	/* the first line is sbx's, complete */
+int	 sbx_says_notfound(const char *, const char *);
+int	 sbx_says_notfound_line(const char *, size_t, const char *);
+int	 sbx_says_exists(const char *);
+int	 sbx_says_stopped(const char *);
+int	 sbx_says_restart(const char *);
+int	 sbx_says_restart_line(const char *, size_t);
+int	 sbx_says_race_line(const char *, size_t);
+void	 sbx_restart_exit(void) SBX_DEAD;
+
+/* sbxls.c: is a sandbox in the output of `sbx ls --json`, and how? */
+int	 sbx_ls_listed(const char *, size_t, const char *, const char **);
+int	 sbx_ls_status(const char *, size_t, const char *, char *, size_t,
+	    const char **);
+
+/* createargv.c: the `sbx create` of provisioning (sbx-run, sbx-verify -S) */
+#define SBX_CREATE_ARGC	20
+struct sbx_create {
+	char	 cpus[24];
+	char	 memory[32];
+	const char *template;	/* or NULL */
+};
+void	 sbx_xcreate_conf(struct sbx_create *);
+char	**sbx_create_argv(char **, const char *, const char *,
+	    const struct sbx_create *, int, const char *, const char *);
+
+/*
+ * holdargv.c: the keepalive's one exec that stays open (sbx-watch, and
+ * sbx-verify -S, which checks that it holds a VM up): `sbx exec NAME --
+ * sleep SBX_HOLD_SECONDS`, bounded by SBX_HOLD_TIMEOUT.
+ */
+#define SBX_HOLD_ARGC		7
+#define SBX_HOLD_SECONDS	3600
+#define SBX_HOLD_TIMEOUT	(SBX_HOLD_SECONDS + 60)	/* a minute over */
+char	**sbx_hold_argv(char **, const char *, const char *);
+
+#endif /* SBXCLI_H */
