@@ -1,8 +1,9 @@
 /*
- * checks.c: the verdicts, in the order of DESIGN.md, from what the probe
- * script said, sbx's port listing and the state directory.  Each check
- * carries its control: a planted value or file whose presence, absence or
- * answer would be different if the guarantee did not hold.
+ * checks.c: the verdicts, in the order of the guarantees of sbx-tools(7),
+ * from what the probe script said, sbx's port listing and the state
+ * directory.  Each check carries its control: a planted value or file
+ * whose presence, absence or answer would be different if the guarantee
+ * did not hold.
  */
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
-# The contract every program shares (DESIGN.md section 3): one exit-status
-# table, written the same in README.md, sbx-tools(7) and lib/sbx.h, and
-# one answer, in words and status, when there is no sbx to run.
+# The contract every program shares (sbx-tools(7), Conventions): one
+# exit-status table, written the same in README.md, sbx-tools(7) and
+# lib/sbx.h, and one answer, in words and status, when there is no sbx to
+# run.
 
 load helper
 

@@ -31,10 +31,10 @@ files_of() {
 	    sed -n '/^FILES/,/^[A-Z]/p' | tr -s ' \n\t' '   '
 }
 
-# The value of a #define in lib/sbx.h: its quoted string.
+# The value of a #define in lib/sbxstate.h: its quoted string.
 define_of() {
 	sed -n "s/^#define[[:space:]]*$1[[:space:]]*\"\\([^\"]*\\)\".*/\\1/p" \
-	    "$TOP/lib/sbx.h"
+	    "$TOP/lib/sbxstate.h"
 }
 
 # Every marker of the table for name, made the way its program makes it.
@@ -87,7 +87,7 @@ ports 0 prewarm 0 prime SBX_MF_DIR verify- SBX_MF_NONCE " ]
 	local files v
 	files=$(files_of sbx-tools.7)
 	for v in SBX_PROVISION_LOCK SBX_GC_LOCK SBX_DIALECT_CACHE SBX_NOINPUT_CACHE; do
-		[ -n "$(define_of "$v")" ] || fail "no $v in lib/sbx.h"
+		[ -n "$(define_of "$v")" ] || fail "no $v in lib/sbxstate.h"
 		[[ "$files" == *" $(define_of "$v") "* ]] ||
 		    fail "sbx-tools(7) FILES lacks $(define_of "$v")"
 	done
