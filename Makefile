@@ -68,9 +68,8 @@ lib/capture.o lib/conf.o lib/createargv.o lib/dockerps.o lib/env.o \
 	sbx-verify/selfcheck.o sbx-watch/loop.o sbx-watch/pidwait.o \
 	sbx-watch/prewarm.o sbx-watch/sbx-watch.o: lib/sbx.h
 lib/capture.o lib/mark.o lib/portcli.o lib/proc.o lib/sbxcall.o \
-	lib/sbxcli.o lib/selfpipe.o lib/spawn.o lib/supervise.o \
-	sbx-env/sbx-env.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
-	sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-run/orphan.o \
+	lib/selfpipe.o lib/spawn.o lib/supervise.o sbx-gc/markers.o \
+	sbx-gc/sbx-gc.o sbx-ports/sync.o sbx-run/orphan.o \
 	sbx-run/provision.o sbx-run/sbx-run.o sbx-verify/probe.o \
 	sbx-verify/sbx-verify.o sbx-verify/scbasic.o sbx-verify/sccall.o \
 	sbx-verify/scguest.o sbx-verify/scmark.o sbx-verify/scports.o \

@@ -38,6 +38,8 @@
 #define SBX_EX_NOEXEC	126
 #define SBX_EX_NOTFOUND	127
 #define SBX_SIGSTATUS(n)	(128 + (n))	/* ended by signal n */
+/* spawn.c: the status above for the errno of an exec that failed */
+int	 sbx_exec_status(int);
 
 /* The canonical socket every inner docker call is pinned to. */
 #define SBX_DOCKER_HOST	"unix:///var/run/docker.sock"

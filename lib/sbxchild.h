@@ -44,7 +44,6 @@ struct sbx_result {		/* what came of it */
 };
 int	 sbx_supervise(const struct sbx_spawn *, struct sbx_result *);
 void	 sbx_result_free(struct sbx_result *);
-int	 sbx_exec_status(int);
 
 /*
  * selfpipe.c: the process's one self-pipe; trapped signals arrive on its

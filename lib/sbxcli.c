@@ -25,7 +25,6 @@
 #include <unistd.h>
 
 #include "sbx.h"
-#include "sbxchild.h"
 #include "sbxcli.h"
 #include "sbxconf.h"
 #include "sbx-internal.h"

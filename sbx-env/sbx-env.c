@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "sbx.h"
-#include "sbxchild.h"
 #include "sbxconf.h"
 #include "sbxjson.h"
 

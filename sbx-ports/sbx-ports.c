@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #include "sbx.h"
-#include "sbxchild.h"
 #include "sbxcli.h"
 #include "sbxconf.h"
 #include "sbxjson.h"
