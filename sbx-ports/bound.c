@@ -73,7 +73,7 @@ kernel_range(int *lo, int *hi)
 }
 
 /* The host's ephemeral range, read once; 49152-65535 if unknown. */
-void
+static void
 ephemeral_range(int *lo, int *hi)
 {
 	static int rlo, rhi;

@@ -61,7 +61,7 @@ bound(int port, int proto, int fam)
 }
 
 /* Can we have port on the host's loopback right now? */
-int
+static int
 host_free(int port, int proto, int fam)
 {
 	int fd;

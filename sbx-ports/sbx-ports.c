@@ -38,7 +38,7 @@ usage(void)
 }
 
 /* sbx's stderr, then a message naming the sandbox; exits 1 (68: none). */
-void SBX_DEAD
+static void SBX_DEAD
 ports_failed(const struct ctx *c, const char *what, const char *why)
 {
 	const struct sbx_portcli *pc = &c->pc;

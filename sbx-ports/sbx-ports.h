@@ -24,7 +24,6 @@ struct ctx {
 };
 
 /* sbx-ports.c */
-void	 ports_failed(const struct ctx *, const char *, const char *) SBX_DEAD;
 void	 ports_list(struct ctx *, struct sbx_ports *);
 void	 ports_show(const struct ctx *, const struct sbx_port *, int);
 void	 ports_change(struct ctx *, const struct sbx_ports *,
@@ -34,11 +33,9 @@ void	 ports_change(struct ctx *, const struct sbx_ports *,
 int	 cmd_sync(struct ctx *, int, char **);
 
 /* hostport.c */
-int	 host_free(int, int, int);
 int	 choose_host(struct sbx_port *, const struct sbx_ports *,
 	    const struct sbx_ports *);
 
 /* bound.c */
-void	 ephemeral_range(int *, int *);
 int	 in_ephemeral(int);
 int	 refused_say(const struct ctx *, const struct sbx_portset *);
