@@ -189,7 +189,7 @@ table() {
 
 @test "settings class: sbx-env -cj prints one JSON object per setting" {
 	DOCKER_SANDBOX_TEARDOWN=stop run -0 sbx-env -cj
-	[ "${#lines[@]}" -eq 14 ]
+	[ "${#lines[@]}" -eq 15 ]
 	[[ "$output" == *'{"name":"DOCKER_SANDBOX_PORTS_MAX","value":"64"}'* ]]
 	[[ "$output" == *'{"name":"DOCKER_SANDBOX_PREWARM","value":"auto"}'* ]]
 	[[ "$output" == *'{"name":"DOCKER_SANDBOX_TEARDOWN","value":"stop"}'* ]]
