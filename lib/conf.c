@@ -35,8 +35,8 @@
 
 struct setting {
 	unsigned	 bit;		/* SBX_CONF_* */
-	const char	*name;
 	int		 kind;
+	const char	*name;
 	const char	*def;		/* when unset or empty; NULL: none */
 	long long	 min, max;	/* NUM */
 	const char	*(*str)(const char *, const char *);	/* STR */
@@ -55,38 +55,38 @@ static const char *show_sbx(char *, size_t);
 
 /* In the order sbx-env -c prints them. */
 static const struct setting table[] = {
-	{ SBX_CONF_PINNED, "DOCKER_SANDBOX", STR, NULL,
+	{ SBX_CONF_PINNED, STR, "DOCKER_SANDBOX", NULL,
 	    0, 0, sbx_xparse_name, NULL },
-	{ SBX_CONF_AUTOCREATE, "DOCKER_SANDBOX_AUTOCREATE", BOOL, "1",
+	{ SBX_CONF_AUTOCREATE, BOOL, "DOCKER_SANDBOX_AUTOCREATE", "1",
 	    0, 0, NULL, NULL },
-	{ SBX_CONF_CPUS, "DOCKER_SANDBOX_CPUS", NUM, "2",
+	{ SBX_CONF_CPUS, NUM, "DOCKER_SANDBOX_CPUS", "2",
 	    0, CPUS_MAX, NULL, NULL },
-	{ SBX_CONF_MEMORY, "DOCKER_SANDBOX_MEMORY", OWN, "2g",
+	{ SBX_CONF_MEMORY, OWN, "DOCKER_SANDBOX_MEMORY", "2g",
 	    0, 0, NULL, show_memory },
-	{ SBX_CONF_TEMPLATE, "DOCKER_SANDBOX_TEMPLATE", STR, NULL,
+	{ SBX_CONF_TEMPLATE, STR, "DOCKER_SANDBOX_TEMPLATE", NULL,
 	    0, 0, sbx_xparse_ref, NULL },
-	{ SBX_CONF_WORKSPACE_RO, "DOCKER_SANDBOX_WORKSPACE_RO", OWN, "0",
+	{ SBX_CONF_WORKSPACE_RO, OWN, "DOCKER_SANDBOX_WORKSPACE_RO", "0",
 	    0, 0, NULL, show_ro },
 	/* unset: none for a pinned name, else remove */
-	{ SBX_CONF_TEARDOWN, "DOCKER_SANDBOX_TEARDOWN", OWN, NULL,
+	{ SBX_CONF_TEARDOWN, OWN, "DOCKER_SANDBOX_TEARDOWN", NULL,
 	    0, 0, NULL, show_teardown },
 	/* unset: while the sandbox has published ports */
-	{ SBX_CONF_KEEPALIVE, "DOCKER_SANDBOX_KEEPALIVE", OWN, NULL,
+	{ SBX_CONF_KEEPALIVE, OWN, "DOCKER_SANDBOX_KEEPALIVE", NULL,
 	    0, 0, NULL, show_keepalive },
-	{ SBX_CONF_GC_HOURS, "DOCKER_SANDBOX_GC_HOURS", OWN, "24",
+	{ SBX_CONF_GC_HOURS, OWN, "DOCKER_SANDBOX_GC_HOURS", "24",
 	    0, GC_HOURS_MAX, NULL, show_gc_hours },
-	{ SBX_CONF_ALLOWLIST, "DOCKER_SANDBOX_ENV_ALLOWLIST", STR, NULL,
+	{ SBX_CONF_ALLOWLIST, STR, "DOCKER_SANDBOX_ENV_ALLOWLIST", NULL,
 	    0, 0, sbx_xparse_names, NULL },
-	{ SBX_CONF_PASSTHROUGH, "DOCKER_SANDBOX_ENV_PASSTHROUGH", BOOL, "0",
+	{ SBX_CONF_PASSTHROUGH, BOOL, "DOCKER_SANDBOX_ENV_PASSTHROUGH", "0",
 	    0, 0, NULL, NULL },
-	{ SBX_CONF_TIMEOUT, "DOCKER_SANDBOX_TIMEOUT", NUM, "120",
+	{ SBX_CONF_TIMEOUT, NUM, "DOCKER_SANDBOX_TIMEOUT", "120",
 	    0, SBX_TIMEOUT_MAX, NULL, NULL },
-	{ SBX_CONF_PORTS_MAX, "DOCKER_SANDBOX_PORTS_MAX", NUM, "64",
+	{ SBX_CONF_PORTS_MAX, NUM, "DOCKER_SANDBOX_PORTS_MAX", "64",
 	    0, PORTS_MAX, NULL, NULL },
-	{ SBX_CONF_PREWARM, "DOCKER_SANDBOX_PREWARM", OWN, "auto",
+	{ SBX_CONF_PREWARM, OWN, "DOCKER_SANDBOX_PREWARM", "auto",
 	    0, 0, NULL, show_prewarm },
 	/* unset: sbxcli.c's lookup; shown resolved */
-	{ SBX_CONF_SBX, "DOCKER_SANDBOX_SBX", OWN, NULL,
+	{ SBX_CONF_SBX, OWN, "DOCKER_SANDBOX_SBX", NULL,
 	    0, 0, NULL, show_sbx },
 };
 #define NSETTINGS	(sizeof(table) / sizeof(table[0]))
