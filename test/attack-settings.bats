@@ -205,3 +205,19 @@ table() {
 	DOCKER_SANDBOX_TEARDOWN=NONE run --separate-stderr sbx-verify -s "$N"
 	[ "$status" -ne 64 ]
 }
+
+@test "settings class: no program reads a DOCKER_SANDBOX setting by name outside lib/conf.c's table" {
+	# getenv(3), its empty-is-unset wrapper, or a lookup in an env array;
+	# sbxcli.c reads DOCKER_SANDBOX_SBX from the array it is given, below
+	# conf.c, which shows that setting resolved through it
+	local hits n
+	hits=$(grep -nE '(getenv|sbx_conf_str|sbx_env_get)\([^)]*"DOCKER_SANDBOX' \
+	    "$TOP"/sbx-*/*.c "$TOP"/lib/*.c || true)
+	[ "$(grep -c '^[^:]*/lib/sbxcli\.c:.*"DOCKER_SANDBOX_SBX"' <<<"$hits")" -eq 1 ]
+	hits=$(grep -v '^[^:]*/lib/sbxcli\.c:.*"DOCKER_SANDBOX_SBX"' <<<"$hits" || true)
+	[ -z "$hits" ] || fail "read by name: $hits"
+	# and the variables are spelled once in conf.c: in its table
+	n=$(grep -c '"DOCKER_SANDBOX[A-Z_]*"' "$TOP/lib/conf.c")
+	[ "$n" -eq "$(env -i "$TOP/sbx-env/sbx-env" -c | wc -l)" ] ||
+	    fail "conf.c names a variable outside its table ($n)"
+}
