@@ -23,7 +23,7 @@
 #ifndef PATH_MAX
 #define PATH_MAX	4096
 #endif
-#define GC_HOURS_MAX	1000000
+#define GC_HOURS_MAX	SBX_GC_HOURS_MAX
 #define CPUS_MAX	1024
 #define PORTS_MAX	1024	/* DOCKER_SANDBOX_PORTS_MAX at most */
 

@@ -82,6 +82,7 @@ long long sbx_strtonum(const char *, long long, long long, const char **);
 	SBX_CONF_AUTOCREATE | SBX_CONF_CPUS | SBX_CONF_MEMORY | \
 	SBX_CONF_TEMPLATE | SBX_CONF_WORKSPACE_RO)
 #define SBX_TIMEOUT_MAX		86400	/* seconds: a day per sbx call */
+#define SBX_GC_HOURS_MAX	1000000	/* DOCKER_SANDBOX_GC_HOURS and -H */
 #define SBX_TEARDOWN_REMOVE	0
 #define SBX_TEARDOWN_STOP	1
 #define SBX_TEARDOWN_NONE	2

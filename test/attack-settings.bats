@@ -48,7 +48,7 @@ table() {
 	WORKSPACE_RO|$RUNNERS|maybe rw 2 r0
 	TEARDOWN|sbx-verify sbx-watch sbx-env-c|destroy remove! rm ' none'
 	KEEPALIVE|sbx-watch sbx-env-c|maybe 2
-	GC_HOURS|sbx-env-c|-1 abc 1e3 1000001 1. .5
+	GC_HOURS|sbx-gc sbx-env-c|-1 abc 1e3 1000001 1. .5
 	ENV_ALLOWLIST|$RUNNERS sbx-env|1BAD A-B 'A B'
 	ENV_PASSTHROUGH|$RUNNERS sbx-env|maybe 2
 	TIMEOUT|$RUNNERS sbx-watch sbx-gc|-1 86401 100000 2m 1.5
