@@ -221,3 +221,19 @@ table() {
 	[ "$n" -eq "$(env -i "$TOP/sbx-env/sbx-env" -c | wc -l)" ] ||
 	    fail "conf.c names a variable outside its table ($n)"
 }
+
+@test "settings class: the suites unset every setting sbx-env -c lists, whatever the caller left set" {
+	local n names
+	names=$(settings_names)
+	[ "$(wc -l <<<"$names")" -eq 15 ]
+	for n in $names; do
+		export "$n=left by the caller"
+	done
+	common_setup
+	for n in $names; do
+		[ "$n" = DOCKER_SANDBOX_SBX ] && continue	# the stand-in, set again
+		[ -z "${!n+set}" ] || fail "$n is still set: ${!n}"
+	done
+	[ "$DOCKER_SANDBOX_SBX" = "$TOP/test/bin/sbx" ]
+	run -0 sbx-env -c
+}
