@@ -38,20 +38,85 @@ struct setting {
 	int		 kind;
 	const char	*name;
 	const char	*def;		/* when unset or empty; NULL: none */
-	long long	 min, max;	/* NUM */
+	long long	 min, max;	/* NUM; the hours' bound too */
 	const char	*(*str)(const char *, const char *);	/* STR */
 	const char	*(*show)(char *, size_t);		/* OWN */
 };
 
 extern char **environ;
 
-static const char *show_memory(char *, size_t);
-static const char *show_ro(char *, size_t);
-static const char *show_teardown(char *, size_t);
-static const char *show_keepalive(char *, size_t);
-static const char *show_gc_hours(char *, size_t);
-static const char *show_prewarm(char *, size_t);
-static const char *show_sbx(char *, size_t);
+/* What -c shows of the settings with an accessor of their own. */
+static const char *
+show_teardown(char *buf, size_t size)
+{
+	(void)buf, (void)size;
+	return sbx_teardown_name(sbx_xconf_teardown());
+}
+
+static const char *
+show_memory(char *buf, size_t size)
+{
+	sbx_xconf_memory(buf, size);
+	return buf;
+}
+
+static const char *
+show_ro(char *buf, size_t size)
+{
+	snprintf(buf, size, "%d", sbx_xconf_workspace_ro());
+	return buf;
+}
+
+static const char *
+show_gc_hours(char *buf, size_t size)
+{
+	snprintf(buf, size, "%lld", sbx_xconf_gc_hours());
+	return buf;
+}
+
+static const char *
+show_keepalive(char *buf, size_t size)
+{
+	int k = sbx_xconf_keepalive();
+
+	snprintf(buf, size, "%s", k == SBX_KEEPALIVE_PORTS ? "ports" :
+	    k == SBX_KEEPALIVE_ALWAYS ? "1" : "0");
+	return buf;
+}
+
+static const char *
+show_prewarm(char *buf, size_t size)
+{
+	int n = sbx_xconf_prewarm();
+
+	snprintf(buf, size, "%s", n == SBX_PREWARM_AUTO ? "auto" :
+	    n ? "1" : "0");
+	return buf;
+}
+
+/*
+ * The sbx the programs would run, by sbxcli.c's own lookup, the working
+ * directory standing for the session workspace; "none" when they would
+ * run none (they then exit 126 or 127, saying where they looked).  A
+ * relative DOCKER_SANDBOX_SBX is a bad value, refused in their words.
+ */
+static const char *
+show_sbx(char *buf, size_t size)
+{
+	static char path[PATH_MAX];
+	char cwd[PATH_MAX], *ws[2] = { NULL, NULL };
+
+	(void)buf, (void)size;
+	if (realpath(".", cwd) != NULL)
+		ws[0] = cwd;
+	if (sbx_cli_find(environ, ws, path, sizeof(path)) == -1) {
+		if (errno == EINVAL)
+			sbx_xcli_find(environ, ws, path, sizeof(path));
+		return "none";
+	}
+	/* one that names nothing comes back as given */
+	return sbx_runnable(path) ? path : "none";
+}
 
 /* In the order sbx-env -c prints them. */
 static const struct setting table[] = {
@@ -335,79 +400,6 @@ sbx_xenv_policy(struct sbx_envpolicy *pol, const char *aflag, int pflag)
 	if (aflag != NULL && sbx_env_addnames(pol, aflag, "-a") == -1)
 		return -1;
 	return 0;
-}
-
-/* What -c shows of the settings with an accessor of their own. */
-static const char *
-show_teardown(char *buf, size_t size)
-{
-	(void)buf, (void)size;
-	return sbx_teardown_name(sbx_xconf_teardown());
-}
-
-static const char *
-show_memory(char *buf, size_t size)
-{
-	sbx_xconf_memory(buf, size);
-	return buf;
-}
-
-static const char *
-show_ro(char *buf, size_t size)
-{
-	snprintf(buf, size, "%d", sbx_xconf_workspace_ro());
-	return buf;
-}
-
-static const char *
-show_gc_hours(char *buf, size_t size)
-{
-	snprintf(buf, size, "%lld", sbx_xconf_gc_hours());
-	return buf;
-}
-
-static const char *
-show_keepalive(char *buf, size_t size)
-{
-	int k = sbx_xconf_keepalive();
-
-	snprintf(buf, size, "%s", k == SBX_KEEPALIVE_PORTS ? "ports" :
-	    k == SBX_KEEPALIVE_ALWAYS ? "1" : "0");
-	return buf;
-}
-
-static const char *
-show_prewarm(char *buf, size_t size)
-{
-	int n = sbx_xconf_prewarm();
-
-	snprintf(buf, size, "%s", n == SBX_PREWARM_AUTO ? "auto" :
-	    n ? "1" : "0");
-	return buf;
-}
-
-/*
- * The sbx the programs would run, by sbxcli.c's own lookup, the working
- * directory standing for the session workspace; "none" when they would
- * run none (they then exit 126 or 127, saying where they looked).  A
- * relative DOCKER_SANDBOX_SBX is a bad value, refused in their words.
- */
-static const char *
-show_sbx(char *buf, size_t size)
-{
-	static char path[PATH_MAX];
-	char cwd[PATH_MAX], *ws[2] = { NULL, NULL };
-
-	(void)buf, (void)size;
-	if (realpath(".", cwd) != NULL)
-		ws[0] = cwd;
-	if (sbx_cli_find(environ, ws, path, sizeof(path)) == -1) {
-		if (errno == EINVAL)
-			sbx_xcli_find(environ, ws, path, sizeof(path));
-		return "none";
-	}
-	/* one that names nothing comes back as given */
-	return sbx_runnable(path) ? path : "none";
 }
 
 /*
