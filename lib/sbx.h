@@ -37,7 +37,7 @@
 #define SBX_DEAD
 #endif
 
-/* io.c: whole writes, a growable buffer, checked stdout */
+/* io.c: whole writes, a growable buffer, checked stdout, a pipe */
 struct sbx_buf {
 	char	*data;		/* always NUL-terminated when non-NULL */
 	size_t	 len;
@@ -48,6 +48,7 @@ int	 sbx_buf_add(struct sbx_buf *, const void *, size_t);
 void	 sbx_buf_free(struct sbx_buf *);
 int	 sbx_buf_readfd(struct sbx_buf *, int, size_t);
 int	 sbx_fshut(void);
+int	 sbx_pipe(int[2]);
 
 /* clock.c: the monotonic clock in milliseconds; a pause */
 long long sbx_now_ms(void);
@@ -157,7 +158,6 @@ struct sbx_result {		/* what came of it */
 	int	 tries;		/* sbx_call: the sbx runs it took (1 and up) */
 	unsigned long long relayed;	/* bytes read from both streams */
 };
-int	 sbx_pipe(int[2]);
 pid_t	 sbx_spawn(const struct sbx_spawn *, int, int, pid_t);
 void SBX_DEAD sbx_spawn_child(const struct sbx_spawn *, int, int, pid_t,
 	    pid_t, const sigset_t *, int);

@@ -17,6 +17,7 @@ struct run {
 	char		**inner;	/* ends it in its container, or NULL */
 	const char	*container;	/* that container (or service) */
 	int		 prewarm;	/* -P's provisioning: its parent holds the lock */
+	unsigned long long relayed;	/* out: output of the last exec */
 };
 
 /* What a held exec's stderr was: the command's, or sbx's answer of... */
@@ -38,7 +39,7 @@ char	**inner_words(char *const *, int *);
 void	 end_inside(const struct run *, const char *);
 
 /* sbx-run.c */
-int	 run_exec(const struct run *, char **, int, int *, struct sbx_buf *);
+int	 run_exec(struct run *, char **, int, int *, struct sbx_buf *);
 
 /* race.c */
 int	 run_first(struct run *, char **, int, int *, struct sbx_buf *);
@@ -65,11 +66,16 @@ int	 orphaned(const struct run *, int, const struct stale *);
 void SBX_DEAD withdraw(const struct run *, int, int);
 
 /* journal.c */
-extern unsigned long long journal_bytes;	/* output of the last exec */
-extern int journal_timeout;	/* its bound in seconds; 0: none */
-void	 journal_begin(void);
-void	 journal_add(const char *, char *const *, int, int);
-int	 journal_print(const char *, long long);
+struct jcall {			/* one call of sbx-run, as its record tells it */
+	struct timespec	 began;		/* CLOCK_REALTIME: the record's time */
+	struct timespec	 mbegan;	/* CLOCK_MONOTONIC: for its ms */
+	unsigned long long bytes;	/* output of the last exec */
+	int		 timeout;	/* its bound in seconds (the lock's); 0: none */
+};
+void	 journal_begin(struct jcall *);
+void	 journal_add(const struct jcall *, const char *, char *const *, int,
+	    int);
+int	 journal_print(const char *, long long, int);
 
 /* workspace.c */
 int	 workspace_check(const struct run *, const char *, char *, char *,
