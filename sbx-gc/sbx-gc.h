@@ -44,4 +44,7 @@ void	 gc_sweep_orphans(const struct gc *, const struct box *, size_t,
 char	**gc_workspaces(const struct gc *);
 int	 gc_provlock(const struct gc *, const char *, const char *);
 
+/* rfc3339.c: an RFC 3339 timestamp to Unix seconds */
+int	 gc_rfc3339(const char *, long long *);
+
 #endif /* SBX_GC_H */
