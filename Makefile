@@ -18,8 +18,8 @@ BIN = sbx-env/sbx-env sbx-run/sbx-run sbx-watch/sbx-watch sbx-gc/sbx-gc \
 RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
 	sbx-run/journal.o sbx-run/workspace.o sbx-run/ending.o \
 	sbx-run/prewarm.o sbx-run/orphan.o sbx-run/race.o
-WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/pidwait.o \
-	sbx-watch/prewarm.o
+WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/teardown.o \
+	sbx-watch/pidwait.o sbx-watch/prewarm.o
 GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o sbx-gc/rfc3339.o
 PORTSOBJ = sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-ports/hostport.o \
 	sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/portsmark.o
