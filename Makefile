@@ -88,8 +88,23 @@ test/tools/orphan: test/tools/orphan.c lib/libsbx.a
 test/tools/failalloc.so: test/tools/failalloc.c
 	$(CC) $(CFLAGS) -shared -fPIC -o $@ test/tools/failalloc.c
 
+# make check: its three parts in turn, each whatever the last found, then
+# the one closing line "N passed, N failed" over all three
 check: all $(TESTTOOLS)
-	sh test/run-suites
+	@sh test/run-suites reset
+	-@$(MAKE) -s check-bats
+	-@$(MAKE) -s check-sanitized
+	-@$(MAKE) -s check-pi
+	@sh test/run-suites total bats sanitized pi
+
+# the bats suites; the same on sanitized binaries (SBX_SANITIZE=0: not);
+# the pi extension's node tests
+check-bats: all $(TESTTOOLS)
+	sh test/run-suites bats
+check-sanitized: all
+	sh test/run-suites sanitized
+check-pi: all
+	sh test/run-suites pi
 
 lint: all
 	sh test/lint
@@ -145,4 +160,4 @@ clean:
 		$(GCOBJ) $(VERIFYOBJ) $(TESTTOOLS)
 	rm -rf test/fuzz/bin test/fuzz/work
 
-.PHONY: all check lint fuzz bench demo soak install uninstall clean
+.PHONY: all check check-bats check-sanitized check-pi lint fuzz bench demo soak install uninstall clean
