@@ -6,6 +6,7 @@
  */
 #include <sys/types.h>
 
+#include <err.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -69,4 +70,16 @@ portsmark_write(int dfd, const char *name, const struct sbx_ports *l)
 	r = sbx_state_write(dfd, file, b.data);
 	sbx_buf_free(&b);
 	return r;
+}
+
+/* warn(3) of a failed read or write, naming STATEDIR/NAME.ports. */
+void
+portsmark_warn(const char *statedir, const char *name)
+{
+	char file[SBX_MARKER_MAX] = "";
+	int e = errno;
+
+	(void)sbx_marker_path(file, sizeof(file), name, SBX_M_PORTS);
+	errno = e;
+	warn("%s/%s", statedir, file);
 }

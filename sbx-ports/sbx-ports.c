@@ -291,7 +291,7 @@ cmd_unpublish(struct ctx *c, int argc, char **argv)
 		}
 		if (keep.n != rec.n &&
 		    portsmark_write(dfd, c->pc.name, &keep))
-			warn("%s/%s.ports", c->statedir, c->pc.name);
+			portsmark_warn(c->statedir, c->pc.name);
 	}
 	sbx_ports_free(&want);
 	sbx_ports_free(&l);

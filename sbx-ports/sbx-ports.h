@@ -33,6 +33,7 @@ int	 dockerps_parse(const char *, size_t, struct sbx_ports *,
 /* portsmark.c: NAME.ports, the mappings we made */
 int	 portsmark_read(int, const char *, struct sbx_ports *);
 int	 portsmark_write(int, const char *, const struct sbx_ports *);
+void	 portsmark_warn(const char *, const char *);
 
 /* sbx-ports.c */
 void	 ports_failed(const struct ctx *, const char *, const char *) SBX_DEAD;

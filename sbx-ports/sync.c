@@ -131,7 +131,7 @@ cmd_sync(struct ctx *c, int argc, char **argv)
 	container_ports(c, &want, over);
 	ports_list(c, &l);
 	if (portsmark_read(dfd, c->pc.name, &rec) == -1)
-		warn("%s/%s.ports", c->statedir, c->pc.name);
+		portsmark_warn(c->statedir, c->pc.name);
 	if ((why = calloc(want.n + 1, sizeof(*why))) == NULL)
 		err(SBX_EX_FAIL, NULL);
 
@@ -190,14 +190,14 @@ cmd_sync(struct ctx *c, int argc, char **argv)
 			if (sbx_ports_add(&keep, &unpub.v[i]) == -1)
 				err(SBX_EX_FAIL, NULL);
 		if (portsmark_write(dfd, c->pc.name, &keep) == -1)
-			warn("%s/%s.ports", c->statedir, c->pc.name);
+			portsmark_warn(c->statedir, c->pc.name);
 		keep.n -= unpub.n;
 	}
 	ports_change(c, &none, &unpub);
 	ports_change(c, &pub, &none);
 	if ((keep.n != rec.n || pub.n > 0 || unpub.n > 0) &&
 	    portsmark_write(dfd, c->pc.name, &keep) == -1)
-		warn("%s/%s.ports", c->statedir, c->pc.name);
+		portsmark_warn(c->statedir, c->pc.name);
 
 	for (i = 0; i < want.n; i++) {
 		if ((have = sbx_ports_findvm(&pub, want.v[i].vm,

@@ -110,9 +110,9 @@ prewarm(struct run *r, char **av, int in)
 {
 	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
 	struct sigaction sa;
-	char statedir[PATH_MAX], said[SBX_PREWARM_SAID];
+	char statedir[PATH_MAX], said[SBX_PREWARM_SAID], file[SBX_MARKER_MAX];
 	size_t len, i;
-	int dfd, lfd, fd, p[2], ws, status;
+	int dfd, lfd, fd, p[2], ws, status, e;
 
 	if ((dfd = sbx_xstate_open(statedir, sizeof(statedir))) == -1)
 		exit(SBX_EX_FAIL);
@@ -153,8 +153,13 @@ prewarm(struct run *r, char **av, int in)
 	    WIFSIGNALED(ws) ? SBX_SIGSTATUS(WTERMSIG(ws)) : SBX_EX_FAIL;
 	/* an interrupted prewarm is no failure for the next call to report */
 	if (forwarded == 0 && sbx_prewarm_write(dfd, r->name, status, said,
-	    len) == -1)
-		warn("%s/%s.prewarm", statedir, r->name);
+	    len) == -1) {
+		e = errno;
+		(void)sbx_marker_path(file, sizeof(file), r->name,
+		    SBX_M_PREWARM);
+		errno = e;
+		warn("%s/%s", statedir, file);
+	}
 	close(lfd);
 	close(dfd);
 	return forwarded != 0 ? SBX_SIGSTATUS(forwarded) : status;

@@ -124,12 +124,12 @@ static int
 create(const struct run *r, const struct create *c, int dfd,
     const char *prev)
 {
-	char file[SBX_MARKER_MAX];
+	char file[SBX_MARKER_MAX], created[SBX_MARKER_MAX];
 	const char *mode = c->readonly ? "ro" : "rw";
 	int timeout;
 	struct sbx_result cmd;
 	struct stale st;
-	int made = 0, already, status;
+	int made = 0, already, status, e;
 
 	stale_read(r, dfd, &st);
 	(void)sbx_marker_path(file, sizeof(file), r->name, SBX_M_PRIME);
@@ -139,8 +139,12 @@ create(const struct run *r, const struct create *c, int dfd,
 	    mode) == -1) {
 		if (made)
 			(void)sbx_state_rmtree(dfd, file);
-		err(SBX_EX_FAIL, "%s.created: cannot record the sandbox before "
-		    "creating it", r->name);
+		e = errno;
+		(void)sbx_marker_path(created, sizeof(created), r->name,
+		    SBX_M_CREATED);
+		errno = e;
+		err(SBX_EX_FAIL, "%s: cannot record the sandbox before "
+		    "creating it", created);
 	}
 	/* the longer floor only when the user set no bound at all */
 	timeout = r->given ? r->calltimeout : CREATE_TIMEOUT;
@@ -167,8 +171,13 @@ create(const struct run *r, const struct create *c, int dfd,
 		withdraw(r, dfd, timeout);
 	if (cmd.status == 0) {
 		if (sbx_created_write(dfd, r->name, SBX_READY, c->workspace,
-		    mode) == -1)
-			warn("%s.created", r->name);	/* the intent stays */
+		    mode) == -1) {
+			e = errno;
+			(void)sbx_marker_path(created, sizeof(created),
+			    r->name, SBX_M_CREATED);
+			errno = e;
+			warn("%s", created);	/* the intent stays */
+		}
 		sbx_result_free(&cmd);
 		return PROV_RETRY;
 	}
