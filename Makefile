@@ -23,7 +23,7 @@ WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/teardown.o \
 GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o sbx-gc/rfc3339.o
 PORTSOBJ = sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-ports/hostport.o \
 	sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/portsmark.o
-VERIFYOBJ = sbx-verify/sbx-verify.o sbx-verify/probe.o \
+VERIFYOBJ = sbx-verify/sbx-verify.o sbx-verify/result.o sbx-verify/probe.o \
 	sbx-verify/answers.o sbx-verify/checks.o sbx-verify/selfcheck.o \
 	sbx-verify/sccall.o sbx-verify/scremove.o sbx-verify/scbasic.o \
 	sbx-verify/scguest.o sbx-verify/scports.o sbx-verify/scwords.o \
@@ -46,7 +46,7 @@ $(RUNOBJ): sbx-run/sbx-run.h
 $(WATCHOBJ): sbx-watch/sbx-watch.h
 $(GCOBJ): sbx-gc/sbx-gc.h
 $(PORTSOBJ): sbx-ports/sbx-ports.h
-$(VERIFYOBJ): sbx-verify/sbx-verify.h
+$(VERIFYOBJ): sbx-verify/result.h sbx-verify/audit.h sbx-verify/sc.h
 
 lib/libsbx.a: $(LIBOBJ)
 	rm -f $@

@@ -208,6 +208,7 @@ struct sbx_guard {
 };
 int	 sbx_guard_start(struct sbx_guard *);
 void	 sbx_guard_stop(struct sbx_guard *);
+pid_t	 sbx_lifeline(int *, void (*)(int, const sigset_t *, void *), void *);
 
 /* name.c: sandbox names */
 #define SBX_NAME_MAX	63

@@ -33,7 +33,7 @@ struct create {
 };
 
 static char **
-create_argv(const struct run *r, const struct create *c, int quiet)
+create_argv(const struct request *r, const struct create *c, int quiet)
 {
 	static char *av[SBX_CREATE_ARGC];
 
@@ -47,7 +47,7 @@ create_argv(const struct run *r, const struct create *c, int quiet)
  * so does sbx waiting for its daemon restart (69, in one line).
  */
 static void
-cut_short(const struct run *r, int timeout, const struct sbx_result *c,
+cut_short(const struct request *r, int timeout, const struct sbx_result *c,
     const char *verb)
 {
 	if (c->timedout)
@@ -61,7 +61,7 @@ cut_short(const struct run *r, int timeout, const struct sbx_result *c,
 
 /* One create or ls: sbxcall.c (no stdin, --no-input, the start race). */
 static void
-call(const struct run *r, char **av, int timeout, int dfd,
+call(const struct request *r, char **av, int timeout, int dfd,
     struct sbx_result *c, const char *verb)
 {
 	if (sbx_call(c, av, r->env, timeout, dfd) == -1)
@@ -71,7 +71,7 @@ call(const struct run *r, char **av, int timeout, int dfd,
 
 /* Does `sbx ls --json` list the sandbox?  1 yes, 0 no; exits on failure. */
 static int
-listed(const struct run *r, int dfd)
+listed(const struct request *r, int dfd)
 {
 	char *av[] = { (char *)r->sbx, "ls", "--json", NULL };
 	struct sbx_result c;
@@ -102,7 +102,7 @@ print_argv(char **av)
 
 /* NAME.created back as it was before this run wrote its intent. */
 static void
-restore(const struct run *r, int dfd, const char *prev)
+restore(const struct request *r, int dfd, const char *prev)
 {
 	char file[SBX_MARKER_MAX];
 
@@ -121,7 +121,7 @@ restore(const struct run *r, int dfd, const char *prev)
  * the intent stays so that the half-made sandbox is still torn down.
  */
 static int
-create(const struct run *r, const struct create *c, int dfd,
+create(const struct request *r, const struct create *c, int dfd,
     const char *prev)
 {
 	char file[SBX_MARKER_MAX], created[SBX_MARKER_MAX];
@@ -209,7 +209,7 @@ create(const struct run *r, const struct create *c, int dfd,
  * must first show it gone.
  */
 int
-provision(const struct run *r)
+provision(const struct request *r)
 {
 	struct create c;
 	char statedir[PATH_MAX], now[sizeof(r->before)], why[PATH_MAX + 128];
@@ -267,7 +267,7 @@ done:
  * past it, exit 124.
  */
 int
-provision_lock(const struct run *r, int dfd, const char *statedir)
+provision_lock(const struct request *r, int dfd, const char *statedir)
 {
 	int lfd, wait;
 
@@ -288,7 +288,7 @@ provision_lock(const struct run *r, int dfd, const char *statedir)
  * sandbox made meanwhile by another call.  No state directory yet: "".
  */
 void
-provision_snapshot(struct run *r)
+provision_snapshot(struct request *r)
 {
 	char path[PATH_MAX];
 	int dfd;
