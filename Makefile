@@ -5,24 +5,25 @@
 
 include config.mk
 
-LIBOBJ = lib/shown.o lib/conf.o lib/confparse.o lib/env.o lib/io.o lib/json.o lib/lock.o lib/name.o \
-	lib/num.o lib/proc.o lib/sbxcli.o lib/spawn.o lib/supervise.o \
-	lib/relay.o lib/selfpipe.o lib/state.o lib/statedir.o \
-	lib/marker.o lib/rfc3339.o lib/sbxsays.o lib/portspec.o lib/dockerps.o \
-	lib/markerio.o lib/portcli.o lib/sibling.o lib/jsonout.o lib/sbxls.o lib/capture.o \
-	lib/guard.o lib/clock.o lib/createargv.o lib/mark.o lib/marksh.o \
-	lib/sbxcall.o lib/holdargv.o
+# alphabetical: the archive lets the linker find the order
+LIBOBJ = lib/capture.o lib/clock.o lib/conf.o lib/confparse.o \
+	lib/createargv.o lib/env.o lib/guard.o lib/holdargv.o lib/io.o \
+	lib/json.o lib/jsonout.o lib/lock.o lib/mark.o lib/marker.o \
+	lib/markerio.o lib/marksh.o lib/name.o lib/num.o lib/portcli.o \
+	lib/portspec.o lib/proc.o lib/relay.o lib/sbxcall.o lib/sbxcli.o \
+	lib/sbxls.o lib/sbxsays.o lib/selfpipe.o lib/shown.o lib/sibling.o \
+	lib/spawn.o lib/state.o lib/statedir.o lib/supervise.o
 BIN = sbx-env/sbx-env sbx-run/sbx-run sbx-watch/sbx-watch sbx-gc/sbx-gc \
 	sbx-ports/sbx-ports sbx-verify/sbx-verify
 RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
 	sbx-run/journal.o sbx-run/workspace.o sbx-run/ending.o \
 	sbx-run/prewarm.o sbx-run/orphan.o sbx-run/race.o
-WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/pidwait.o \
-	sbx-watch/prewarm.o
-GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o
+WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/teardown.o \
+	sbx-watch/pidwait.o sbx-watch/prewarm.o
+GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o sbx-gc/rfc3339.o
 PORTSOBJ = sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-ports/hostport.o \
-	sbx-ports/bound.o
-VERIFYOBJ = sbx-verify/sbx-verify.o sbx-verify/probe.o \
+	sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/portsmark.o
+VERIFYOBJ = sbx-verify/sbx-verify.o sbx-verify/result.o sbx-verify/probe.o \
 	sbx-verify/answers.o sbx-verify/checks.o sbx-verify/selfcheck.o \
 	sbx-verify/sccall.o sbx-verify/scremove.o sbx-verify/scbasic.o \
 	sbx-verify/scguest.o sbx-verify/scports.o sbx-verify/scwords.o \
@@ -45,7 +46,7 @@ $(RUNOBJ): sbx-run/sbx-run.h
 $(WATCHOBJ): sbx-watch/sbx-watch.h
 $(GCOBJ): sbx-gc/sbx-gc.h
 $(PORTSOBJ): sbx-ports/sbx-ports.h
-$(VERIFYOBJ): sbx-verify/sbx-verify.h
+$(VERIFYOBJ): sbx-verify/result.h sbx-verify/audit.h sbx-verify/sc.h
 
 lib/libsbx.a: $(LIBOBJ)
 	rm -f $@
@@ -72,9 +73,9 @@ sbx-verify/sbx-verify: $(VERIFYOBJ) lib/libsbx.a
 test/tools/hostile-env: test/tools/hostile-env.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ test/tools/hostile-env.c
 
-test/tools/rfc3339: test/tools/rfc3339.c lib/libsbx.a
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib $(LDFLAGS) -o $@ test/tools/rfc3339.c \
-		lib/libsbx.a
+test/tools/rfc3339: test/tools/rfc3339.c sbx-gc/rfc3339.o lib/libsbx.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib -Isbx-gc $(LDFLAGS) -o $@ \
+		test/tools/rfc3339.c sbx-gc/rfc3339.o lib/libsbx.a
 
 test/tools/selfpipe: test/tools/selfpipe.c lib/libsbx.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib $(LDFLAGS) -o $@ test/tools/selfpipe.c \
@@ -87,8 +88,23 @@ test/tools/orphan: test/tools/orphan.c lib/libsbx.a
 test/tools/failalloc.so: test/tools/failalloc.c
 	$(CC) $(CFLAGS) -shared -fPIC -o $@ test/tools/failalloc.c
 
+# make check: its three parts in turn, each whatever the last found, then
+# the one closing line "N passed, N failed" over all three
 check: all $(TESTTOOLS)
-	sh test/run-suites
+	@sh test/run-suites reset
+	-@$(MAKE) -s check-bats
+	-@$(MAKE) -s check-sanitized
+	-@$(MAKE) -s check-pi
+	@sh test/run-suites total bats sanitized pi
+
+# the bats suites; the same on sanitized binaries (SBX_SANITIZE=0: not);
+# the pi extension's node tests
+check-bats: all $(TESTTOOLS)
+	sh test/run-suites bats
+check-sanitized: all
+	sh test/run-suites sanitized
+check-pi: all
+	sh test/run-suites pi
 
 lint: all
 	sh test/lint
@@ -144,4 +160,4 @@ clean:
 		$(GCOBJ) $(VERIFYOBJ) $(TESTTOOLS)
 	rm -rf test/fuzz/bin test/fuzz/work
 
-.PHONY: all check lint fuzz bench demo soak install uninstall clean
+.PHONY: all check check-bats check-sanitized check-pi lint fuzz bench demo soak install uninstall clean

@@ -37,7 +37,7 @@
 #define SBX_DEAD
 #endif
 
-/* io.c: whole writes, a growable buffer, checked stdout */
+/* io.c: whole writes, a growable buffer, checked stdout, a pipe */
 struct sbx_buf {
 	char	*data;		/* always NUL-terminated when non-NULL */
 	size_t	 len;
@@ -48,6 +48,7 @@ int	 sbx_buf_add(struct sbx_buf *, const void *, size_t);
 void	 sbx_buf_free(struct sbx_buf *);
 int	 sbx_buf_readfd(struct sbx_buf *, int, size_t);
 int	 sbx_fshut(void);
+int	 sbx_pipe(int[2]);
 
 /* clock.c: the monotonic clock in milliseconds; a pause */
 long long sbx_now_ms(void);
@@ -171,7 +172,6 @@ struct sbx_result {		/* what came of it */
 	int	 tries;		/* sbx_call: the sbx runs it took (1 and up) */
 	unsigned long long relayed;	/* bytes read from both streams */
 };
-int	 sbx_pipe(int[2]);
 pid_t	 sbx_spawn(const struct sbx_spawn *, int, int, pid_t);
 void SBX_DEAD sbx_spawn_child(const struct sbx_spawn *, int, int, pid_t,
 	    pid_t, const sigset_t *, int);
@@ -222,6 +222,7 @@ struct sbx_guard {
 };
 int	 sbx_guard_start(struct sbx_guard *);
 void	 sbx_guard_stop(struct sbx_guard *);
+pid_t	 sbx_lifeline(int *, void (*)(int, const sigset_t *, void *), void *);
 
 /* name.c: sandbox names */
 #define SBX_NAME_MAX	63
@@ -348,9 +349,6 @@ int	 sbx_prewarm_write(int, const char *, int, const char *, size_t);
 int	 sbx_prewarm_read(int, const char *, long long *, int *, char *,
 	    size_t);
 
-/* rfc3339.c: an RFC 3339 timestamp to Unix seconds */
-int	 sbx_rfc3339(const char *, long long *);
-
 /* sbxsays.c: what sbx's words mean (every wording matched is there) */
 #define SBX_NF_NO	0	/* not sbx's line, and cannot become it */
 #define SBX_NF_PREFIX	1	/* could still become it */
@@ -370,8 +368,9 @@ void	 sbx_restart_exit(void) SBX_DEAD;
 
 /*
  * Ports (sbx-ports, sbx-verify).  portspec.c: specs, sbx's JSON listing,
- * URLs; dockerps.c: what running containers publish; portcli.c: sbx's
- * two port dialects; sibling.c: the programs installed beside us.
+ * URLs; portcli.c: sbx's two port dialects; sibling.c: the programs
+ * installed beside us.  What running containers publish is sbx-ports'
+ * own (sbx-ports/dockerps.c).
  */
 #define SBX_TCP		0
 #define SBX_UDP		1
@@ -381,8 +380,8 @@ struct sbx_port {
 	int	vm;		/* sandbox (VM) port */
 	int	proto;		/* SBX_TCP or SBX_UDP */
 	int	fam;		/* 4 or 6 (tcp4, udp6...); 0: both or unsaid */
-	char	cid[72];	/* dockerps.c: the container's ID, or "" */
-	char	cname[256];	/* dockerps.c: its Names, or "" */
+	char	cid[72];	/* docker ps: the container's ID, or "" */
+	char	cname[256];	/* docker ps: its Names, or "" */
 };
 struct sbx_ports {
 	struct sbx_port	*v;
@@ -402,17 +401,6 @@ int	 sbx_ports_sbxjson(const char *, size_t, struct sbx_ports *,
 	    const char **);
 int	 sbx_port_sbxspec(const struct sbx_port *, char *, size_t);
 int	 sbx_port_url(const struct sbx_port *, char *, size_t);
-#define SBX_PORTS_WANT_MAX	4096	/* VM ports one docker ps may name */
-struct sbx_portset {		/* one bit a port: tcp, udp */
-	unsigned char	bit[2][65536 / 8];
-};
-int	 sbx_portset_has(const struct sbx_portset *, int, int);
-void	 sbx_portset_add(struct sbx_portset *, int, int);
-int	 sbx_ports_dockertext(const char *, struct sbx_ports *,
-	    struct sbx_portset *, const char **);
-int	 sbx_ports_dockerps(const char *, size_t, struct sbx_ports *,
-	    struct sbx_portset *, size_t *, const char **);
-
 #define SBX_DIALECT_UNKNOWN	0
 #define SBX_DIALECT_PORTS	1	/* sbx ports NAME --publish SPEC */
 #define SBX_DIALECT_PORT	2	/* sbx port publish NAME SPEC */
@@ -442,10 +430,6 @@ void	 sbx_portcli_free(struct sbx_portcli *);
 
 int	 sbx_sibling(const char *, char *const *, char *const *, const char *,
 	    char *, size_t);
-
-/* markerio.c: NAME.ports, the mappings sbx-ports made */
-int	 sbx_portsmark_read(int, const char *, struct sbx_ports *);
-int	 sbx_portsmark_write(int, const char *, const struct sbx_ports *);
 
 /* createargv.c: the `sbx create` of provisioning (sbx-run, sbx-verify -S) */
 #define SBX_CREATE_ARGC	20

@@ -56,7 +56,7 @@ missing(const char *text, size_t len, void *arg)
  * the words were the command's, and go back to the caller.
  */
 static void
-restart_check(const struct run *r)
+restart_check(const struct request *r)
 {
 	char *av[] = { (char *)r->sbx, "version", NULL };
 	struct sbx_result v;
@@ -75,7 +75,7 @@ restart_check(const struct run *r)
  * is marked in its container too, before that command.
  */
 static char **
-exec_argv(struct run *r, char **fwd, char **inner, int interactive,
+exec_argv(struct request *r, char **fwd, char **inner, int interactive,
     int raw)
 {
 	char **av;
@@ -129,7 +129,7 @@ exec_argv(struct run *r, char **fwd, char **inner, int interactive,
  * for the caller to give back if that proves untrue.
  */
 int
-run_exec(const struct run *r, char **av, int in, int *said,
+exec_once(struct request *r, char **av, int in, int *said,
     struct sbx_buf *held)
 {
 	struct sbx_spawn s;
@@ -181,8 +181,7 @@ run_exec(const struct run *r, char **av, int in, int *said,
 		end_inside(r, why);
 	}
 	status = c.status;
-	journal_bytes = c.relayed;
-	journal_timeout = r->timeout;
+	r->relayed = c.relayed;
 	sbx_result_free(&c);
 	return status;
 }
@@ -192,7 +191,8 @@ main(int argc, char *argv[])
 {
 	struct sbx_envpolicy pol;
 	struct sbx_buf held;
-	struct run r;
+	struct jcall jc;
+	struct request r;
 	const char *errstr;
 	char name[SBX_NAME_MAX + 1], **av, **fwd;
 	size_t i;
@@ -260,8 +260,9 @@ main(int argc, char *argv[])
 		usage();
 	if (jflag != -1) {
 		sbx_xconf_check(SBX_CONF_TIMEOUT);
-		journal_timeout = sbx_xconf_timeout();	/* bounds its lock */
-		return journal_print(sbx_xname_pick(r.name), jflag);
+		/* the timeout bounds its lock */
+		return journal_print(sbx_xname_pick(r.name), jflag,
+		    sbx_xconf_timeout());
 	}
 	/* -P: provision only, so no command; the exec, if any, is `true` */
 	if (pflag && (argc != 0 || iflag || xflag))
@@ -306,16 +307,18 @@ main(int argc, char *argv[])
 		status = prewarm(&r, av, in);
 		goto out;
 	}
-	journal_begin();
+	journal_begin(&jc);
 	memset(&held, 0, sizeof(held));
-	status = run_first(&r, av, in, &absent, &held);
+	status = exec_first(&r, av, in, &absent, &held);
 	if (absent) {
 		if (provision(&r) == PROV_RETRY)
-			status = run_exec(&r, av, in, NULL, NULL);
+			status = exec_once(&r, av, in, NULL, NULL);
 		else	/* not sbx's word after all: give it back */
 			(void)sbx_writeall(STDERR_FILENO, held.data, held.len);
 	}
-	journal_add(r.name, argv, xflag, status);
+	jc.bytes = r.relayed;
+	jc.timeout = r.timeout;
+	journal_add(&jc, r.name, argv, xflag, status);
 	sbx_buf_free(&held);
 out:
 	for (i = 0; fwd[i] != NULL; i++)

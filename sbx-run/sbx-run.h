@@ -1,6 +1,7 @@
 /* sbx-run.h: what the files of sbx-run share. */
 
-struct run {
+/* What this call of sbx-run was asked, and what it learns on the way. */
+struct request {
 	const char	*name;		/* the sandbox */
 	const char	*workspace;	/* -w, or NULL for the cwd */
 	char		 sbx[4096];	/* the sbx CLI, absolute */
@@ -17,6 +18,7 @@ struct run {
 	char		**inner;	/* ends it in its container, or NULL */
 	const char	*container;	/* that container (or service) */
 	int		 prewarm;	/* -P's provisioning: its parent holds the lock */
+	unsigned long long relayed;	/* out: output of the last exec */
 };
 
 /* What a held exec's stderr was: the command's, or sbx's answer of... */
@@ -35,23 +37,23 @@ int	 inner_exec(char *const *, int *, int *, const char **);
 
 /* ending.c */
 char	**inner_words(char *const *, int *);
-void	 end_inside(const struct run *, const char *);
+void	 end_inside(const struct request *, const char *);
 
 /* sbx-run.c */
-int	 run_exec(const struct run *, char **, int, int *, struct sbx_buf *);
+int	 exec_once(struct request *, char **, int, int *, struct sbx_buf *);
 
 /* race.c */
-int	 run_first(struct run *, char **, int, int *, struct sbx_buf *);
+int	 exec_first(struct request *, char **, int, int *, struct sbx_buf *);
 
 /* provision.c */
-void	 provision_snapshot(struct run *);
-int	 provision(const struct run *);
-int	 provision_lock(const struct run *, int, const char *);
+void	 provision_snapshot(struct request *);
+int	 provision(const struct request *);
+int	 provision_lock(const struct request *, int, const char *);
 
 /* prewarm.c */
-int	 prewarm(struct run *, char **, int);
-void	 prewarm_await(const struct run *);
-void	 prewarm_report(const struct run *, int);
+int	 prewarm(struct request *, char **, int);
+void	 prewarm_await(const struct request *);
+void	 prewarm_report(const struct request *, int);
 
 /* orphan.c */
 struct stale {			/* NAME.owner before the create, if dead then */
@@ -59,20 +61,25 @@ struct stale {			/* NAME.owner before the create, if dead then */
 	pid_t	 pid;
 	unsigned long long start;
 };
-int	 session_ended(const struct run *);
-void	 stale_read(const struct run *, int, struct stale *);
-int	 orphaned(const struct run *, int, const struct stale *);
-void SBX_DEAD withdraw(const struct run *, int, int);
+int	 session_ended(const struct request *);
+void	 stale_read(const struct request *, int, struct stale *);
+int	 orphaned(const struct request *, int, const struct stale *);
+void SBX_DEAD withdraw(const struct request *, int, int);
 
 /* journal.c */
-extern unsigned long long journal_bytes;	/* output of the last exec */
-extern int journal_timeout;	/* its bound in seconds; 0: none */
-void	 journal_begin(void);
-void	 journal_add(const char *, char *const *, int, int);
-int	 journal_print(const char *, long long);
+struct jcall {			/* one call of sbx-run, as its record tells it */
+	struct timespec	 began;		/* CLOCK_REALTIME: the record's time */
+	struct timespec	 mbegan;	/* CLOCK_MONOTONIC: for its ms */
+	unsigned long long bytes;	/* output of the last exec */
+	int		 timeout;	/* its bound in seconds (the lock's); 0: none */
+};
+void	 journal_begin(struct jcall *);
+void	 journal_add(const struct jcall *, const char *, char *const *, int,
+	    int);
+int	 journal_print(const char *, long long, int);
 
 /* workspace.c */
-int	 workspace_check(const struct run *, const char *, char *, char *,
+int	 workspace_check(const struct request *, const char *, char *, char *,
 	    size_t);
 void	 prime_dir(int, const char *, const char *, int *);
-void	 session_workspaces(struct run *);
+void	 session_workspaces(struct request *);

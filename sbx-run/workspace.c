@@ -62,7 +62,7 @@ covers_home(const struct stat *ws)
  * the state directory in use.
  */
 int
-workspace_check(const struct run *r, const char *statedir, char *buf,
+workspace_check(const struct request *r, const char *statedir, char *buf,
     char *why, size_t size)
 {
 	const char *w = r->workspace ? r->workspace : ".", *p;
@@ -99,7 +99,7 @@ workspace_check(const struct run *r, const char *statedir, char *buf,
  * it would mount (-w or the working directory) if it may mount it.
  */
 void
-session_workspaces(struct run *r)
+session_workspaces(struct request *r)
 {
 	char statedir[PATH_MAX], why[PATH_MAX + 128];
 	size_t n = 0;

@@ -1,5 +1,6 @@
 /*
- * sccall.c: the self-check's sbx calls, and the evidence they leave.
+ * sccall.c: the self-check's sbx calls, the evidence they leave, and the
+ * verdicts said with it.
  * Every call runs as the programs run theirs: standard input on
  * /dev/null, its own process group, the scrubbed environment, the bound
  * of DOCKER_SANDBOX_TIMEOUT, and for every verb but exec lib's sbx_call
@@ -17,15 +18,28 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "sbx.h"
-#include "sbx-verify.h"
+#include "result.h"
+#include "sc.h"
 
 #define SHOWN	160	/* bytes of each stream quoted as evidence */
+
+/* The verdict of check k; sc_esc escaped sbx's words in the evidence. */
+void
+sc_say(struct sc *sc, enum sccheck k, enum verdict v, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	result_vsay(&sc->r[k], v, fmt, ap);
+	va_end(ap);
+}
 
 /* Signals that came and were not a supervised child's to take. */
 static void
@@ -215,5 +229,14 @@ sc_said(const struct sbx_result *c, char *buf, size_t size)
 	snprintf(buf, size, "%s%s%s%s%s%s%s", how,
 	    *err ? ", stderr \"" : "", err, *err ? "\"" : "",
 	    *out ? ", stdout \"" : "", out, *out ? "\"" : "");
+	return buf;
+}
+
+/* What a call said, then the call freed: all a check keeps of it. */
+const char *
+sc_heard(struct sbx_result *c, char *buf, size_t size)
+{
+	sc_said(c, buf, size);
+	sbx_result_free(c);
 	return buf;
 }

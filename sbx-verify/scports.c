@@ -19,7 +19,8 @@
 #include <unistd.h>
 
 #include "sbx.h"
-#include "sbx-verify.h"
+#include "result.h"
+#include "sc.h"
 
 #define VMPORT	8080	/* nothing need listen: sbx maps it all the same */
 
@@ -241,8 +242,7 @@ sc_stopped(struct sc *sc)
 		if (sc_sbx(sc, &c, av) == -1)
 			return -1;
 		r = c.status;
-		sc_said(&c, said, sizeof(said));
-		sbx_result_free(&c);
+		sc_heard(&c, said, sizeof(said));
 		if (r != 0) {
 			sc_say(sc, SC_STOPPED, FAIL, "sbx stop (the teardown of "
 			    "DOCKER_SANDBOX_TEARDOWN=stop) failed: %s", said);

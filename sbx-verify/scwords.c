@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "sbx.h"
-#include "sbx-verify.h"
+#include "result.h"
+#include "sc.h"
 
 /*
  * After sc_version: the self-check's cache (empty before) says whether

@@ -15,14 +15,14 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "sbx.h"
-#include "sbx-verify.h"
+#include "result.h"
+#include "sc.h"
 
 /* Where a FAIL is to be reported. */
 #define REPORT_TO	"https://github.com/sbx-tools/sbx-tools/issues"
@@ -44,23 +44,6 @@ static int (*const steps[])(struct sc *) = {
 #define NSTEPS	(sizeof(steps) / sizeof(steps[0]))
 
 static const int trapped[] = { SIGINT, SIGTERM, SIGHUP };
-
-void
-sc_say(struct sc *sc, enum sccheck k, enum verdict v, const char *fmt, ...)
-{
-	struct result *r = &sc->r[k];
-	va_list ap;
-	char *p;
-
-	r->verdict = v;
-	va_start(ap, fmt);
-	vsnprintf(r->evidence, sizeof(r->evidence), fmt, ap);
-	va_end(ap);
-	/* one line: sc_esc escaped sbx's words, this is for the rest */
-	for (p = r->evidence; *p != '\0'; p++)
-		if ((unsigned char)*p < ' ' || *p == 0x7f)
-			*p = ' ';
-}
 
 /*
  * The throwaway workspace: w, and p, the scratch primary of ro mode; c,
@@ -211,7 +194,7 @@ selfcheck(int jflag, int tflag, int fast)
 	} else
 		removed = sc_remover_fire(&sc) == 0;
 	unreached(&sc, why);
-	report(sc.r, SC_COUNT, jflag, tflag);
+	result_report(sc.r, SC_COUNT, jflag, tflag);
 	rv = advice(&sc);
 	if (!removed)
 		warnx("sandbox %s may be left: remove it with 'sbx rm --force "

@@ -219,7 +219,7 @@ listed(const struct watch *w)
 static int
 now(const struct watch *w, const char *statedir)
 {
-	char lock[SBX_MARKER_MAX], owner[SBX_MARKER_MAX];
+	char lock[SBX_MARKER_MAX], owner[SBX_MARKER_MAX], file[SBX_MARKER_MAX];
 	int lfd, ours, rv;
 
 	(void)sbx_marker_path(lock, sizeof(lock), w->name, SBX_M_LOCK);
@@ -238,15 +238,21 @@ now(const struct watch *w, const char *statedir)
 	}
 	if (rv == SBX_EX_NOSANDBOX)
 		warnx("%s: no sandbox to tear down", w->name);
-	else if (rv == SBX_EX_NOTOURS)
-		warnx("%s: not made by these tools (no %s.created); "
-		    "not removed", w->name, w->name);
+	else if (rv == SBX_EX_NOTOURS) {
+		(void)sbx_marker_path(file, sizeof(file), w->name,
+		    SBX_M_CREATED);
+		warnx("%s: not made by these tools (no %s); not removed",
+		    w->name, file);
+	}
 	else if (rv == SBX_EX_BUSY)
 		warnx("%s/%s: still held after %d seconds", statedir,
 		    SBX_PROVISION_LOCK, w->timeout);
-	else if (rv == SBX_EX_FAIL)
-		warnx("%s: the teardown failed; %s/%s.failed says why",
-		    w->name, statedir, w->name);
+	else if (rv == SBX_EX_FAIL) {
+		(void)sbx_marker_path(file, sizeof(file), w->name,
+		    SBX_M_FAILED);
+		warnx("%s: the teardown failed; %s/%s says why", w->name,
+		    statedir, file);
+	}
 	else if (rv == SBX_EX_RESTART)
 		sbx_restart_exit();
 	return rv;

@@ -35,8 +35,12 @@ struct watch {
 
 /* loop.c: after detaching: wait for the end, then tear down once */
 void	 watch_run(struct watch *);
+
+/* teardown.c: the one teardown, and the sbx of every call */
 int	 watch_teardown(const struct watch *, int);
 int	 watch_provlock(const struct watch *, int);
+int	 watch_sbxpath(const struct watch *, char *, size_t,
+	    struct sbx_result *);
 
 /* prewarm.c: the hold after sbx-run -P */
 int	 watch_prewarmed(const struct watch *);

@@ -106,6 +106,19 @@ fail() {
 	return 1
 }
 
+# Program $1 refuses each argument list after its usage line $2 as a
+# usage error: exit 64, nothing on stdout, that line first on stderr.
+usage_refused() {
+	local prog=$1 usage=$2 args
+	shift 2
+	for args in "$@"; do
+		# shellcheck disable=SC2086
+		run -64 --separate-stderr "$prog" $args
+		[ -z "$output" ] || fail "'$args': stdout: $output"
+		[ "${stderr_lines[0]}" = "$usage" ] || fail "'$args': $stderr"
+	done
+}
+
 # A test that cannot run here skips, except under CI=true, where a skip
 # would hide a check CI is meant to make: there it fails.
 skip_unless_ci() {

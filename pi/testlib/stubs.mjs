@@ -5,6 +5,7 @@
 // extension is still loaded and called through pi (harness.mjs).
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { after } from "node:test";
 import { fileURLToPath } from "node:url";
 import { loadExtension, piMissing, world } from "./harness.mjs";
 
@@ -68,4 +69,15 @@ export async function stubbedPi() {
 	const stubs = stubPrograms(join(w.base, "stub"));
 	const pi = piMissing().length ? undefined : await loadExtension(w.ws);
 	return { w, stubs, pi, cleanup: () => (pi?.cleanupAgentDir(), w.cleanup()) };
+}
+
+/**
+ * stubbedPi for a whole test file, awaited at its top level (`const { w,
+ * pi, stubs } = await stubbedFile();`): made before the file's tests, and
+ * cleaned up after the last of them.
+ */
+export async function stubbedFile() {
+	const s = await stubbedPi();
+	after(s.cleanup);
+	return s;
 }
