@@ -167,16 +167,6 @@ row(unsigned bit)
 	abort();	/* a bit with no row */
 }
 
-const char *
-sbx_conf_str(const char *var)
-{
-	const char *v;
-
-	if ((v = getenv(var)) == NULL || *v == '\0')
-		return NULL;
-	return v;
-}
-
 /* The setting of bit as given, unchecked; NULL when unset or empty. */
 const char *
 sbx_conf_given(unsigned bit)

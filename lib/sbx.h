@@ -89,7 +89,6 @@ long long sbx_strtonum(const char *, long long, long long, const char **);
 #define SBX_TEARDOWN_NONE	2
 #define SBX_PREWARM_AUTO	2	/* sbx_xconf_prewarm(): the workspace decides */
 long long sbx_xconf_num(const char *, long long, long long, long long);
-const char *sbx_conf_str(const char *);
 const char *sbx_conf_given(unsigned);
 int	 sbx_xconf_autocreate(void);
 #define SBX_KEEPALIVE_NEVER	0
@@ -141,6 +140,7 @@ void	 sbx_env_policy_free(struct sbx_envpolicy *);
 char	**sbx_env_build(char *const *, const struct sbx_envpolicy *);
 char	**sbx_env_forwarded(char *const *);
 const char *sbx_env_get(char *const *, const char *);
+const char *sbx_conf_str(const char *);
 
 /* spawn.c: start one child; supervise.c: run it to its end */
 struct sbx_spawn {		/* what to run, and how */
