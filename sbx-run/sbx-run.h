@@ -28,6 +28,9 @@ struct run {
 #define PROV_KEEP	0
 #define PROV_RETRY	1
 
+/* check.c */
+int	 check_workspace(const struct run *);
+
 /* dockerargs.c */
 void	 check_docker_args(char *const *);
 int	 long_running(char *const *);
