@@ -9,9 +9,10 @@ import { spawn, spawnSync } from "node:child_process";
 import { realpathSync } from "node:fs";
 import type { Socket } from "node:net";
 import type { AgentToolUpdateCallback } from "@mariozechner/pi-coding-agent";
-import { findProgram, pinnedName, type Program, requireProgram, setting, settings, validName } from "./config.ts";
+import { findProgram, type Program, requireProgram, SettingsRefused, setting, settings } from "./config.ts";
 import { Prewarm, wanted } from "./prewarm.ts";
 import { type RunResult, runProgram } from "./proc.ts";
+import { EX } from "./status.ts";
 import { guardWorkspace, programEnv } from "./trust.ts";
 import { type Details, failure, removeLogs, streamer } from "./text.ts";
 
@@ -80,18 +81,27 @@ export class Session {
 		this.pickName();
 	}
 
+	/**
+	 * The name is the programs' to say.  DOCKER_SANDBOX, when set, goes
+	 * to them as it is: sbx-env -c prints what they read in it, or
+	 * refuses it (exit 64, in their words); else sbx-run -n makes one.
+	 */
 	private pickName(): void {
-		const pinned = pinnedName();
-		if (pinned) {
-			if (validName(pinned)) this.name = pinned;
-			else this.nameError = `DOCKER_SANDBOX "${pinned}" is not a valid sandbox name: want [A-Za-z0-9][A-Za-z0-9.-]{1,62}, not "default"`;
+		if (process.env.DOCKER_SANDBOX) {
+			if (!findProgram("sbx-env")) return; // every tool says how to install the programs
+			try {
+				this.name = setting("DOCKER_SANDBOX") || undefined;
+				if (!this.name) this.nameError = "sbx-env -c read no name in DOCKER_SANDBOX";
+			} catch (e) {
+				this.nameError = e instanceof SettingsRefused ? `${e.words} (exit ${e.status})` : (e as Error).message;
+			}
 			return;
 		}
 		const run = findProgram("sbx-run");
 		if (!run) return; // every tool says how to install the programs
 		const r = spawnSync(run, ["-n"], { encoding: "utf8", env: programEnv(), timeout: 10000 });
-		const name = (r.stdout ?? "").trim();
-		if (r.status === 0 && validName(name)) this.name = name;
+		const name = (r.stdout ?? "").replace(/\n$/, "");
+		if (r.status === EX.OK && name && !/\s/.test(name)) this.name = name;
 		else this.nameError = `sbx-run -n failed: ${(r.stderr || r.error?.message || "no name printed").trim()}`;
 	}
 
@@ -100,7 +110,7 @@ export class Session {
 		if (!this.name && !this.nameError) this.pickName(); // installed since load
 		if (this.name) return this.name;
 		if (this.nameError) throw new Error(`docker sandbox: ${this.nameError}`);
-		requireProgram("sbx-run"); // throws the install hint
+		requireProgram(process.env.DOCKER_SANDBOX ? "sbx-env" : "sbx-run"); // throws the install hint
 		throw new Error("docker sandbox: no sandbox name");
 	}
 
@@ -124,7 +134,7 @@ export class Session {
 			onOutput: o.stream ? streamer(o.stream.onUpdate, o.stream.head, { sandbox: this.name }) : undefined,
 		});
 		if (o.log !== undefined) r.log = { what: o.log, made: this.logs };
-		if (r.code !== 0 && !o.allowFail) throw failure(o.what, r, o.command ?? [prog, ...args]);
+		if (r.code !== EX.OK && !o.allowFail) throw failure(o.what, r, o.command ?? [prog, ...args]);
 		return r;
 	}
 
@@ -206,13 +216,13 @@ export class Session {
 		const code = await new Promise<number>((resolve) => {
 			child.on("error", (e) => {
 				err += e.message;
-				resolve(127);
+				resolve(EX.NOTFOUND);
 			});
 			// "exit", not "close": the detached watcher keeps fd 3 open for good
 			child.on("exit", (c, s) => resolve(c ?? (s ? 128 : 1)));
 		});
 		child.stderr!.destroy();
-		if (code !== 0) {
+		if (code !== EX.OK) {
 			lifeline.destroy();
 			this.watchError = `sbx-watch failed (exit ${code}): ${err.trim() || "(no output)"}`;
 			throw new Error(this.watchError);

@@ -47,7 +47,10 @@ before(() => {
 	mkdirSync(good);
 	// stand-ins that log their PATH, so the test sees what the children got
 	for (const p of PROGRAMS) {
-		const body = p === "sbx-env" ? `exec '${join(TOP, "sbx-env", "sbx-env")}' "$@"` : `echo "$PATH" >>'${join(w.base, "child-path")}'\nexit 0`;
+		// the settings and the workspace rule are the real programs' (sbx-env -c, sbx-run -C)
+		const logged = `echo "$PATH" >>'${join(w.base, "child-path")}'\nexit 0`;
+		const body =
+			p === "sbx-env" ? `exec '${join(TOP, "sbx-env", "sbx-env")}' "$@"` : p === "sbx-run" ? `[ "$1" = -C ] && exec '${join(TOP, "sbx-run", "sbx-run")}' "$@"\n${logged}` : logged;
 		writeFileSync(join(good, p), `#!/bin/sh\n${body}\n`);
 		chmodSync(join(good, p), 0o755);
 	}
