@@ -5,7 +5,7 @@
 
 include config.mk
 
-LIBOBJ = lib/shown.o lib/conf.o lib/env.o lib/io.o lib/json.o lib/lock.o lib/name.o \
+LIBOBJ = lib/shown.o lib/conf.o lib/confparse.o lib/env.o lib/io.o lib/json.o lib/lock.o lib/name.o \
 	lib/num.o lib/proc.o lib/sbxcli.o lib/spawn.o lib/supervise.o \
 	lib/relay.o lib/selfpipe.o lib/state.o lib/statedir.o \
 	lib/marker.o lib/rfc3339.o lib/sbxsays.o lib/portspec.o lib/dockerps.o \

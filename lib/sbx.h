@@ -74,21 +74,22 @@ long long sbx_strtonum(const char *, long long, long long, const char **);
 #define SBX_CONF_TIMEOUT	0x800
 #define SBX_CONF_PORTS_MAX	0x1000	/* host ports a sandbox may hold */
 #define SBX_CONF_PREWARM	0x2000	/* provision at session start */
-#define SBX_CONF_ALL		0x3fff
+#define SBX_CONF_SBX		0x8000	/* the sbx CLI; shown resolved */
+#define SBX_CONF_ALL		(~0u)	/* every row of conf.c's table */
 #define SBX_CONF_ENV		(SBX_CONF_ALLOWLIST | SBX_CONF_PASSTHROUGH)
 /* what sbx-run may read, whichever path a call takes */
 #define SBX_CONF_RUN		(SBX_CONF_ENV | SBX_CONF_TIMEOUT | \
 	SBX_CONF_AUTOCREATE | SBX_CONF_CPUS | SBX_CONF_MEMORY | \
 	SBX_CONF_TEMPLATE | SBX_CONF_WORKSPACE_RO)
 #define SBX_TIMEOUT_MAX		86400	/* seconds: a day per sbx call */
+#define SBX_GC_HOURS_MAX	1000000	/* DOCKER_SANDBOX_GC_HOURS and -H */
 #define SBX_TEARDOWN_REMOVE	0
 #define SBX_TEARDOWN_STOP	1
 #define SBX_TEARDOWN_NONE	2
 #define SBX_PREWARM_AUTO	2	/* sbx_xconf_prewarm(): the workspace decides */
-int	 sbx_parsebool(const char *);
-int	 sbx_xconf_bool(const char *, int);
 long long sbx_xconf_num(const char *, long long, long long, long long);
 const char *sbx_conf_str(const char *);
+const char *sbx_conf_given(unsigned);
 int	 sbx_xconf_autocreate(void);
 #define SBX_KEEPALIVE_NEVER	0
 #define SBX_KEEPALIVE_ALWAYS	1
@@ -100,8 +101,6 @@ int	 sbx_xconf_timeout(void);
 int	 sbx_xconf_ports_max(void);
 int	 sbx_xconf_prewarm(void);
 int	 sbx_xconf_cpus(void);
-int	 sbx_teardown_parse(const char *);
-const char *sbx_teardown_name(int);
 int	 sbx_xconf_teardown(void);
 long long sbx_xconf_gc_hours(void);
 void	 sbx_xconf_memory(char *, size_t);
@@ -110,7 +109,21 @@ const char *sbx_xconf_allowlist(void);
 const char *sbx_xconf_pinned(void);
 const char *sbx_xconf_value(unsigned, char *, size_t);
 void	 sbx_xconf_check(unsigned);
+unsigned sbx_conf_bit(size_t);
 const char *sbx_conf_name(unsigned);
+const char *sbx_xname_pick(const char *);
+
+/* confparse.c: the grammars of the settings' values, read for conf.c */
+int	 sbx_parsebool(const char *);
+int	 sbx_xparse_bool(const char *, const char *);
+long long sbx_xparse_num(const char *, const char *, long long, long long);
+int	 sbx_teardown_parse(const char *);
+const char *sbx_teardown_name(int);
+long long sbx_xparse_hours(const char *, const char *, long long);
+void	 sbx_xparse_memory(const char *, const char *, char *, size_t);
+const char *sbx_xparse_ref(const char *, const char *);
+const char *sbx_xparse_names(const char *, const char *);
+const char *sbx_xparse_name(const char *, const char *);
 
 /* env.c: environment policy */
 struct sbx_envpolicy {
@@ -121,6 +134,7 @@ struct sbx_envpolicy {
 int	 sbx_env_isdocker(const char *);
 int	 sbx_env_ishostset(const char *);
 int	 sbx_env_validname(const char *, size_t);
+int	 sbx_env_addnames(struct sbx_envpolicy *, const char *, const char *);
 int	 sbx_xenv_policy(struct sbx_envpolicy *, const char *, int);
 void	 sbx_env_policy_free(struct sbx_envpolicy *);
 char	**sbx_env_build(char *const *, const struct sbx_envpolicy *);
@@ -218,7 +232,6 @@ int	 sbx_name_new(char *, size_t, long);
 int	 sbx_name_selfcheck(char *, size_t, long);
 int	 sbx_urandom(unsigned char *, size_t);
 int	 sbx_name_pid(const char *, const char *, pid_t *);
-const char *sbx_xname_pick(const char *);
 
 /* state.c: the state directory and its marker files */
 int	 sbx_xstate_path(char *, size_t);

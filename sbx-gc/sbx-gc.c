@@ -18,7 +18,7 @@
 #include "sbx-gc.h"
 
 #define LS_MAX		(2 * 1024 * 1024)	/* bytes of listing we parse */
-#define HOURS_MAX	1000000
+#define HOURS_MAX	SBX_GC_HOURS_MAX
 #define XMAX		64
 
 extern char **environ;
@@ -26,7 +26,7 @@ extern char **environ;
 int		 gc_nflag, gc_vflag;
 int		 gc_dfd = -1;
 char		 gc_statedir[PATH_MAX];
-static long long hours = 24;
+static long long hours = -1;	/* -H, else DOCKER_SANDBOX_GC_HOURS */
 const char	*gc_prefix = SBX_NAME_PREFIX;
 static const char *excluded[XMAX];
 static size_t	 nexcluded;
@@ -314,7 +314,8 @@ main(int argc, char *argv[])
 		case 'H':
 			hours = sbx_strtonum(optarg, 0, HOURS_MAX, &errstr);
 			if (errstr != NULL)
-				usage();
+				errx(SBX_EX_USAGE, "-H: hours are %s (0 to %d)",
+				    errstr, HOURS_MAX);
 			break;
 		case 'P':
 			gc_prefix = optarg;
@@ -351,7 +352,17 @@ main(int argc, char *argv[])
 	if (plen == 0 || plen >= SBX_NAME_MAX || i < plen)
 		errx(SBX_EX_USAGE, "-P %s: invalid prefix",
 		    sbx_shown(gc_prefix, buf, 80));
+	sbx_xconf_check(SBX_CONF_TIMEOUT | SBX_CONF_GC_HOURS);
 	timeout = sbx_xconf_timeout();
+	/* the setting's 0 turns the sweep off, where -H 0 means any age */
+	if (hours == -1 && (hours = sbx_xconf_gc_hours()) == 0) {
+		if (gc_vflag || gc_nflag)
+			printf("no sweep: %s is 0 (give -H to sweep)\n",
+			    sbx_conf_name(SBX_CONF_GC_HOURS));
+		if (sbx_fshut() == -1)
+			err(SBX_EX_FAIL, "stdout");
+		return SBX_EX_OK;
+	}
 
 	if ((gc_dfd = sbx_xstate_open(gc_statedir, sizeof(gc_statedir))) == -1)
 		exit(SBX_EX_FAIL);

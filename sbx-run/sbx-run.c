@@ -293,7 +293,7 @@ main(int argc, char *argv[])
 	 * neither is given.
 	 */
 	r.calltimeout = sbx_xconf_timeout();
-	r.given = tflag != -1 || sbx_conf_str("DOCKER_SANDBOX_TIMEOUT") != NULL;
+	r.given = tflag != -1 || sbx_conf_given(SBX_CONF_TIMEOUT) != NULL;
 	if (tflag != -1)
 		r.calltimeout = tflag;
 	r.timeout = r.calltimeout;

@@ -268,8 +268,8 @@ static void
 teardown_armed(const struct audit *a, struct result *r)
 {
 	char file[SBX_MARKER_MAX];
-	const char *mode = sbx_conf_str("DOCKER_SANDBOX_TEARDOWN");
-	const char *pin = sbx_conf_str("DOCKER_SANDBOX");
+	const char *mode = sbx_conf_given(SBX_CONF_TEARDOWN);
+	const char *pin = sbx_conf_given(SBX_CONF_PINNED);
 	pid_t pid;
 
 	(void)sbx_marker_path(file, sizeof(file), a->name, SBX_M_LOCK);

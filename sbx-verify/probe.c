@@ -304,7 +304,7 @@ poisoned(const struct audit *a, char **hold)
 		;
 	if ((env = calloc(n + 16, sizeof(*env))) == NULL)
 		err(SBX_EX_NOAUDIT, NULL);
-	list = sbx_conf_str("DOCKER_SANDBOX_ENV_ALLOWLIST");
+	list = sbx_xconf_allowlist();
 	if (asprintf_like(&hold[0], "DOCKER_SANDBOX_ENV_ALLOWLIST=%s%s%s",
 	    list ? list : "", list ? "," : "", a->allowed) == -1 ||
 	    asprintf_like(&hold[1], "PATH=%s%s%s", a->tmpdir, path ? ":" : "",

@@ -95,7 +95,7 @@ setup(struct sc *sc, struct sbx_envpolicy *pol)
 	/* what sbx-run would refuse, the self-check refuses: exit 64 */
 	sbx_xconf_check(SBX_CONF_RUN);
 	sc->timeout = sbx_xconf_timeout();
-	sc->given = sbx_conf_str("DOCKER_SANDBOX_TIMEOUT") != NULL;
+	sc->given = sbx_conf_given(SBX_CONF_TIMEOUT) != NULL;
 	sc->readonly = sbx_xconf_workspace_ro();
 	if (sbx_xenv_policy(pol, NULL, 0) == -1 ||
 	    (sc->env = sbx_env_build(environ, pol)) == NULL)

@@ -47,11 +47,13 @@ usage(void)
 static int
 teardownmode(const char *mflag)
 {
+	char buf[84];
 	int m;
 
 	if (mflag != NULL) {
 		if ((m = sbx_teardown_parse(mflag)) == -1)
-			usage();
+			errx(SBX_EX_USAGE, "-m %s: expected remove, stop or none",
+			    sbx_shown(mflag, buf, 80));
 		return m;
 	}
 	return sbx_xconf_teardown();
@@ -284,7 +286,7 @@ main(int argc, char *argv[])
 		case 'f':
 			n = sbx_strtonum(optarg, 0, 1 << 20, &errstr);
 			if (errstr != NULL)
-				usage();
+				errx(SBX_EX_USAGE, "-f: descriptor is %s", errstr);
 			fd = (int)n;
 			break;
 		case 'k':
@@ -299,7 +301,7 @@ main(int argc, char *argv[])
 		case 'p':
 			n = sbx_strtonum(optarg, 1, 0x7fffffff, &errstr);
 			if (errstr != NULL)
-				usage();
+				errx(SBX_EX_USAGE, "-p: pid is %s", errstr);
 			w.pid = (pid_t)n;
 			break;
 		default:

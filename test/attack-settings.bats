@@ -48,7 +48,7 @@ table() {
 	WORKSPACE_RO|$RUNNERS|maybe rw 2 r0
 	TEARDOWN|sbx-verify sbx-watch sbx-env-c|destroy remove! rm ' none'
 	KEEPALIVE|sbx-watch sbx-env-c|maybe 2
-	GC_HOURS|sbx-env-c|-1 abc 1e3 1000001 1. .5
+	GC_HOURS|sbx-gc sbx-env-c|-1 abc 1e3 1000001 1. .5
 	ENV_ALLOWLIST|$RUNNERS sbx-env|1BAD A-B 'A B'
 	ENV_PASSTHROUGH|$RUNNERS sbx-env|maybe 2
 	TIMEOUT|$RUNNERS sbx-watch sbx-gc|-1 86401 100000 2m 1.5
@@ -189,7 +189,7 @@ table() {
 
 @test "settings class: sbx-env -cj prints one JSON object per setting" {
 	DOCKER_SANDBOX_TEARDOWN=stop run -0 sbx-env -cj
-	[ "${#lines[@]}" -eq 14 ]
+	[ "${#lines[@]}" -eq 15 ]
 	[[ "$output" == *'{"name":"DOCKER_SANDBOX_PORTS_MAX","value":"64"}'* ]]
 	[[ "$output" == *'{"name":"DOCKER_SANDBOX_PREWARM","value":"auto"}'* ]]
 	[[ "$output" == *'{"name":"DOCKER_SANDBOX_TEARDOWN","value":"stop"}'* ]]
@@ -204,4 +204,20 @@ table() {
 	run -64 --separate-stderr sbx-watch -m destroy -p "$SESS" "$N"
 	DOCKER_SANDBOX_TEARDOWN=NONE run --separate-stderr sbx-verify -s "$N"
 	[ "$status" -ne 64 ]
+}
+
+@test "settings class: no program reads a DOCKER_SANDBOX setting by name outside lib/conf.c's table" {
+	# getenv(3), its empty-is-unset wrapper, or a lookup in an env array;
+	# sbxcli.c reads DOCKER_SANDBOX_SBX from the array it is given, below
+	# conf.c, which shows that setting resolved through it
+	local hits n
+	hits=$(grep -nE '(getenv|sbx_conf_str|sbx_env_get)\([^)]*"DOCKER_SANDBOX' \
+	    "$TOP"/sbx-*/*.c "$TOP"/lib/*.c || true)
+	[ "$(grep -c '^[^:]*/lib/sbxcli\.c:.*"DOCKER_SANDBOX_SBX"' <<<"$hits")" -eq 1 ]
+	hits=$(grep -v '^[^:]*/lib/sbxcli\.c:.*"DOCKER_SANDBOX_SBX"' <<<"$hits" || true)
+	[ -z "$hits" ] || fail "read by name: $hits"
+	# and the variables are spelled once in conf.c: in its table
+	n=$(grep -c '"DOCKER_SANDBOX[A-Z_]*"' "$TOP/lib/conf.c")
+	[ "$n" -eq "$(env -i "$TOP/sbx-env/sbx-env" -c | wc -l)" ] ||
+	    fail "conf.c names a variable outside its table ($n)"
 }
