@@ -30,7 +30,7 @@ export type Program = (typeof PROGRAMS)[number];
  */
 export function settings(): Record<string, string> {
 	const r = spawnSync(requireProgram("sbx-env"), ["-cj"], { encoding: "utf8", env: programEnv(), timeout: 10000 });
-	if (r.status !== EX.OK) throw new SettingsRefused(r.status, (r.stderr || r.error?.message || `sbx-env -c: exit ${r.status}`).trim());
+	if (r.status !== EX.OK) throw new Error(`docker sandbox: ${(r.stderr || r.error?.message || `sbx-env -c: exit ${r.status}`).trim()}`);
 	const out: Record<string, string> = {};
 	for (const line of r.stdout.split("\n")) {
 		if (!line) continue;
@@ -40,16 +40,23 @@ export function settings(): Record<string, string> {
 	return out;
 }
 
-/** sbx-env -c's refusal: its words, and its status (64 for a bad setting). */
-export class SettingsRefused extends Error {
-	readonly status: number | null;
-	readonly words: string;
-	constructor(status: number | null, words: string) {
-		super(`docker sandbox: ${words}`);
-		this.name = "SettingsRefused";
-		this.status = status;
-		this.words = words;
+/**
+ * DOCKER_SANDBOX as the programs read it: sbx-env -c is given that one
+ * variable and nothing else, so that what it says is about the name
+ * alone.  The name, their refusal of it (words and status), or
+ * undefined when it names none (unset, or empty as they read it).
+ */
+export function pinnedName(): { name: string } | { refused: string; status: number | null } | undefined {
+	const v = process.env.DOCKER_SANDBOX;
+	if (v === undefined) return undefined;
+	const r = spawnSync(requireProgram("sbx-env"), ["-cj"], { encoding: "utf8", env: { DOCKER_SANDBOX: v }, timeout: 10000 });
+	if (r.status !== EX.OK) return { refused: (r.stderr || r.error?.message || `sbx-env -c: exit ${r.status}`).trim(), status: r.status };
+	for (const line of r.stdout.split("\n")) {
+		if (!line) continue;
+		const o = JSON.parse(line) as { name: string; value: string };
+		if (o.name === "DOCKER_SANDBOX") return o.value ? { name: o.value } : undefined;
 	}
+	return { refused: "sbx-env -c printed no DOCKER_SANDBOX", status: r.status };
 }
 
 /** One setting, by its variable's name. */

@@ -9,7 +9,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { realpathSync } from "node:fs";
 import type { Socket } from "node:net";
 import type { AgentToolUpdateCallback } from "@mariozechner/pi-coding-agent";
-import { findProgram, type Program, requireProgram, SettingsRefused, setting, settings } from "./config.ts";
+import { findProgram, pinnedName, type Program, requireProgram, settings } from "./config.ts";
 import { Prewarm, wanted } from "./prewarm.ts";
 import { type RunResult, runProgram } from "./proc.ts";
 import { EX } from "./status.ts";
@@ -87,15 +87,11 @@ export class Session {
 	 * refuses it (exit 64, in their words); else sbx-run -n makes one.
 	 */
 	private pickName(): void {
-		if (process.env.DOCKER_SANDBOX) {
+		if (process.env.DOCKER_SANDBOX !== undefined) {
 			if (!findProgram("sbx-env")) return; // every tool says how to install the programs
-			try {
-				this.name = setting("DOCKER_SANDBOX") || undefined;
-				if (!this.name) this.nameError = "sbx-env -c read no name in DOCKER_SANDBOX";
-			} catch (e) {
-				this.nameError = e instanceof SettingsRefused ? `${e.words} (exit ${e.status})` : (e as Error).message;
-			}
-			return;
+			const p = pinnedName();
+			if (p && "name" in p) return void (this.name = p.name);
+			if (p) return void (this.nameError = `${p.refused} (exit ${p.status})`);
 		}
 		const run = findProgram("sbx-run");
 		if (!run) return; // every tool says how to install the programs
@@ -110,7 +106,7 @@ export class Session {
 		if (!this.name && !this.nameError) this.pickName(); // installed since load
 		if (this.name) return this.name;
 		if (this.nameError) throw new Error(`docker sandbox: ${this.nameError}`);
-		requireProgram(process.env.DOCKER_SANDBOX ? "sbx-env" : "sbx-run"); // throws the install hint
+		requireProgram(process.env.DOCKER_SANDBOX !== undefined ? "sbx-env" : "sbx-run"); // throws the install hint
 		throw new Error("docker sandbox: no sandbox name");
 	}
 
@@ -262,15 +258,19 @@ export class Session {
 		return true;
 	}
 
-	/** sbx-gc in the background, leaving this session's sandbox alone. */
+	/**
+	 * sbx-gc in the background, leaving this session's sandbox alone.
+	 * Whether it sweeps and how old a sandbox must be are sbx-gc's to
+	 * read (DOCKER_SANDBOX_GC_HOURS is its default -H, and 0 no sweep);
+	 * a bad setting is still said here, in the programs' words.
+	 */
 	startGc(): void {
 		if (this.gcStarted) return;
-		const hours = Number(setting("DOCKER_SANDBOX_GC_HOURS")); // whole hours; 0: off
-		if (!(hours > 0)) return;
+		settings(); // throws the programs' refusal of a bad setting
 		const gc = findProgram("sbx-gc");
 		if (!gc || !this.name) return;
 		this.gcStarted = true;
-		const child = spawn(gc, ["-H", String(hours), "-x", this.name], { stdio: "ignore", detached: true, env: programEnv() });
+		const child = spawn(gc, ["-x", this.name], { stdio: "ignore", detached: true, env: programEnv() });
 		child.on("error", () => {});
 		child.unref();
 	}

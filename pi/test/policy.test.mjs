@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { FLAVOUR, PI_DIR, TOP, loadExtension, need, piMissing, withEnv } from "../testlib/harness.mjs";
+import { FLAVOUR, PI_DIR, TOP, loadExtension, need, piMissing, until, withEnv } from "../testlib/harness.mjs";
 import { stubbedPi } from "../testlib/stubs.mjs";
 
 const noPi = piMissing();
@@ -69,6 +69,25 @@ test(`[${FLAVOUR}] the pinned name the programs take is the one every program ge
 			assert.ok(runs.length > 0, "sbx-run ran");
 			for (const c of runs) assert.equal(c[c.indexOf("-s") + 1], pinned, c.join(" "));
 		});
+	}
+	// the question is about the name alone: a bad setting elsewhere is for the program that reads it
+	stubs.reset();
+	await freshWith({ DOCKER_SANDBOX: "my-box", DOCKER_SANDBOX_GC_HOURS: "soon" }, async (p) => {
+		await p.call("docker_ps");
+		assert.ok(stubs.calls().some((c) => c[0] === "sbx-run" && c[c.indexOf("-s") + 1] === "my-box"), JSON.stringify(stubs.calls()));
+	});
+	// empty, as the programs read it, pins nothing: sbx-run -n names the sandbox
+	stubs.reset();
+	stubs.setRunOutput("pi-sbx-9-abcdefgh\n");
+	try {
+		await freshWith({ DOCKER_SANDBOX: "" }, async (p) => {
+			await p.call("docker_ps").catch(() => {}); // the stand-in's output is no listing: the argv is what counts
+			const calls = stubs.calls().filter((c) => c[0] === "sbx-run");
+			assert.equal(calls[0].join(" "), "sbx-run -n", JSON.stringify(calls));
+			assert.equal(calls[1][calls[1].indexOf("-s") + 1], "pi-sbx-9-abcdefgh", JSON.stringify(calls));
+		});
+	} finally {
+		stubs.setRunOutput("");
 	}
 });
 
@@ -152,4 +171,27 @@ test("exit statuses: one table in pi/src/status.ts, equal to lib's SBX_EX_*, and
 		const bare = text.split("\n").filter((l) => /\b(code|status|rc)\s*(===|!==|==|!=)\s*\d/.test(l) || /\bEX_[A-Z]+\s*=\s*\d/.test(l));
 		assert.deepEqual(bare, [], `${p} compares a status with a number`);
 	}
+});
+
+test(`[${FLAVOUR}] the session-start sweep is sbx-gc's to decide: it gets no -H, whatever DOCKER_SANDBOX_GC_HOURS says`, async (t) => {
+	if (!need(t, noPi, "pi")) return;
+	for (const hours of [undefined, "0", "1.5", "48"]) {
+		stubs.reset();
+		await freshWith({ DOCKER_SANDBOX_GC_HOURS: hours }, async (p) => {
+			await p.start();
+			await until(() => stubs.calls().some((c) => c[0] === "sbx-gc"), 10000, "the sweep to start");
+			const gc = stubs.calls().filter((c) => c[0] === "sbx-gc");
+			assert.deepEqual(gc, [["sbx-gc", "-x", process.env.DOCKER_SANDBOX]], `GC_HOURS ${hours}: ${JSON.stringify(gc)}`);
+			await p.shutdown();
+		});
+	}
+	// a bad value is still said at session start, in the programs' words, and nothing is swept
+	stubs.reset();
+	await freshWith({ DOCKER_SANDBOX_GC_HOURS: "soon" }, async (p) => {
+		await p.start();
+		await new Promise((r) => setTimeout(r, 1000));
+		assert.deepEqual(stubs.calls().filter((c) => c[0] === "sbx-gc"), []);
+		assert.ok(stubs.calls().some((c) => c[0] === "sbx-watch"), "the session started");
+		await p.shutdown();
+	});
 });
