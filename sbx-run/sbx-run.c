@@ -30,7 +30,7 @@ extern char **environ;
 static void SBX_DEAD
 usage(void)
 {
-	fprintf(stderr, "usage: sbx-run [-inPx] [-J count] [-s name] "
+	fprintf(stderr, "usage: sbx-run [-CinPx] [-J count] [-s name] "
 	    "[-t seconds] [-w workspace] [argument ...]\n");
 	exit(SBX_EX_USAGE);
 }
@@ -198,15 +198,19 @@ main(int argc, char *argv[])
 	size_t i;
 	long long jflag = -1;
 	char *truev[] = { "true", NULL };
-	int ch, iflag = 0, nflag = 0, pflag = 0, xflag = 0, tflag = -1;
+	int ch, cflag = 0, iflag = 0, nflag = 0, pflag = 0, xflag = 0;
+	int tflag = -1;
 	int in = -1;
 	int status, absent;
 
 	memset(&r, 0, sizeof(r));
 	r.session = getppid();	/* before anything could orphan us */
 	opterr = 0;	/* usage() says it all, on one line */
-	while ((ch = getopt(argc, argv, "+iJ:nPs:t:w:x")) != -1) {
+	while ((ch = getopt(argc, argv, "+CiJ:nPs:t:w:x")) != -1) {
 		switch (ch) {
+		case 'C':
+			cflag = 1;
+			break;
 		case 'J':
 			jflag = sbx_strtonum(optarg, 0, INT_MAX, &errstr);
 			if (errstr != NULL)
@@ -243,6 +247,13 @@ main(int argc, char *argv[])
 	argc -= optind;
 	argv += optind;
 
+	if (cflag) {
+		/* the workspace it would mount, asked before acting: check.c */
+		if (argc != 0 || iflag || nflag || pflag || xflag || r.name ||
+		    tflag != -1 || jflag != -1)
+			usage();
+		return check_workspace(&r);
+	}
 	if (nflag) {
 		/* a fresh name for the caller, so naming lives in one place */
 		if (argc != 0 || iflag || pflag || xflag || r.name ||

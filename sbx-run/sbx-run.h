@@ -30,6 +30,9 @@ struct request {
 #define PROV_KEEP	0
 #define PROV_RETRY	1
 
+/* check.c */
+int	 check_workspace(const struct request *);
+
 /* dockerargs.c */
 void	 check_docker_args(char *const *);
 int	 long_running(char *const *);
