@@ -163,12 +163,12 @@ watch_imgsave(const struct watch *w)
 	    stat(im->m.workspace, &st) == -1 || !S_ISDIR(st.st_mode))
 		goto out;
 	wsl[0] = im->m.workspace;
-	if (sbx_cli_find(environ, wsl, sbx, sizeof(sbx)) == -1 ||
-	    listing(w, sbx, im) == -1)
-		goto out;
 	sbx_img_name(name, sizeof(name), &st);
+	/* a cache that cannot be had costs no call */
 	if ((root = sbx_img_open(im->m.workspace, 1, path, sizeof(path))) ==
-	    -1 || (efd = sbx_img_entry(root, name, 1)) == -1)
+	    -1 || sbx_cli_find(environ, wsl, sbx, sizeof(sbx)) == -1 ||
+	    listing(w, sbx, im) == -1 ||
+	    (efd = sbx_img_entry(root, name, 1)) == -1)
 		goto out;
 	snprintf(tmp, sizeof(tmp), ".archive.%ld", (long)getpid());
 	(void)unlinkat(efd, tmp, 0);
