@@ -16,7 +16,8 @@ BIN = sbx-env/sbx-env sbx-run/sbx-run sbx-watch/sbx-watch sbx-gc/sbx-gc \
 	sbx-ports/sbx-ports sbx-verify/sbx-verify
 RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
 	sbx-run/journal.o sbx-run/workspace.o sbx-run/ending.o \
-	sbx-run/prewarm.o sbx-run/orphan.o sbx-run/race.o sbx-run/imgcheck.o
+	sbx-run/prewarm.o sbx-run/orphan.o sbx-run/race.o sbx-run/imgcheck.o \
+	sbx-run/imgjson.o
 WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/pidwait.o \
 	sbx-watch/prewarm.o
 GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o
@@ -84,9 +85,11 @@ test/tools/orphan: test/tools/orphan.c lib/libsbx.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib $(LDFLAGS) -o $@ test/tools/orphan.c \
 		lib/libsbx.a
 
-test/tools/imgcheck: test/tools/imgcheck.c sbx-run/imgcheck.o lib/libsbx.a
+test/tools/imgcheck: test/tools/imgcheck.c sbx-run/imgcheck.o \
+	sbx-run/imgjson.o lib/libsbx.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib -Isbx-run $(LDFLAGS) -o $@ \
-		test/tools/imgcheck.c sbx-run/imgcheck.o lib/libsbx.a
+		test/tools/imgcheck.c sbx-run/imgcheck.o sbx-run/imgjson.o \
+		lib/libsbx.a
 
 test/tools/failalloc.so: test/tools/failalloc.c
 	$(CC) $(CFLAGS) -shared -fPIC -o $@ test/tools/failalloc.c

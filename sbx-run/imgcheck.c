@@ -14,7 +14,10 @@
  * no data after one, whatever its size field says); a name is printable
  * ASCII; no link name; a size is plain octal with a terminator (no
  * base-256); the checksum is the unsigned sum; a file's name is nobody's
- * directory.  The file offset of fd is left as it was.
+ * directory.  One symbolic link is taken, because docker 20.10 writes it
+ * whenever two saved images share a layer: HEX/layer.tar pointing to
+ * ../HEX2/layer.tar, a file of the archive (layer_link).  The file offset
+ * of fd is left as it was.  The JSON members are read by imgjson.c.
  */
 #include <sys/stat.h>
 
@@ -34,6 +37,7 @@
 
 struct member {
 	char	 name[NAME_LEN + 1];	/* without a trailing '/' */
+	char	 link[NAME_LEN + 1];	/* a shared layer's target, or "" */
 	int	 dir;
 };
 
@@ -153,62 +157,33 @@ badname(const char *name, size_t len)
 	return NULL;
 }
 
+static int
+hex64(const char *s)
+{
+	return strspn(s, "0123456789abcdef") == 64;
+}
+
 /*
- * Is k "RepoTags" as Go's encoding/json matches a field name: by simple
- * case folding, where U+017F (long s) is an s and U+212A (Kelvin) a k?
+ * The one symbolic link docker 20.10 writes: when two layer directories
+ * hold the same layer, the second's layer.tar is "../FIRST/layer.tar".
+ * Only that shape is taken, and its target must be a file member of the
+ * archive (checked in names_apart).
  */
-static int
-is_repotags(const char *k)
-{
-	const unsigned char *t = (const unsigned char *)"repotags";
-	const unsigned char *u = (const unsigned char *)k;
-
-	for (; *t != '\0'; t++) {
-		if (*u == *t || *u == *t - 'a' + 'A')
-			u++;
-		else if (*t == 's' && u[0] == 0xc5 && u[1] == 0xbf)
-			u += 2;
-		else if (*t == 'k' && u[0] == 0xe2 && u[1] == 0x84 &&
-		    u[2] == 0xaa)
-			u += 3;
-		else
-			return 0;
-	}
-	return *u == '\0';
-}
-
-static int
-is_refname(const char *s)
-{
-	return strcmp(s, "io.containerd.image.name") == 0 ||
-	    strcmp(s, "org.opencontainers.image.ref.name") == 0;
-}
-
-/* The first thing in the tree that names an image, or NULL. */
 static const char *
-naming(const struct sbx_json *j)
+layer_link(const char *name, const char *link, char *target)
 {
-	const char *why;
-
-	for (; j != NULL; j = j->next) {
-		if (j->key != NULL && is_repotags(j->key) &&
-		    j->type != SBX_JNULL &&
-		    (j->type != SBX_JARR || j->child != NULL))
-			return "it names an image (RepoTags)";
-		if ((j->key != NULL && is_refname(j->key)) ||
-		    (j->type == SBX_JSTR && is_refname(j->str)))
-			return "it names an image (a name annotation)";
-		if ((why = naming(j->child)) != NULL)
-			return why;
-	}
+	if (!hex64(name) || strcmp(name + 64, "/layer.tar") != 0 ||
+	    strncmp(link, "../", 3) != 0 || !hex64(link + 3) ||
+	    strcmp(link + 67, "/layer.tar") != 0 || strcmp(name, link + 3) == 0)
+		return "a symbolic link other than docker's shared layer.tar";
+	memcpy(target, link + 3, strlen(link + 3) + 1);
 	return NULL;
 }
 
 static int
 check_json(struct scan *s, const char *name, long long off, long long len)
 {
-	struct sbx_json *j;
-	const char *errstr, *why;
+	const char *why;
 	char *buf;
 
 	if (len > JSON_MAX)
@@ -219,12 +194,8 @@ check_json(struct scan *s, const char *name, long long off, long long len)
 		free(buf);
 		return refuse(s, name, "unreadable");
 	}
-	j = sbx_json_parse(buf, (size_t)len, &errstr);
+	why = img_names(buf, (size_t)len);
 	free(buf);
-	if (j == NULL)
-		return refuse(s, name, "not JSON");
-	why = naming(j);
-	sbx_json_free(j);
 	return why != NULL ? refuse(s, name, why) : 0;
 }
 
@@ -235,7 +206,8 @@ header(struct scan *s, const unsigned char *h, long long off,
 {
 	struct member *m;
 	const char *why;
-	char name[NAME_LEN + 1];
+	char name[NAME_LEN + 1], link[NAME_LEN + 1], target[NAME_LEN + 1];
+	char type[64];
 	long long sum, size;
 	size_t len;
 	int dir;
@@ -244,17 +216,27 @@ header(struct scan *s, const unsigned char *h, long long off,
 	memcpy(name, h, NAME_LEN);
 	name[NAME_LEN] = '\0';
 	len = strlen(name);
+	memcpy(link, h + 157, NAME_LEN);
+	link[NAME_LEN] = '\0';
+	target[0] = '\0';
 	if (octal(h + 148, 8, &sum) == -1 || sum != checksum(h))
 		return refuse(s, NULL, "a bad header checksum");
 	if (memcmp(h + 257, "ustar\0" "00", 8) != 0 &&
 	    memcmp(h + 257, "ustar  \0", 8) != 0)
 		return refuse(s, name, "not a ustar header");
-	if (h[156] != '0' && h[156] != '\0' && h[156] != '5')
-		return refuse(s, name, "a member type other than file or "
-		    "directory (link, device, fifo, PAX or GNU header)");
+	if (h[156] != '0' && h[156] != '\0' && h[156] != '5' &&
+	    h[156] != '2') {
+		(void)snprintf(type, sizeof(type), "member type '%c': not a "
+		    "file or directory", h[156] >= ' ' && h[156] <= '~' ?
+		    h[156] : '?');
+		return refuse(s, name, type);
+	}
 	if (!allzero(h + 345, 155))
 		return refuse(s, name, "the ustar name prefix is used");
-	if (!allzero(h + 157, 100))
+	if (h[156] == '2') {
+		if ((why = layer_link(name, link, target)) != NULL)
+			return refuse(s, name, why);
+	} else if (!allzero(h + 157, 100))
 		return refuse(s, name, "a link name");
 	if (octal(h + 124, 12, &size) == -1)
 		return refuse(s, name, "a size field that is not octal");
@@ -265,8 +247,9 @@ header(struct scan *s, const unsigned char *h, long long off,
 		dir = 1;
 		name[--len] = '\0';
 	}
-	if (dir && size != 0)
-		return refuse(s, name, "a directory with data");
+	if ((dir || target[0] != '\0') && size != 0)
+		return refuse(s, name, dir ? "a directory with data" :
+		    "a link with data");
 	if ((why = badname(name, len)) != NULL)
 		return refuse(s, name, why);
 	if (size > s->size - off - BLOCK)
@@ -289,6 +272,7 @@ header(struct scan *s, const unsigned char *h, long long off,
 		s->m = m;
 	}
 	memcpy(s->m[s->n].name, name, len + 1);
+	memcpy(s->m[s->n].link, target, strlen(target) + 1);
 	s->m[s->n++].dir = dir;
 	*datap = size;
 	return 0;
@@ -301,7 +285,10 @@ byname(const void *a, const void *b)
 	    ((const struct member *)b)->name);
 }
 
-/* No name twice, and no file's name a directory of another member. */
+/*
+ * No name twice, no file's name a directory of another member, and each
+ * link's target a file member that is no link.
+ */
 static int
 names_apart(struct scan *s)
 {
@@ -315,6 +302,13 @@ names_apart(struct scan *s)
 	for (i = 0; i < s->n; i++) {
 		if (i > 0 && strcmp(s->m[i - 1].name, s->m[i].name) == 0)
 			return refuse(s, s->m[i].name, "a name that repeats");
+		if (s->m[i].link[0] != '\0') {
+			memcpy(key.name, s->m[i].link, sizeof(key.name));
+			f = bsearch(&key, s->m, s->n, sizeof(*s->m), byname);
+			if (f == NULL || f->dir || f->link[0] != '\0')
+				return refuse(s, s->m[i].name,
+				    "a link to no layer file of the archive");
+		}
 		for (j = 0; s->m[i].name[j] != '\0'; j++) {
 			if (s->m[i].name[j] != '/')
 				continue;

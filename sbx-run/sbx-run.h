@@ -64,8 +64,9 @@ void	 stale_read(const struct run *, int, struct stale *);
 int	 orphaned(const struct run *, int, const struct stale *);
 void SBX_DEAD withdraw(const struct run *, int, int);
 
-/* imgcheck.c */
+/* imgcheck.c, imgjson.c */
 int	 img_check(int, long long, char *, size_t);
+const char *img_names(const char *, size_t);
 
 /* journal.c */
 extern unsigned long long journal_bytes;	/* output of the last exec */
