@@ -1,4 +1,6 @@
 /* sbx-run.h: what the files of sbx-run share. */
+#ifndef SBX_RUN_H
+#define SBX_RUN_H
 
 struct run {
 	const char	*name;		/* the sandbox */
@@ -80,3 +82,5 @@ int	 workspace_check(const struct run *, const char *, char *, char *,
 	    size_t);
 void	 prime_dir(int, const char *, const char *, int *);
 void	 session_workspaces(struct run *);
+
+#endif
