@@ -11,16 +11,16 @@ LIBOBJ = lib/shown.o lib/conf.o lib/env.o lib/io.o lib/json.o lib/lock.o lib/nam
 	lib/marker.o lib/rfc3339.o lib/sbxsays.o lib/portspec.o lib/dockerps.o \
 	lib/markerio.o lib/portcli.o lib/sibling.o lib/jsonout.o lib/sbxls.o lib/capture.o \
 	lib/guard.o lib/clock.o lib/createargv.o lib/mark.o lib/marksh.o \
-	lib/sbxcall.o lib/holdargv.o
+	lib/sbxcall.o lib/holdargv.o lib/imgcache.o lib/imgmeta.o lib/imglru.o
 BIN = sbx-env/sbx-env sbx-run/sbx-run sbx-watch/sbx-watch sbx-gc/sbx-gc \
 	sbx-ports/sbx-ports sbx-verify/sbx-verify
 RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
 	sbx-run/journal.o sbx-run/workspace.o sbx-run/ending.o \
-	sbx-run/prewarm.o sbx-run/orphan.o sbx-run/race.o sbx-run/imgcheck.o \
-	sbx-run/imgjson.o
+	sbx-run/prewarm.o sbx-run/orphan.o sbx-run/race.o sbx-run/imgload.o \
+	sbx-run/imgcheck.o sbx-run/imgjson.o
 WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/pidwait.o \
-	sbx-watch/prewarm.o
-GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o
+	sbx-watch/prewarm.o sbx-watch/imgsave.o
+GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o sbx-gc/imgevict.o
 PORTSOBJ = sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-ports/hostport.o \
 	sbx-ports/bound.o
 VERIFYOBJ = sbx-verify/sbx-verify.o sbx-verify/probe.o \

@@ -18,6 +18,7 @@
 #define MIB_MAX		(1024LL * 1024)	/* 1 TiB */
 #define TEMPLATE_MAX	255
 #define PORTS_MAX	1024	/* DOCKER_SANDBOX_PORTS_MAX at most */
+#define IMAGE_CACHE_MAX	(1LL << 50)	/* DOCKER_SANDBOX_IMAGE_CACHE: 1 PiB */
 
 /* 1 for 1/true/yes/on, 0 for 0/false/no/off (any case), else -1. */
 int
@@ -339,6 +340,57 @@ sbx_xconf_pinned(void)
 }
 
 /*
+ * DOCKER_SANDBOX_IMAGE_CACHE: the image cache's budget in bytes, for all
+ * projects together; digits with an optional 1024-based k, m or g (either
+ * case), plain bytes without; 0 disables it.  10g unless set.
+ */
+long long
+sbx_xconf_image_cache(void)
+{
+	const char *v = sbx_conf_str("DOCKER_SANDBOX_IMAGE_CACHE"), *p;
+	long long n = 0, scale = 1;
+
+	if (v == NULL)
+		return 10LL << 30;
+	for (p = v; *p >= '0' && *p <= '9'; p++)
+		if ((n = n * 10 + (*p - '0')) > IMAGE_CACHE_MAX)
+			goto bad;
+	if (p == v)
+		goto bad;
+	if (*p == 'k' || *p == 'K')
+		scale = 1LL << 10;
+	else if (*p == 'm' || *p == 'M')
+		scale = 1LL << 20;
+	else if (*p == 'g' || *p == 'G')
+		scale = 1LL << 30;
+	if (scale > 1)
+		p++;
+	if (*p != '\0' || n > IMAGE_CACHE_MAX / scale)
+		goto bad;
+	return n * scale;
+bad:
+	errx(SBX_EX_USAGE, "DOCKER_SANDBOX_IMAGE_CACHE: expected a size such "
+	    "as 10g, 512m or 0 (bytes, or k, m, g; at most 1048576g)");
+}
+
+/* The budget as sbx-env -c shows it: in the largest unit that divides it. */
+static void
+image_cache_value(char *buf, size_t size)
+{
+	static const char units[] = "gmk";
+	long long n = sbx_xconf_image_cache();
+	int i;
+
+	for (i = 0; n != 0 && i < 3; i++)
+		if (n % (1LL << (10 * (3 - i))) == 0) {
+			snprintf(buf, size, "%lld%c", n >> (10 * (3 - i)),
+			    units[i]);
+			return;
+		}
+	snprintf(buf, size, "%lld", n);
+}
+
+/*
  * The effective value of the setting of bit which, checked: a string
  * setting as it is (whole, however long), a number or boolean written
  * into buf.  Exits 64 on a bad value.
@@ -383,6 +435,8 @@ sbx_xconf_value(unsigned which, char *buf, size_t size)
 		snprintf(buf, size, "%s", n == SBX_PREWARM_AUTO ? "auto" :
 		    n ? "1" : "0");
 	}
+	if (which & SBX_CONF_IMAGE_CACHE)
+		image_cache_value(buf, size);
 	return buf;
 }
 
@@ -410,7 +464,7 @@ sbx_conf_name(unsigned bit)
 		"DOCKER_SANDBOX_GC_HOURS", "DOCKER_SANDBOX_ENV_ALLOWLIST",
 		"DOCKER_SANDBOX_ENV_PASSTHROUGH", "DOCKER_SANDBOX_TIMEOUT",
 		"DOCKER_SANDBOX_PORTS_MAX",
-		"DOCKER_SANDBOX_PREWARM",
+		"DOCKER_SANDBOX_PREWARM", "DOCKER_SANDBOX_IMAGE_CACHE",
 	};
 	size_t i;
 

@@ -363,6 +363,7 @@ main(int argc, char *argv[])
 		}
 		err(SBX_EX_FAIL, "%s/%s", gc_statedir, SBX_GC_LOCK);
 	}
+	gc_imgevict();	/* the image cache: no sbx call, first */
 	ws = gc_workspaces();
 	sbx_xcli_find(environ, ws, sbxpath, sizeof(sbxpath));
 	for (i = 0; ws[i] != NULL; i++)

@@ -38,4 +38,7 @@ void	 gc_sweep_orphans(const struct box *, size_t, time_t);
 char	**gc_workspaces(void);
 int	 gc_provlock(const char *, const char *);
 
+/* imgevict.c */
+void	 gc_imgevict(void);
+
 #endif /* SBX_GC_H */

@@ -170,6 +170,7 @@ create(const struct run *r, const struct create *c, int dfd,
 		    mode) == -1)
 			warn("%s.created", r->name);	/* the intent stays */
 		sbx_result_free(&cmd);
+		img_load(r, dfd, c->workspace);	/* the project's images */
 		return PROV_RETRY;
 	}
 	status = cmd.status;

@@ -33,6 +33,7 @@ struct run {
 /* dockerargs.c */
 void	 check_docker_args(char *const *);
 int	 long_running(char *const *);
+int	 subcommand_in(char *const *, const char *const *);
 int	 inner_exec(char *const *, int *, int *, const char **);
 
 /* ending.c */
@@ -49,6 +50,11 @@ int	 run_first(struct run *, char **, int, int *, struct sbx_buf *);
 void	 provision_snapshot(struct run *);
 int	 provision(const struct run *);
 int	 provision_lock(const struct run *, int, const char *);
+
+/* imgload.c: the image cache's load after a create, and the wait for it */
+void	 img_argv(char *const *, int);
+void	 img_wait(const struct run *);
+void	 img_load(const struct run *, int, const char *);
 
 /* prewarm.c */
 int	 prewarm(struct run *, char **, int);

@@ -38,6 +38,9 @@ void	 watch_run(struct watch *);
 int	 watch_teardown(const struct watch *, int);
 int	 watch_provlock(const struct watch *, int);
 
+/* imgsave.c: the image cache's fill at teardown */
+void	 watch_imgsave(const struct watch *);
+
 /* prewarm.c: the hold after sbx-run -P */
 int	 watch_prewarmed(const struct watch *);
 
