@@ -17,7 +17,7 @@ BIN = sbx-env/sbx-env sbx-run/sbx-run sbx-watch/sbx-watch sbx-gc/sbx-gc \
 RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
 	sbx-run/journal.o sbx-run/workspace.o sbx-run/ending.o \
 	sbx-run/prewarm.o sbx-run/orphan.o sbx-run/race.o sbx-run/imgload.o \
-	sbx-run/imgcheck-tmp.o
+	sbx-run/imgcheck.o sbx-run/imgjson.o
 WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/pidwait.o \
 	sbx-watch/prewarm.o sbx-watch/imgsave.o
 GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o sbx-gc/imgevict.o
@@ -32,7 +32,7 @@ MAN1 = man/sbx-env.1 man/sbx-run.1 man/sbx-ports.1 man/sbx-verify.1
 MAN7 = man/sbx-tools.7
 MAN8 = man/sbx-gc.8 man/sbx-watch.8
 TESTTOOLS = test/tools/hostile-env test/tools/failalloc.so test/tools/rfc3339 \
-	test/tools/selfpipe test/tools/orphan
+	test/tools/selfpipe test/tools/orphan test/tools/imgcheck
 
 all: $(BIN)
 
@@ -83,6 +83,12 @@ test/tools/selfpipe: test/tools/selfpipe.c lib/libsbx.a
 
 test/tools/orphan: test/tools/orphan.c lib/libsbx.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib $(LDFLAGS) -o $@ test/tools/orphan.c \
+		lib/libsbx.a
+
+test/tools/imgcheck: test/tools/imgcheck.c sbx-run/imgcheck.o \
+	sbx-run/imgjson.o lib/libsbx.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib -Isbx-run $(LDFLAGS) -o $@ \
+		test/tools/imgcheck.c sbx-run/imgcheck.o sbx-run/imgjson.o \
 		lib/libsbx.a
 
 test/tools/failalloc.so: test/tools/failalloc.c

@@ -1,4 +1,6 @@
 /* sbx-run.h: what the files of sbx-run share. */
+#ifndef SBX_RUN_H
+#define SBX_RUN_H
 
 struct run {
 	const char	*name;		/* the sandbox */
@@ -54,9 +56,6 @@ void	 img_argv(char *const *, int);
 void	 img_wait(const struct run *);
 void	 img_load(const struct run *, int, const char *);
 
-/* imgcheck.c: is an image archive plain (names nothing)? */
-int	 img_check(int, long long, char *, size_t);
-
 /* prewarm.c */
 int	 prewarm(struct run *, char **, int);
 void	 prewarm_await(const struct run *);
@@ -73,6 +72,10 @@ void	 stale_read(const struct run *, int, struct stale *);
 int	 orphaned(const struct run *, int, const struct stale *);
 void SBX_DEAD withdraw(const struct run *, int, int);
 
+/* imgcheck.c, imgjson.c */
+int	 img_check(int, long long, char *, size_t);
+const char *img_names(const char *, size_t);
+
 /* journal.c */
 extern unsigned long long journal_bytes;	/* output of the last exec */
 extern int journal_timeout;	/* its bound in seconds; 0: none */
@@ -85,3 +88,5 @@ int	 workspace_check(const struct run *, const char *, char *, char *,
 	    size_t);
 void	 prime_dir(int, const char *, const char *, int *);
 void	 session_workspaces(struct run *);
+
+#endif
