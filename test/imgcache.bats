@@ -62,6 +62,12 @@ setup() {
 	sim_setup_test "$WS" || return 1
 	[ -z "$REG_MISSING" ] || skip "needs: $REG_MISSING"
 	. "$TOP/test/registry.bash"
+	# a registry that died since (it should not) is started again, and said
+	if ! curl -fs -o /dev/null "http://127.0.0.1:$PORT/v2/"; then
+		echo "# the registry had died; started again" >&3
+		reg_start up "$PORT"
+		echo "${REG_PIDS[*]}" >>"$BATS_FILE_TMPDIR/reg.pids"
+	fi
 	unset DOCKER_SANDBOX_IMAGE_CACHE SBX_SIM_FAULT
 	export SBX_WATCH_BACKOFF_MS=10 DOCKER_SANDBOX_KEEPALIVE=0
 	export XDG_CACHE_HOME="$BATS_TEST_TMPDIR/cache"

@@ -68,7 +68,8 @@ reg_start() {
 			printf 'proxy:\n  remoteurl: http://127.0.0.1:%s\n' "$3"
 		fi
 	} >"$d/config.yml"
-	"$REGISTRY" serve "$d/config.yml" >>"$d/access.log" 2>>"$d/app.log" </dev/null &
+	# its own session: no signal meant for the caller's group reaches it
+	setsid "$REGISTRY" serve "$d/config.yml" >>"$d/access.log" 2>>"$d/app.log" </dev/null &
 	REG_PIDS+=("$!")
 	reg_wait_http "http://127.0.0.1:$2/v2/"
 }
