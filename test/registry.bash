@@ -126,6 +126,10 @@ reg_forward_all() {
 	(
 		# keyed by the namespace's inode: a sandbox made again under the
 		# same id gets a new namespace at the same path
+		# none of the caller's error handling (bats: set -eE, an ERR
+		# trap) may end the loop on a probe that fails
+		set +eE
+		trap - ERR
 		declare -A fwd=()
 		local ns key
 		# the host's namespace by a process that lives as long as the
@@ -141,7 +145,7 @@ reg_forward_all() {
 			done
 			for key in "${!fwd[@]}"; do
 				[ "${key#*@}" = "$(stat -L -c %i "${key%@*}" 2>/dev/null)" ] && continue
-				kill "${fwd[$key]}" 2>/dev/null
+				kill "${fwd[$key]}" 2>/dev/null || true
 				unset "fwd[$key]"
 			done
 			sleep 0.05
