@@ -195,7 +195,8 @@ table() {
 }
 
 @test "settings class: sbx-env -cj prints one JSON object per setting" {
-	DOCKER_SANDBOX_TEARDOWN=stop run -0 sbx-env -cj
+	# the image cache's default (common_setup turns it off)
+	DOCKER_SANDBOX_TEARDOWN=stop run -0 env -u DOCKER_SANDBOX_IMAGE_CACHE sbx-env -cj
 	[ "${#lines[@]}" -eq 15 ]
 	[[ "$output" == *'{"name":"DOCKER_SANDBOX_IMAGE_CACHE","value":"10g"}'* ]]
 	[[ "$output" == *'{"name":"DOCKER_SANDBOX_PORTS_MAX","value":"64"}'* ]]
