@@ -151,7 +151,8 @@ session() {
 	((first > 3000000)) || fail "the first session's pulls served $first bytes"
 	[ "$TCALLS" -eq 2 ] || fail "the fill made $TCALLS execs: $TLOG"
 	e=$(entry_of "$P")
-	[ -f "$e/archive" ] && [ -f "$e/meta" ]
+	[ -f "$e/archive" ]
+	[ -f "$e/meta" ]
 	grep -qx "workspace=$P" "$e/meta"
 	grep -qx "ref=$REF/a:1" "$e/meta"
 	grep -qx "ref=$REF/c:1" "$e/meta"
@@ -401,15 +402,20 @@ hold_load() {
 	[[ "$output" == *"evict image cache $gone (4"*" bytes): its workspace is gone"* ]]
 	[[ "$output" == *"evict image cache $replaced (2"*" bytes): its workspace is another directory now"* ]]
 	[ "$(grep -c 'image cache' <<<"$output")" -eq 2 ]
-	[ -e "$e1" ] && [ -e "$e2" ] && [ -e "$kept" ]
+	[ -e "$e1" ]
+	[ -e "$e2" ]
+	[ -e "$kept" ]
 	run -0 sbx-gc
 	[ -z "$output" ]
-	[ ! -e "$e1" ] && [ ! -e "$e2" ] && [ -e "$kept" ]
+	[ ! -e "$e1" ]
+	[ ! -e "$e2" ]
+	[ -e "$kept" ]
 	# the budget: least recently used first
 	project g4
 	fake_entry "$P" 50 1024
 	older=$(entry_of "$P")
 	DOCKER_SANDBOX_IMAGE_CACHE=2k run -0 sbx-gc -v
 	[[ "$output" == *"evicted image cache $P (1"*" bytes): least recently used, over the budget"* ]]
-	[ ! -e "$older" ] && [ -e "$kept" ]
+	[ ! -e "$older" ]
+	[ -e "$kept" ]
 }
