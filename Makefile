@@ -7,9 +7,10 @@ include config.mk
 
 # alphabetical: the archive lets the linker find the order
 LIBOBJ = lib/capture.o lib/clock.o lib/conf.o lib/confparse.o \
-	lib/createargv.o lib/env.o lib/guard.o lib/holdargv.o lib/io.o \
-	lib/json.o lib/jsonout.o lib/lock.o lib/mark.o lib/marker.o \
-	lib/markerio.o lib/marksh.o lib/name.o lib/num.o lib/portcli.o \
+	lib/createargv.o lib/env.o lib/guard.o lib/holdargv.o lib/imgcache.o \
+	lib/imglru.o lib/imgmeta.o lib/io.o lib/json.o lib/jsonout.o \
+	lib/lock.o lib/mark.o lib/marker.o lib/markerio.o lib/marksh.o \
+	lib/name.o lib/num.o lib/portcli.o \
 	lib/portspec.o lib/proc.o lib/relay.o lib/sbxcall.o lib/sbxcli.o \
 	lib/sbxls.o lib/sbxsays.o lib/selfpipe.o lib/shown.o lib/sibling.o \
 	lib/spawn.o lib/state.o lib/statedir.o lib/supervise.o
@@ -18,10 +19,10 @@ BIN = sbx-env/sbx-env sbx-run/sbx-run sbx-watch/sbx-watch sbx-gc/sbx-gc \
 RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
 	sbx-run/journal.o sbx-run/workspace.o sbx-run/ending.o \
 	sbx-run/prewarm.o sbx-run/orphan.o sbx-run/race.o \
-	sbx-run/check.o
+	sbx-run/check.o sbx-run/imgload.o sbx-run/imgcheck.o sbx-run/imgjson.o
 WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/teardown.o \
-	sbx-watch/pidwait.o sbx-watch/prewarm.o
-GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o sbx-gc/rfc3339.o
+	sbx-watch/pidwait.o sbx-watch/prewarm.o sbx-watch/imgsave.o
+GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o sbx-gc/rfc3339.o sbx-gc/imgevict.o
 PORTSOBJ = sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-ports/hostport.o \
 	sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/portsmark.o
 VERIFYOBJ = sbx-verify/sbx-verify.o sbx-verify/result.o sbx-verify/probe.o \
@@ -33,7 +34,7 @@ MAN1 = man/sbx-env.1 man/sbx-run.1 man/sbx-ports.1 man/sbx-verify.1
 MAN7 = man/sbx-tools.7
 MAN8 = man/sbx-gc.8 man/sbx-watch.8
 TESTTOOLS = test/tools/hostile-env test/tools/failalloc.so test/tools/rfc3339 \
-	test/tools/selfpipe test/tools/orphan
+	test/tools/selfpipe test/tools/orphan test/tools/imgcheck
 
 all: $(BIN)
 
@@ -84,6 +85,12 @@ test/tools/selfpipe: test/tools/selfpipe.c lib/libsbx.a
 
 test/tools/orphan: test/tools/orphan.c lib/libsbx.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib $(LDFLAGS) -o $@ test/tools/orphan.c \
+		lib/libsbx.a
+
+test/tools/imgcheck: test/tools/imgcheck.c sbx-run/imgcheck.o \
+	sbx-run/imgjson.o lib/libsbx.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib -Isbx-run $(LDFLAGS) -o $@ \
+		test/tools/imgcheck.c sbx-run/imgcheck.o sbx-run/imgjson.o \
 		lib/libsbx.a
 
 test/tools/failalloc.so: test/tools/failalloc.c

@@ -26,6 +26,7 @@
 #define GC_HOURS_MAX	SBX_GC_HOURS_MAX
 #define CPUS_MAX	1024
 #define PORTS_MAX	1024	/* DOCKER_SANDBOX_PORTS_MAX at most */
+#define IMAGE_CACHE_MAX	(1LL << 50)	/* DOCKER_SANDBOX_IMAGE_CACHE: 1 PiB */
 
 /* How a value is read and shown: BOOL, NUM and STR by the row alone. */
 #define BOOL	0	/* 1/true/yes/on or 0/false/no/off; shown 1 or 0 */
@@ -94,6 +95,24 @@ show_prewarm(char *buf, size_t size)
 	return buf;
 }
 
+/* The image cache's budget in the largest unit that divides it. */
+static const char *
+show_image_cache(char *buf, size_t size)
+{
+	static const char units[] = "gmk";
+	long long n = sbx_xconf_image_cache();
+	int i;
+
+	for (i = 0; n != 0 && i < 3; i++)
+		if (n % (1LL << (10 * (3 - i))) == 0) {
+			snprintf(buf, size, "%lld%c", n >> (10 * (3 - i)),
+			    units[i]);
+			return buf;
+		}
+	snprintf(buf, size, "%lld", n);
+	return buf;
+}
+
 /*
  * The sbx the programs would run, by sbxcli.c's own lookup, the working
  * directory standing for the session workspace; "none" when they would
@@ -150,6 +169,8 @@ static const struct setting table[] = {
 	    0, PORTS_MAX, NULL, NULL },
 	{ SBX_CONF_PREWARM, OWN, "DOCKER_SANDBOX_PREWARM", "auto",
 	    0, 0, NULL, show_prewarm },
+	{ SBX_CONF_IMAGE_CACHE, OWN, "DOCKER_SANDBOX_IMAGE_CACHE", "10g",
+	    0, IMAGE_CACHE_MAX, NULL, show_image_cache },
 	/* unset: sbxcli.c's lookup; shown resolved */
 	{ SBX_CONF_SBX, OWN, "DOCKER_SANDBOX_SBX", NULL,
 	    0, 0, NULL, show_sbx },
@@ -323,6 +344,15 @@ sbx_xconf_gc_hours(void)
 	const struct setting *s = row(SBX_CONF_GC_HOURS);
 
 	return sbx_xparse_hours(s->name, value(s), s->max);
+}
+
+/* The image cache's budget in bytes, all projects together; 0: none. */
+long long
+sbx_xconf_image_cache(void)
+{
+	const struct setting *s = row(SBX_CONF_IMAGE_CACHE);
+
+	return sbx_xparse_bytes(s->name, value(s), s->max);
 }
 
 /* DOCKER_SANDBOX_MEMORY into buf, as sbx create takes it. */

@@ -166,6 +166,37 @@ bad:
 	    "most 1024g)", var);
 }
 
+/*
+ * Bytes: digits with an optional 1024-based k, m or g (either case),
+ * plain bytes without; at most max.
+ */
+long long
+sbx_xparse_bytes(const char *var, const char *v, long long max)
+{
+	const char *p;
+	long long n = 0, scale = 1;
+
+	for (p = v; *p >= '0' && *p <= '9'; p++)
+		if ((n = n * 10 + (*p - '0')) > max)
+			goto bad;
+	if (p == v)
+		goto bad;
+	if (*p == 'k' || *p == 'K')
+		scale = 1LL << 10;
+	else if (*p == 'm' || *p == 'M')
+		scale = 1LL << 20;
+	else if (*p == 'g' || *p == 'G')
+		scale = 1LL << 30;
+	if (scale > 1)
+		p++;
+	if (*p != '\0' || n > max / scale)
+		goto bad;
+	return n * scale;
+bad:
+	errx(SBX_EX_USAGE, "%s: expected a size such as 10g, 512m or 0 "
+	    "(bytes, or k, m, g; at most %lldg)", var, max >> 30);
+}
+
 /* An image reference for --template: no option, no blank or odd byte. */
 const char *
 sbx_xparse_ref(const char *var, const char *t)

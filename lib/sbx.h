@@ -75,13 +75,14 @@ long long sbx_strtonum(const char *, long long, long long, const char **);
 #define SBX_CONF_TIMEOUT	0x800
 #define SBX_CONF_PORTS_MAX	0x1000	/* host ports a sandbox may hold */
 #define SBX_CONF_PREWARM	0x2000	/* provision at session start */
+#define SBX_CONF_IMAGE_CACHE	0x4000	/* the image cache's budget */
 #define SBX_CONF_SBX		0x8000	/* the sbx CLI; shown resolved */
 #define SBX_CONF_ALL		(~0u)	/* every row of conf.c's table */
 #define SBX_CONF_ENV		(SBX_CONF_ALLOWLIST | SBX_CONF_PASSTHROUGH)
 /* what sbx-run may read, whichever path a call takes */
 #define SBX_CONF_RUN		(SBX_CONF_ENV | SBX_CONF_TIMEOUT | \
 	SBX_CONF_AUTOCREATE | SBX_CONF_CPUS | SBX_CONF_MEMORY | \
-	SBX_CONF_TEMPLATE | SBX_CONF_WORKSPACE_RO)
+	SBX_CONF_TEMPLATE | SBX_CONF_WORKSPACE_RO | SBX_CONF_IMAGE_CACHE)
 #define SBX_TIMEOUT_MAX		86400	/* seconds: a day per sbx call */
 #define SBX_GC_HOURS_MAX	1000000	/* DOCKER_SANDBOX_GC_HOURS and -H */
 #define SBX_TEARDOWN_REMOVE	0
@@ -100,6 +101,7 @@ int	 sbx_xconf_workspace_ro(void);
 int	 sbx_xconf_timeout(void);
 int	 sbx_xconf_ports_max(void);
 int	 sbx_xconf_prewarm(void);
+long long sbx_xconf_image_cache(void);
 int	 sbx_xconf_cpus(void);
 int	 sbx_xconf_teardown(void);
 long long sbx_xconf_gc_hours(void);
@@ -120,6 +122,7 @@ long long sbx_xparse_num(const char *, const char *, long long, long long);
 int	 sbx_teardown_parse(const char *);
 const char *sbx_teardown_name(int);
 long long sbx_xparse_hours(const char *, const char *, long long);
+long long sbx_xparse_bytes(const char *, const char *, long long);
 void	 sbx_xparse_memory(const char *, const char *, char *, size_t);
 const char *sbx_xparse_ref(const char *, const char *);
 const char *sbx_xparse_names(const char *, const char *);
@@ -150,6 +153,9 @@ struct sbx_spawn {		/* what to run, and how */
 	int	 newpgrp;	/* child leads its own process group */
 	int	 fgtty;		/* hand it the controlling terminal */
 	int	 in;		/* stdin for the child; -1: inherit */
+	int	 out;		/* > 2: the child's stdout (a file), not ours */
+	int	 err;		/* > 2: the child's stderr, not ours */
+	long long outmax;	/* out: the child is stopped once it is larger */
 	int	 capture_out;	/* collect stdout into the result's out */
 	int	 capture_err;	/* collect stderr into the result's err */
 	int	 relay;		/* both streams pass through us, counted */
@@ -170,6 +176,7 @@ struct sbx_result {		/* what came of it */
 	int	 signo;		/* a signal we forwarded, or 0 */
 	int	 holding;	/* stderr still held at exit */
 	int	 tries;		/* sbx_call: the sbx runs it took (1 and up) */
+	int	 toolarge;	/* out grew past outmax: stopped */
 	unsigned long long relayed;	/* bytes read from both streams */
 };
 pid_t	 sbx_spawn(const struct sbx_spawn *, int, int, pid_t);
@@ -509,5 +516,42 @@ void	 sbx_mark_said(const struct sbx_ended *, const char *, char *, size_t);
 int	 sbx_mark_done(const struct sbx_ended *);
 int	 sbx_mark_began(const char *, char *const *, const char *, const char *,
 	    int);
+
+/*
+ * The image cache (issue 19.2): a project's pulled images, saved by
+ * sbx-watch at teardown, loaded into the project's next sandbox by
+ * sbx-run, evicted by sbx-gc.  imgcache.c: the root and the entries
+ * (needs <sys/stat.h> for the name); imgmeta.c: an entry's meta;
+ * imglru.c: the budget.  Kept together for the split of this header.
+ */
+#define SBX_IMGLOAD_LOCK	".imgload.lock"	/* a byte per sandbox: a load */
+#define SBX_IMG_REFS_MAX	64	/* references per entry */
+#define SBX_IMG_REF_MAX		255	/* bytes of one */
+#define SBX_IMG_STORE_MAX	64	/* bytes of a store driver's name */
+#define SBX_IMG_NAME_MAX	48	/* an entry's name, "DEV-INO" */
+#define SBX_IMG_STALE		0x1	/* sbx_img_evict: gone workspaces too */
+#define SBX_IMG_DRY		0x2	/* only say what would go */
+struct sbx_imgmeta {
+	char	 workspace[4096];
+	char	 store[SBX_IMG_STORE_MAX + 1];
+	long long size, saved, used;	/* bytes; Unix seconds */
+	size_t	 nrefs;
+	char	 refs[SBX_IMG_REFS_MAX][SBX_IMG_REF_MAX + 1];
+};
+struct stat;
+int	 sbx_img_open(const char *, int, char *, size_t);
+void	 sbx_img_name(char *, size_t, const struct stat *);
+int	 sbx_img_isname(const char *);
+int	 sbx_img_entry(int, const char *, int);
+int	 sbx_img_file(int, const char *, int);
+int	 sbx_img_drop(int, const char *);
+long long sbx_img_bytes(int, const char *, long long *);
+int	 sbx_img_ref_valid(const char *, size_t);
+int	 sbx_img_id_valid(const char *, size_t);
+int	 sbx_img_meta_read(int, struct sbx_imgmeta *);
+int	 sbx_img_meta_write(int, const struct sbx_imgmeta *);
+int	 sbx_img_current(const struct sbx_imgmeta *, const char *);
+int	 sbx_img_evict(int, long long, const char *, unsigned,
+	    void (*)(const char *, long long, const char *));
 
 #endif /* SBX_H */

@@ -342,6 +342,7 @@ main(int argc, char *argv[])
 		}
 		err(SBX_EX_FAIL, "%s/%s", gc.statedir, SBX_GC_LOCK);
 	}
+	gc_imgevict(&gc);	/* the image cache: no sbx call, first */
 	ws = gc_workspaces(&gc);
 	sbx_xcli_find(environ, ws, sbxpath, sizeof(sbxpath));
 	for (i = 0; ws[i] != NULL; i++)

@@ -137,6 +137,7 @@ exec_once(struct request *r, char **av, int in, int *said,
 	char why[64];
 	int status;
 
+	img_wait(r);	/* a load of the image cache in flight */
 	memset(&s, 0, sizeof(s));
 	s.argv = av;
 	s.envp = r->env;
@@ -287,6 +288,7 @@ main(int argc, char *argv[])
 	r.name = sbx_xname_pick(r.name);
 	if (!xflag)
 		check_docker_args(argv);
+	img_argv(argv, xflag);
 
 	/*
 	 * -t, else DOCKER_SANDBOX_TIMEOUT, bounds every sbx call of the run;

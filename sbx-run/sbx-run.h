@@ -1,4 +1,6 @@
 /* sbx-run.h: what the files of sbx-run share. */
+#ifndef SBX_RUN_H
+#define SBX_RUN_H
 
 /* What this call of sbx-run was asked, and what it learns on the way. */
 struct request {
@@ -36,6 +38,7 @@ int	 check_workspace(const struct request *);
 /* dockerargs.c */
 void	 check_docker_args(char *const *);
 int	 long_running(char *const *);
+int	 subcommand_in(char *const *, const char *const *);
 int	 inner_exec(char *const *, int *, int *, const char **);
 
 /* ending.c */
@@ -53,6 +56,11 @@ void	 provision_snapshot(struct request *);
 int	 provision(const struct request *);
 int	 provision_lock(const struct request *, int, const char *);
 
+/* imgload.c: the image cache's load after a create, and the wait for it */
+void	 img_argv(char *const *, int);
+void	 img_wait(const struct request *);
+void	 img_load(const struct request *, int, const char *);
+
 /* prewarm.c */
 int	 prewarm(struct request *, char **, int);
 void	 prewarm_await(const struct request *);
@@ -68,6 +76,10 @@ int	 session_ended(const struct request *);
 void	 stale_read(const struct request *, int, struct stale *);
 int	 orphaned(const struct request *, int, const struct stale *);
 void SBX_DEAD withdraw(const struct request *, int, int);
+
+/* imgcheck.c, imgjson.c */
+int	 img_check(int, long long, char *, size_t);
+const char *img_names(const char *, size_t);
 
 /* journal.c */
 struct jcall {			/* one call of sbx-run, as its record tells it */
@@ -86,3 +98,5 @@ int	 workspace_check(const struct request *, const char *, char *, char *,
 	    size_t);
 void	 prime_dir(int, const char *, const char *, int *);
 void	 session_workspaces(struct request *);
+
+#endif

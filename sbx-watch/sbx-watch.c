@@ -320,7 +320,7 @@ main(int argc, char *argv[])
 	    (nflag && (kflag || fd != -1 || w.pid != -1)))
 		usage();
 	sbx_xconf_check(SBX_CONF_TEARDOWN | SBX_CONF_KEEPALIVE |
-	    SBX_CONF_TIMEOUT);
+	    SBX_CONF_TIMEOUT | SBX_CONF_IMAGE_CACHE);
 	/* -n is a removal unless -m says stop; keeping is no teardown */
 	w.mode = nflag && mflag == NULL ? MODE_REMOVE : teardownmode(mflag);
 	if (nflag && w.mode == MODE_NONE)

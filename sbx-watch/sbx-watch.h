@@ -42,6 +42,9 @@ int	 watch_provlock(const struct watch *, int);
 int	 watch_sbxpath(const struct watch *, char *, size_t,
 	    struct sbx_result *);
 
+/* imgsave.c: the image cache's fill at teardown */
+void	 watch_imgsave(const struct watch *);
+
 /* prewarm.c: the hold after sbx-run -P */
 int	 watch_prewarmed(const struct watch *);
 

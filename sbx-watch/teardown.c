@@ -127,6 +127,7 @@ watch_teardown(const struct watch *w, int fg)
 			close(lfd);
 		return SBX_EX_NOSANDBOX;
 	}
+	watch_imgsave(w);	/* the images, before a removal (imgsave.c) */
 	for (try = 1; w->mode != MODE_NONE && try <= TRIES; try++) {
 		if (sbx(w, verb, flag, &c) == 0 ||
 		    (gone = sbx_says_notfound(c.err.data, w->name))) {

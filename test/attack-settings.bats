@@ -54,6 +54,7 @@ table() {
 	TIMEOUT|$RUNNERS sbx-watch sbx-gc|-1 86401 100000 2m 1.5
 	PORTS_MAX|sbx-ports sbx-ports-sync sbx-env-c|-1 1025 abc 1.5 0x10 64k ''
 	PREWARM|sbx-env-c|maybe 2 ' 1' autos -1
+	IMAGE_CACHE|$RUNNERS sbx-watch sbx-gc|-1 10x 1.5g g 10t 1048577g 99999999999999999999 ' 10g' 0x10
 	EOS
 }
 
@@ -178,6 +179,12 @@ table() {
 	PREWARM off 0
 	PREWARM auto auto
 	PREWARM AUTO auto
+	IMAGE_CACHE 0 0
+	IMAGE_CACHE 1024 1k
+	IMAGE_CACHE 1000 1000
+	IMAGE_CACHE 2048M 2g
+	IMAGE_CACHE 512m 512m
+	IMAGE_CACHE 3K 3k
 	EOS
 	# the teardown default: none for a pinned name, else remove
 	DOCKER_SANDBOX=pinned-box run -0 sbx-env -c
@@ -188,10 +195,12 @@ table() {
 }
 
 @test "settings class: sbx-env -cj prints one JSON object per setting" {
-	DOCKER_SANDBOX_TEARDOWN=stop run -0 sbx-env -cj
-	# one a row of conf.c's table: 15 with DOCKER_SANDBOX_SBX
+	# the image cache's default (common_setup turns it off)
+	DOCKER_SANDBOX_TEARDOWN=stop run -0 env -u DOCKER_SANDBOX_IMAGE_CACHE sbx-env -cj
+	# one a row of conf.c's table: 16 with DOCKER_SANDBOX_SBX
 	[ "${#lines[@]}" -eq "$(grep -c '^	{ SBX_CONF_' "$TOP/lib/conf.c")" ]
-	[ "${#lines[@]}" -ge 15 ]
+	[ "${#lines[@]}" -ge 16 ]
+	[[ "$output" == *'{"name":"DOCKER_SANDBOX_IMAGE_CACHE","value":"10g"}'* ]]
 	[[ "$output" == *'{"name":"DOCKER_SANDBOX_PORTS_MAX","value":"64"}'* ]]
 	[[ "$output" == *'{"name":"DOCKER_SANDBOX_PREWARM","value":"auto"}'* ]]
 	[[ "$output" == *'{"name":"DOCKER_SANDBOX_TEARDOWN","value":"stop"}'* ]]

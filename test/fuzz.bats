@@ -106,3 +106,4 @@ C
 @test "fuzz: rfc3339 replays its corpus" { replay rfc3339; }
 @test "fuzz: notfound replays its corpus" { replay notfound; }
 @test "fuzz: shown replays its corpus" { replay shown; }
+@test "fuzz: imgcheck replays its corpus" { replay imgcheck; }

@@ -30,6 +30,9 @@ common_setup() {
 	export PATH="$TOP/sbx-env:$TOP/sbx-run:$TOP/test/tools:/usr/local/bin:/usr/bin:/bin"
 	export WS="$BATS_TEST_TMPDIR/ws"
 	mkdir -p "$HOME" "$TMPDIR" "$SBX_STUB_DIR" "$WS"
+	# the image cache's fill adds execs to every teardown and its load
+	# one to every create; test/imgcache.bats turns it on and counts them
+	export DOCKER_SANDBOX_IMAGE_CACHE=0 XDG_CACHE_HOME="$HOME/.cache"
 	cd "$WS" || return 1
 }
 
