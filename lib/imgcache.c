@@ -194,11 +194,13 @@ sbx_img_file(int efd, const char *file, int flags)
 	struct stat st;
 	int fd;
 
-	if ((fd = openat(efd, file, flags | O_NOFOLLOW | O_CLOEXEC,
-	    0600)) == -1)
+	/* O_NONBLOCK: a fifo in a file's place never holds the open */
+	if ((fd = openat(efd, file, flags | O_NOFOLLOW | O_CLOEXEC |
+	    O_NONBLOCK, 0600)) == -1)
 		return -1;
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
-	    st.st_uid != geteuid()) {
+	    st.st_uid != geteuid() ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == -1) {
 		close(fd);
 		errno = EPERM;
 		return -1;

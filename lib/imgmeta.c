@@ -73,16 +73,48 @@ number(const char *s, long long *n)
 	return errstr == NULL ? 0 : -1;
 }
 
-/* The meta of the entry efd into m; -1 (EINVAL: not a meta we wrote). */
-int
-sbx_img_meta_read(int efd, struct sbx_imgmeta *m)
+/* Line k of a meta, key and value, into m; 0, or -1 when out of place. */
+static int
+field(struct sbx_imgmeta *m, size_t k, const char *key, const char *v)
 {
 	static const char *const keys[] = {
 		"workspace", "store", "size", "saved", "used"
 	};
+	long long *num[] = { &m->size, &m->saved, &m->used };
+	size_t len = strlen(v);
+
+	if (strcmp(key, k < 5 ? keys[k] : "ref") != 0)
+		return -1;
+	switch (k) {
+	case 0:
+		if (v[0] != '/' || len >= sizeof(m->workspace))
+			return -1;
+		memcpy(m->workspace, v, len + 1);
+		return 0;
+	case 1:
+		if (!store_valid(v))
+			return -1;
+		memcpy(m->store, v, len + 1);
+		return 0;
+	case 2:
+	case 3:
+	case 4:
+		return number(v, num[k - 2]);
+	default:
+		if (m->nrefs == SBX_IMG_REFS_MAX || !sbx_img_ref_valid(v, len))
+			return -1;
+		memcpy(m->refs[m->nrefs++], v, len + 1);
+		return 0;
+	}
+}
+
+/* The meta of the entry efd into m; -1 (EINVAL: not a meta we wrote). */
+int
+sbx_img_meta_read(int efd, struct sbx_imgmeta *m)
+{
 	struct sbx_buf b;
 	char *line, *next, *eq;
-	size_t k = 0;
+	size_t k;
 	int fd, rv = -1;
 
 	memset(m, 0, sizeof(*m));
@@ -92,33 +124,15 @@ sbx_img_meta_read(int efd, struct sbx_imgmeta *m)
 	if (sbx_buf_readfd(&b, fd, META_MAX + 1) == -1 || b.len > META_MAX ||
 	    b.data == NULL || memchr(b.data, '\0', b.len) != NULL)
 		goto out;
-	for (line = b.data; *line != '\0'; line = next) {
+	for (k = 0, line = b.data; *line != '\0'; line = next, k++) {
 		if ((next = strchr(line, '\n')) == NULL)
 			goto out;	/* cut short */
 		*next++ = '\0';
 		if ((eq = strchr(line, '=')) == NULL)
 			goto out;
 		*eq++ = '\0';
-		if (k < 5 && strcmp(line, keys[k]) != 0)
+		if (field(m, k, line, eq) == -1)
 			goto out;
-		if (k == 0 && (eq[0] != '/' || strlen(eq) >= sizeof(m->workspace)))
-			goto out;
-		if (k == 0)
-			memcpy(m->workspace, eq, strlen(eq) + 1);
-		else if (k == 1 && !store_valid(eq))
-			goto out;
-		else if (k == 1)
-			memcpy(m->store, eq, strlen(eq) + 1);
-		else if (k < 5 && number(eq, k == 2 ? &m->size : k == 3 ?
-		    &m->saved : &m->used) == -1)
-			goto out;
-		else if (k >= 5 && (strcmp(line, "ref") != 0 ||
-		    m->nrefs == SBX_IMG_REFS_MAX ||
-		    !sbx_img_ref_valid(eq, strlen(eq))))
-			goto out;
-		else if (k >= 5)
-			memcpy(m->refs[m->nrefs++], eq, strlen(eq) + 1);
-		k++;
 	}
 	if (m->nrefs > 0)
 		rv = 0;

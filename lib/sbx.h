@@ -138,6 +138,7 @@ struct sbx_spawn {		/* what to run, and how */
 	int	 fgtty;		/* hand it the controlling terminal */
 	int	 in;		/* stdin for the child; -1: inherit */
 	int	 out;		/* > 2: the child's stdout (a file), not ours */
+	int	 err;		/* > 2: the child's stderr, not ours */
 	long long outmax;	/* out: the child is stopped once it is larger */
 	int	 capture_out;	/* collect stdout into the result's out */
 	int	 capture_err;	/* collect stderr into the result's err */

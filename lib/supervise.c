@@ -240,7 +240,8 @@ start(struct sup *u, struct sbx_guard *g)
 		goto fail;
 	u->res->holding = s->hold_err != NULL && !s->capture_err;
 	if ((u->pid = sbx_spawn(s, op[1] != -1 ? op[1] :
-	    s->out > STDERR_FILENO ? s->out : -1, rp[1], u->pgid)) == -1)
+	    s->out > STDERR_FILENO ? s->out : -1, rp[1] != -1 ? rp[1] :
+	    s->err > STDERR_FILENO ? s->err : -1, u->pgid)) == -1)
 		goto fail;
 	if (op[1] != -1)
 		close(op[1]);

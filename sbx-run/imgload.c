@@ -115,9 +115,7 @@ load_call(const struct run *r, int afd, const struct sbx_imgmeta *m)
 	s.envp = r->env;
 	s.timeout = r->given ? r->calltimeout : LOAD_TIMEOUT;
 	s.newpgrp = 1;
-	s.in = afd;
-	s.capture_out = 1;
-	s.capture_err = 1;
+	s.in = afd;	/* stdout and stderr: /dev/null, as detach() left them */
 	if (sbx_supervise(&s, &c) == -1)
 		return -1;
 	st = c.status;

@@ -70,32 +70,70 @@ take(struct images *im, char *line)
 		memcpy(im->ids[im->nids++], id, strlen(id) + 1);
 }
 
-/* Call 1: the store and the pulled images; 0, or -1. */
+/*
+ * Run argv with stdout into fd, stopped past max bytes, stderr dropped
+ * (the daemon's words are the agent's: never on our stderr, never
+ * unbounded in memory); 0 when it exited 0 within both bounds.
+ */
 static int
-listing(const struct watch *w, const char *sbx, struct images *im)
+tofile(const struct watch *w, char **argv, int fd, long long max)
+{
+	struct sbx_spawn s;
+	struct sbx_result c;
+	int nul, ok;
+
+	if ((nul = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1)
+		return -1;
+	memset(&s, 0, sizeof(s));
+	s.argv = argv;
+	s.envp = w->envp;
+	s.timeout = w->timeout;
+	s.newpgrp = 1;
+	s.in = nul;
+	s.out = fd;
+	s.outmax = max;
+	s.err = nul;
+	ok = sbx_supervise(&s, &c) == 0 && c.status == 0 && !c.toolarge;
+	sbx_result_free(&c);
+	close(nul);
+	return ok ? 0 : -1;
+}
+
+/*
+ * Call 1: the store and the pulled images, through a temporary file in
+ * the cache root; 0, or -1.
+ */
+static int
+listing(const struct watch *w, const char *sbx, int root, struct images *im)
 {
 	char *argv[] = { (char *)sbx, "exec", (char *)w->name, "--", "sh",
 	    "-c", (char *)list_sh, NULL };
-	struct sbx_result c;
-	char *line, *next;
+	struct sbx_buf b;
+	char tmp[32], *line, *next;
+	int fd, rv;
 
-	if (sbx_capture(&c, argv, w->envp, w->timeout) == -1)
+	memset(&b, 0, sizeof(b));
+	snprintf(tmp, sizeof(tmp), ".list.%ld", (long)getpid());
+	(void)unlinkat(root, tmp, 0);
+	if ((fd = sbx_img_file(root, tmp, O_RDWR | O_CREAT | O_EXCL)) == -1)
 		return -1;
-	if (c.status != 0 || c.out.data == NULL || c.out.len > LIST_MAX) {
-		sbx_result_free(&c);
-		return -1;
-	}
-	for (line = c.out.data; line != NULL && *line != '\0'; line = next) {
+	(void)unlinkat(root, tmp, 0);	/* the descriptor is enough */
+	rv = tofile(w, argv, fd, LIST_MAX);
+	if (rv == 0 && (lseek(fd, 0, SEEK_SET) == -1 ||
+	    sbx_buf_readfd(&b, fd, LIST_MAX + 1) == -1 || b.data == NULL))
+		rv = -1;
+	close(fd);
+	for (line = b.data; rv == 0 && line != NULL && *line != '\0';
+	    line = next) {
 		if ((next = strchr(line, '\n')) != NULL)
 			*next++ = '\0';
-		if (line == c.out.data) {
-			if (strlen(line) <= SBX_IMG_STORE_MAX)
-				memcpy(im->m.store, line, strlen(line) + 1);
-		} else
+		if (line != b.data)
 			take(im, line);
+		else if (strlen(line) <= SBX_IMG_STORE_MAX)
+			memcpy(im->m.store, line, strlen(line) + 1);
 	}
-	sbx_result_free(&c);
-	return im->m.store[0] != '\0' && im->nids > 0 ? 0 : -1;
+	sbx_buf_free(&b);
+	return rv == 0 && im->m.store[0] != '\0' && im->nids > 0 ? 0 : -1;
 }
 
 /* Call 2: docker save ID... into fd, at most budget bytes; 0, or -1. */
@@ -103,11 +141,8 @@ static int
 save(const struct watch *w, const char *sbx, const struct images *im,
     int fd, long long budget)
 {
-	char *argv[8 + SBX_IMG_REFS_MAX];
-	struct sbx_spawn s;
-	struct sbx_result c;
+	char *argv[8 + SBX_IMG_REFS_MAX + 1];
 	size_t n = 0, i;
-	int in, ok;
 
 	argv[n++] = (char *)sbx;
 	argv[n++] = "exec";
@@ -120,21 +155,7 @@ save(const struct watch *w, const char *sbx, const struct images *im,
 	for (i = 0; i < im->nids; i++)
 		argv[n++] = (char *)im->ids[i];
 	argv[n] = NULL;
-	if ((in = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	memset(&s, 0, sizeof(s));
-	s.argv = argv;
-	s.envp = w->envp;
-	s.timeout = w->timeout;
-	s.newpgrp = 1;
-	s.in = in;
-	s.out = fd;
-	s.outmax = budget;
-	s.capture_err = 1;
-	ok = sbx_supervise(&s, &c) == 0 && c.status == 0 && !c.toolarge;
-	sbx_result_free(&c);
-	close(in);
-	return ok ? 0 : -1;
+	return tofile(w, argv, fd, budget);
 }
 
 /*
@@ -163,12 +184,12 @@ watch_imgsave(const struct watch *w)
 	    stat(im->m.workspace, &st) == -1 || !S_ISDIR(st.st_mode))
 		goto out;
 	wsl[0] = im->m.workspace;
-	if (sbx_cli_find(environ, wsl, sbx, sizeof(sbx)) == -1 ||
-	    listing(w, sbx, im) == -1)
-		goto out;
 	sbx_img_name(name, sizeof(name), &st);
+	/* a cache that cannot be had costs no call */
 	if ((root = sbx_img_open(im->m.workspace, 1, path, sizeof(path))) ==
-	    -1 || (efd = sbx_img_entry(root, name, 1)) == -1)
+	    -1 || sbx_cli_find(environ, wsl, sbx, sizeof(sbx)) == -1 ||
+	    listing(w, sbx, root, im) == -1 ||
+	    (efd = sbx_img_entry(root, name, 1)) == -1)
 		goto out;
 	snprintf(tmp, sizeof(tmp), ".archive.%ld", (long)getpid());
 	(void)unlinkat(efd, tmp, 0);

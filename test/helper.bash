@@ -19,6 +19,9 @@ common_setup() {
 	    DOCKER_SANDBOX_AUTOCREATE DOCKER_SANDBOX_TEMPLATE \
 	    DOCKER_SANDBOX_CPUS DOCKER_SANDBOX_MEMORY DOCKER_SANDBOX_TIMEOUT \
 	    DOCKER_HOST DOCKER_CONTEXT DOCKER_CONFIG XDG_STATE_HOME
+	# the image cache's fill adds execs to every teardown and its load
+	# one to every create; test/imgcache.bats turns it on and counts them
+	export DOCKER_SANDBOX_IMAGE_CACHE=0 XDG_CACHE_HOME="$HOME/.cache"
 	cd "$WS" || return 1
 }
 

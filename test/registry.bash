@@ -68,7 +68,8 @@ reg_start() {
 			printf 'proxy:\n  remoteurl: http://127.0.0.1:%s\n' "$3"
 		fi
 	} >"$d/config.yml"
-	"$REGISTRY" serve "$d/config.yml" >>"$d/access.log" 2>>"$d/app.log" </dev/null &
+	# its own session: no signal meant for the caller's group reaches it
+	setsid "$REGISTRY" serve "$d/config.yml" >>"$d/access.log" 2>>"$d/app.log" </dev/null &
 	REG_PIDS+=("$!")
 	reg_wait_http "http://127.0.0.1:$2/v2/"
 }
@@ -123,19 +124,29 @@ reg_end_session() {	# reg_end_session NAME: the forwarder first (it holds the ne
 # goes.  For sandboxes that sbx-run makes; its pid in REG_PIDS.
 reg_forward_all() {
 	(
+		# keyed by the namespace's inode: a sandbox made again under the
+		# same id gets a new namespace at the same path
+		# none of the caller's error handling (bats: set -eE, an ERR
+		# trap) may end the loop on a probe that fails
+		set +eE
+		trap - ERR
 		declare -A fwd=()
+		local ns key
+		# the host's namespace by a process that lives as long as the
+		# forwarders: this one
+		REG_HOSTNS=/proc/$BASHPID/ns/net
 		trap 'kill "${fwd[@]}" 2>/dev/null; exit 0' TERM
 		while :; do
 			for ns in /run/netns/sbxsim-"$(cat "$SBX_SIM_ROOT/tag" 2>/dev/null)"-*; do
-				[ -e "$ns" ] || continue
-				[ -n "${fwd[$ns]:-}" ] && continue
+				key=$ns@$(stat -L -c %i "$ns" 2>/dev/null) || continue
+				[ -n "${fwd[$key]:-}" ] && continue
 				reg_forward "$ns" "$1"
-				fwd[$ns]=$REG_FWD
+				fwd[$key]=$REG_FWD
 			done
-			for ns in "${!fwd[@]}"; do
-				[ -e "$ns" ] && continue
-				kill "${fwd[$ns]}" 2>/dev/null
-				unset "fwd[$ns]"
+			for key in "${!fwd[@]}"; do
+				[ "${key#*@}" = "$(stat -L -c %i "${key%@*}" 2>/dev/null)" ] && continue
+				kill "${fwd[$key]}" 2>/dev/null || true
+				unset "fwd[$key]"
 			done
 			sleep 0.05
 		done
