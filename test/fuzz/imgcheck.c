@@ -15,8 +15,7 @@
 #include <unistd.h>
 
 #include "sbx.h"
-#include "../../sbx-run/imgcheck.c"
-#include "../../sbx-run/imgjson.c"
+#include "sbx-run.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
