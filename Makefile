@@ -5,24 +5,27 @@
 
 include config.mk
 
-LIBOBJ = lib/shown.o lib/conf.o lib/env.o lib/io.o lib/json.o lib/lock.o lib/name.o \
-	lib/num.o lib/proc.o lib/sbxcli.o lib/spawn.o lib/supervise.o \
-	lib/relay.o lib/selfpipe.o lib/state.o lib/statedir.o \
-	lib/marker.o lib/rfc3339.o lib/sbxsays.o lib/portspec.o lib/dockerps.o \
-	lib/markerio.o lib/portcli.o lib/sibling.o lib/jsonout.o lib/sbxls.o lib/capture.o \
-	lib/guard.o lib/clock.o lib/createargv.o lib/mark.o lib/marksh.o \
-	lib/sbxcall.o lib/holdargv.o
+# alphabetical: the archive lets the linker find the order
+LIBOBJ = lib/capture.o lib/clock.o lib/conf.o lib/confparse.o \
+	lib/createargv.o lib/env.o lib/guard.o lib/holdargv.o lib/imgcache.o \
+	lib/imglru.o lib/imgmeta.o lib/io.o lib/json.o lib/jsonout.o \
+	lib/lock.o lib/mark.o lib/marker.o lib/markerio.o lib/marksh.o \
+	lib/name.o lib/num.o lib/portcli.o \
+	lib/portspec.o lib/proc.o lib/relay.o lib/sbxcall.o lib/sbxcli.o \
+	lib/sbxls.o lib/sbxsays.o lib/selfpipe.o lib/shown.o lib/sibling.o \
+	lib/spawn.o lib/state.o lib/statedir.o lib/supervise.o
 BIN = sbx-env/sbx-env sbx-run/sbx-run sbx-watch/sbx-watch sbx-gc/sbx-gc \
 	sbx-ports/sbx-ports sbx-verify/sbx-verify
 RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
 	sbx-run/journal.o sbx-run/workspace.o sbx-run/ending.o \
-	sbx-run/prewarm.o sbx-run/orphan.o sbx-run/race.o
-WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/pidwait.o \
-	sbx-watch/prewarm.o
-GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o
+	sbx-run/prewarm.o sbx-run/orphan.o sbx-run/race.o \
+	sbx-run/check.o sbx-run/imgload.o sbx-run/imgcheck.o sbx-run/imgjson.o
+WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/teardown.o \
+	sbx-watch/pidwait.o sbx-watch/prewarm.o sbx-watch/imgsave.o
+GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o sbx-gc/rfc3339.o sbx-gc/imgevict.o
 PORTSOBJ = sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-ports/hostport.o \
-	sbx-ports/bound.o
-VERIFYOBJ = sbx-verify/sbx-verify.o sbx-verify/probe.o \
+	sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/portsmark.o
+VERIFYOBJ = sbx-verify/sbx-verify.o sbx-verify/result.o sbx-verify/probe.o \
 	sbx-verify/answers.o sbx-verify/checks.o sbx-verify/selfcheck.o \
 	sbx-verify/sccall.o sbx-verify/scremove.o sbx-verify/scbasic.o \
 	sbx-verify/scguest.o sbx-verify/scports.o sbx-verify/scwords.o \
@@ -31,7 +34,7 @@ MAN1 = man/sbx-env.1 man/sbx-run.1 man/sbx-ports.1 man/sbx-verify.1
 MAN7 = man/sbx-tools.7
 MAN8 = man/sbx-gc.8 man/sbx-watch.8
 TESTTOOLS = test/tools/hostile-env test/tools/failalloc.so test/tools/rfc3339 \
-	test/tools/selfpipe test/tools/orphan
+	test/tools/selfpipe test/tools/orphan test/tools/imgcheck
 
 all: $(BIN)
 
@@ -44,60 +47,73 @@ $(LIBOBJ) $(BIN:=.o) $(RUNOBJ) $(WATCHOBJ) $(GCOBJ) $(PORTSOBJ) \
 # another header.  `sh test/depend` writes the lines between the two
 # marks from the #include lines; make lint checks that they agree.
 # header rules: begin
-lib/conf.o lib/createargv.o lib/dockerps.o lib/env.o lib/guard.o \
-	lib/mark.o lib/markerio.o lib/marksh.o lib/name.o lib/portcli.o \
-	lib/portspec.o lib/relay.o lib/sbxcall.o lib/sbxcli.o \
-	lib/sbxsays.o lib/selfpipe.o lib/sibling.o lib/spawn.o \
-	lib/supervise.o: lib/sbx-internal.h
-lib/capture.o lib/conf.o lib/createargv.o lib/dockerps.o lib/env.o \
-	lib/guard.o lib/holdargv.o lib/io.o lib/json.o lib/lock.o \
-	lib/mark.o lib/marker.o lib/markerio.o lib/marksh.o lib/name.o \
-	lib/num.o lib/portcli.o lib/portspec.o lib/proc.o lib/relay.o \
+lib/conf.o lib/confparse.o lib/createargv.o lib/env.o lib/guard.o \
+	lib/imgcache.o lib/imglru.o lib/mark.o lib/marksh.o lib/name.o \
+	lib/portcli.o lib/portspec.o lib/relay.o lib/sbxcall.o \
+	lib/sbxcli.o lib/sbxsays.o lib/selfpipe.o lib/sibling.o \
+	lib/spawn.o lib/supervise.o: lib/sbx-internal.h
+lib/capture.o lib/conf.o lib/confparse.o lib/createargv.o lib/env.o \
+	lib/guard.o lib/holdargv.o lib/imgcache.o lib/imglru.o \
+	lib/imgmeta.o lib/io.o lib/json.o lib/lock.o lib/mark.o \
+	lib/marker.o lib/markerio.o lib/marksh.o lib/name.o lib/num.o \
+	lib/portcli.o lib/portspec.o lib/proc.o lib/relay.o \
 	lib/sbxcall.o lib/sbxcli.o lib/sbxls.o lib/sbxsays.o \
 	lib/selfpipe.o lib/shown.o lib/sibling.o lib/spawn.o lib/state.o \
 	lib/statedir.o lib/supervise.o sbx-env/sbx-env.o \
 	sbx-gc/markers.o sbx-gc/sbx-gc.o sbx-ports/bound.o \
-	sbx-ports/hostport.o sbx-ports/sbx-ports.o sbx-ports/sync.o \
-	sbx-run/dockerargs.o sbx-run/ending.o sbx-run/journal.o \
+	sbx-ports/dockerps.o sbx-ports/hostport.o sbx-ports/portsmark.o \
+	sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-run/check.o \
+	sbx-run/dockerargs.o sbx-run/ending.o sbx-run/imgcheck.o \
+	sbx-run/imgjson.o sbx-run/imgload.o sbx-run/journal.o \
 	sbx-run/orphan.o sbx-run/prewarm.o sbx-run/provision.o \
 	sbx-run/race.o sbx-run/sbx-run.o sbx-run/workspace.o \
 	sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
 	sbx-verify/sbx-verify.o sbx-verify/scbasic.o sbx-verify/sccall.o \
 	sbx-verify/scguest.o sbx-verify/scmark.o sbx-verify/scports.o \
 	sbx-verify/scremove.o sbx-verify/scwords.o \
-	sbx-verify/selfcheck.o sbx-watch/loop.o sbx-watch/pidwait.o \
-	sbx-watch/prewarm.o sbx-watch/sbx-watch.o: lib/sbx.h
-lib/capture.o lib/mark.o lib/portcli.o lib/proc.o lib/sbxcall.o \
-	lib/selfpipe.o lib/spawn.o lib/supervise.o sbx-gc/markers.o \
-	sbx-gc/sbx-gc.o sbx-ports/sync.o sbx-run/orphan.o \
-	sbx-run/provision.o sbx-run/sbx-run.o sbx-verify/probe.o \
+	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
+	sbx-watch/pidwait.o sbx-watch/prewarm.o sbx-watch/sbx-watch.o \
+	sbx-watch/teardown.o: lib/sbx.h
+lib/capture.o lib/guard.o lib/mark.o lib/portcli.o lib/proc.o \
+	lib/sbxcall.o lib/selfpipe.o lib/spawn.o lib/supervise.o \
+	sbx-gc/markers.o sbx-gc/sbx-gc.o sbx-ports/sync.o \
+	sbx-run/imgload.o sbx-run/orphan.o sbx-run/provision.o \
+	sbx-run/sbx-run.o sbx-verify/probe.o sbx-verify/sbx-verify.o \
+	sbx-verify/scbasic.o sbx-verify/sccall.o sbx-verify/scguest.o \
+	sbx-verify/scmark.o sbx-verify/scports.o sbx-verify/scremove.o \
+	sbx-verify/scwords.o sbx-verify/selfcheck.o sbx-watch/imgsave.o \
+	sbx-watch/loop.o sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxchild.h
+lib/conf.o lib/createargv.o lib/holdargv.o lib/mark.o lib/portcli.o \
+	lib/sbxcall.o lib/sbxcli.o lib/sbxls.o lib/sbxsays.o \
+	lib/sibling.o sbx-gc/sbx-gc.o sbx-ports/dockerps.o \
+	sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-run/orphan.o \
+	sbx-run/provision.o sbx-run/race.o sbx-run/sbx-run.o \
 	sbx-verify/sbx-verify.o sbx-verify/scbasic.o sbx-verify/sccall.o \
-	sbx-verify/scguest.o sbx-verify/scmark.o sbx-verify/scports.o \
-	sbx-verify/scremove.o sbx-verify/scwords.o \
-	sbx-verify/selfcheck.o sbx-watch/loop.o sbx-watch/sbx-watch.o: lib/sbxchild.h
-lib/createargv.o lib/holdargv.o lib/mark.o lib/portcli.o lib/sbxcall.o \
-	lib/sbxcli.o lib/sbxls.o lib/sbxsays.o lib/sibling.o \
-	sbx-gc/sbx-gc.o sbx-ports/sbx-ports.o sbx-ports/sync.o \
-	sbx-run/orphan.o sbx-run/provision.o sbx-run/race.o \
-	sbx-run/sbx-run.o sbx-verify/sbx-verify.o sbx-verify/scbasic.o \
-	sbx-verify/sccall.o sbx-verify/scguest.o sbx-verify/scports.o \
-	sbx-verify/scremove.o sbx-verify/selfcheck.o sbx-watch/loop.o \
-	sbx-watch/sbx-watch.o: lib/sbxcli.h
-lib/conf.o lib/env.o lib/marker.o lib/name.o lib/sbxcli.o lib/statedir.o \
-	sbx-env/sbx-env.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
-	sbx-ports/sbx-ports.o sbx-run/orphan.o sbx-run/provision.o \
-	sbx-run/sbx-run.o sbx-verify/checks.o sbx-verify/probe.o \
-	sbx-verify/sbx-verify.o sbx-verify/selfcheck.o sbx-watch/loop.o \
-	sbx-watch/pidwait.o sbx-watch/prewarm.o sbx-watch/sbx-watch.o: lib/sbxconf.h
-lib/dockerps.o lib/json.o lib/jsonout.o lib/portspec.o lib/sbxls.o \
-	sbx-env/sbx-env.o sbx-gc/sbx-gc.o sbx-ports/sbx-ports.o \
-	sbx-run/journal.o sbx-verify/sbx-verify.o sbx-verify/scbasic.o: lib/sbxjson.h
-lib/mark.o sbx-run/dockerargs.o sbx-run/ending.o sbx-run/journal.o \
-	sbx-run/orphan.o sbx-run/prewarm.o sbx-run/provision.o \
-	sbx-run/race.o sbx-run/sbx-run.o sbx-run/workspace.o \
-	sbx-verify/scmark.o: lib/sbxmark.h
-lib/dockerps.o lib/markerio.o lib/portcli.o lib/portspec.o \
-	sbx-ports/bound.o sbx-ports/hostport.o sbx-ports/sbx-ports.o \
+	sbx-verify/scguest.o sbx-verify/scports.o sbx-verify/scremove.o \
+	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
+	sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxcli.h
+lib/conf.o lib/confparse.o lib/env.o lib/imglru.o lib/marker.o \
+	lib/name.o lib/sbxcli.o lib/statedir.o sbx-env/sbx-env.o \
+	sbx-gc/imgevict.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
+	sbx-ports/sbx-ports.o sbx-run/imgload.o sbx-run/orphan.o \
+	sbx-run/provision.o sbx-run/sbx-run.o sbx-verify/checks.o \
+	sbx-verify/probe.o sbx-verify/sbx-verify.o \
+	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
+	sbx-watch/pidwait.o sbx-watch/prewarm.o sbx-watch/sbx-watch.o \
+	sbx-watch/teardown.o: lib/sbxconf.h
+lib/imgcache.o lib/imglru.o lib/imgmeta.o sbx-gc/imgevict.o \
+	sbx-run/imgload.o sbx-watch/imgsave.o: lib/sbximg.h
+lib/json.o lib/jsonout.o lib/portspec.o lib/sbxls.o sbx-env/sbx-env.o \
+	sbx-gc/sbx-gc.o sbx-ports/dockerps.o sbx-ports/sbx-ports.o \
+	sbx-run/imgjson.o sbx-run/journal.o sbx-verify/result.o \
+	sbx-verify/scbasic.o: lib/sbxjson.h
+lib/mark.o sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o \
+	sbx-run/imgcheck.o sbx-run/imgjson.o sbx-run/imgload.o \
+	sbx-run/journal.o sbx-run/orphan.o sbx-run/prewarm.o \
+	sbx-run/provision.o sbx-run/race.o sbx-run/sbx-run.o \
+	sbx-run/workspace.o sbx-verify/scmark.o: lib/sbxmark.h
+lib/portcli.o lib/portspec.o sbx-ports/bound.o sbx-ports/dockerps.o \
+	sbx-ports/hostport.o sbx-ports/portsmark.o sbx-ports/sbx-ports.o \
 	sbx-ports/sync.o sbx-verify/answers.o sbx-verify/checks.o \
 	sbx-verify/probe.o sbx-verify/sbx-verify.o sbx-verify/scbasic.o \
 	sbx-verify/sccall.o sbx-verify/scguest.o sbx-verify/scmark.o \
@@ -105,30 +121,36 @@ lib/dockerps.o lib/markerio.o lib/portcli.o lib/portspec.o \
 	sbx-verify/selfcheck.o: lib/sbxports.h
 lib/lock.o lib/marker.o lib/markerio.o lib/portcli.o lib/sbxcall.o \
 	lib/state.o lib/statedir.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
-	sbx-ports/sbx-ports.o sbx-run/journal.o sbx-run/orphan.o \
+	sbx-ports/portsmark.o sbx-ports/sbx-ports.o sbx-run/check.o \
+	sbx-run/imgload.o sbx-run/journal.o sbx-run/orphan.o \
 	sbx-run/prewarm.o sbx-run/provision.o sbx-run/workspace.o \
 	sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
-	sbx-verify/sbx-verify.o sbx-verify/scbasic.o sbx-verify/sccall.o \
-	sbx-verify/scguest.o sbx-verify/scmark.o sbx-verify/scports.o \
-	sbx-verify/scremove.o sbx-verify/scwords.o \
-	sbx-verify/selfcheck.o sbx-watch/loop.o sbx-watch/prewarm.o \
-	sbx-watch/sbx-watch.o: lib/sbxstate.h
-lib/clock.o lib/lock.o lib/rfc3339.o lib/sbxcall.o lib/supervise.o \
-	sbx-gc/sbx-gc.o sbx-run/race.o sbx-verify/sccall.o \
-	sbx-verify/scguest.o sbx-watch/loop.o: lib/sbxtime.h
-sbx-gc/markers.o sbx-gc/sbx-gc.o: sbx-gc/sbx-gc.h
-sbx-ports/bound.o sbx-ports/hostport.o sbx-ports/sbx-ports.o \
-	sbx-ports/sync.o: sbx-ports/sbx-ports.h
-sbx-run/dockerargs.o sbx-run/ending.o sbx-run/journal.o sbx-run/orphan.o \
-	sbx-run/prewarm.o sbx-run/provision.o sbx-run/race.o \
-	sbx-run/sbx-run.o sbx-run/workspace.o: sbx-run/sbx-run.h
+	sbx-verify/sbx-verify.o sbx-verify/scremove.o \
+	sbx-verify/scwords.o sbx-watch/imgsave.o sbx-watch/loop.o \
+	sbx-watch/prewarm.o sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxstate.h
+lib/clock.o lib/lock.o lib/sbxcall.o lib/supervise.o sbx-run/race.o \
+	sbx-verify/sccall.o sbx-verify/scguest.o sbx-watch/loop.o \
+	sbx-watch/teardown.o: lib/sbxtime.h
+sbx-gc/imgevict.o sbx-gc/markers.o sbx-gc/rfc3339.o sbx-gc/sbx-gc.o: sbx-gc/sbx-gc.h
+sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/hostport.o \
+	sbx-ports/portsmark.o sbx-ports/sbx-ports.o sbx-ports/sync.o: sbx-ports/sbx-ports.h
+sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o sbx-run/imgcheck.o \
+	sbx-run/imgjson.o sbx-run/imgload.o sbx-run/journal.o \
+	sbx-run/orphan.o sbx-run/prewarm.o sbx-run/provision.o \
+	sbx-run/race.o sbx-run/sbx-run.o sbx-run/workspace.o: sbx-run/sbx-run.h
 sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
-	sbx-verify/sbx-verify.o sbx-verify/scbasic.o sbx-verify/sccall.o \
+	sbx-verify/sbx-verify.o: sbx-verify/audit.h
+sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
+	sbx-verify/result.o sbx-verify/sbx-verify.o sbx-verify/scbasic.o \
+	sbx-verify/sccall.o sbx-verify/scguest.o sbx-verify/scmark.o \
+	sbx-verify/scports.o sbx-verify/scremove.o sbx-verify/scwords.o \
+	sbx-verify/selfcheck.o: sbx-verify/result.h
+sbx-verify/sbx-verify.o sbx-verify/scbasic.o sbx-verify/sccall.o \
 	sbx-verify/scguest.o sbx-verify/scmark.o sbx-verify/scports.o \
 	sbx-verify/scremove.o sbx-verify/scwords.o \
-	sbx-verify/selfcheck.o: sbx-verify/sbx-verify.h
-sbx-watch/loop.o sbx-watch/pidwait.o sbx-watch/prewarm.o \
-	sbx-watch/sbx-watch.o: sbx-watch/sbx-watch.h
+	sbx-verify/selfcheck.o: sbx-verify/sc.h
+sbx-watch/imgsave.o sbx-watch/loop.o sbx-watch/pidwait.o \
+	sbx-watch/prewarm.o sbx-watch/sbx-watch.o sbx-watch/teardown.o: sbx-watch/sbx-watch.h
 # header rules: end
 
 lib/libsbx.a: $(LIBOBJ)
@@ -156,9 +178,9 @@ sbx-verify/sbx-verify: $(VERIFYOBJ) lib/libsbx.a
 test/tools/hostile-env: test/tools/hostile-env.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ test/tools/hostile-env.c
 
-test/tools/rfc3339: test/tools/rfc3339.c lib/libsbx.a
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib $(LDFLAGS) -o $@ test/tools/rfc3339.c \
-		lib/libsbx.a
+test/tools/rfc3339: test/tools/rfc3339.c sbx-gc/rfc3339.o lib/libsbx.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib -Isbx-gc $(LDFLAGS) -o $@ \
+		test/tools/rfc3339.c sbx-gc/rfc3339.o lib/libsbx.a
 
 test/tools/selfpipe: test/tools/selfpipe.c lib/libsbx.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib $(LDFLAGS) -o $@ test/tools/selfpipe.c \
@@ -168,11 +190,32 @@ test/tools/orphan: test/tools/orphan.c lib/libsbx.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib $(LDFLAGS) -o $@ test/tools/orphan.c \
 		lib/libsbx.a
 
+test/tools/imgcheck: test/tools/imgcheck.c sbx-run/imgcheck.o \
+	sbx-run/imgjson.o lib/libsbx.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib -Isbx-run $(LDFLAGS) -o $@ \
+		test/tools/imgcheck.c sbx-run/imgcheck.o sbx-run/imgjson.o \
+		lib/libsbx.a
+
 test/tools/failalloc.so: test/tools/failalloc.c
 	$(CC) $(CFLAGS) -shared -fPIC -o $@ test/tools/failalloc.c
 
+# make check: its three parts in turn, each whatever the last found, then
+# the one closing line "N passed, N failed" over all three
 check: all $(TESTTOOLS)
-	sh test/run-suites
+	@sh test/run-suites reset
+	-@$(MAKE) -s check-bats
+	-@$(MAKE) -s check-sanitized
+	-@$(MAKE) -s check-pi
+	@sh test/run-suites total bats sanitized pi
+
+# the bats suites; the same on sanitized binaries (SBX_SANITIZE=0: not);
+# the pi extension's node tests
+check-bats: all $(TESTTOOLS)
+	sh test/run-suites bats
+check-sanitized: all
+	sh test/run-suites sanitized
+check-pi: all
+	sh test/run-suites pi
 
 lint: all
 	sh test/lint
@@ -228,4 +271,4 @@ clean:
 		$(GCOBJ) $(VERIFYOBJ) $(TESTTOOLS)
 	rm -rf test/fuzz/bin test/fuzz/work
 
-.PHONY: all check lint fuzz bench demo soak install uninstall clean
+.PHONY: all check check-bats check-sanitized check-pi lint fuzz bench demo soak install uninstall clean

@@ -14,8 +14,6 @@
 #include "sbxconf.h"
 #include "sbx-internal.h"
 
-#define ALLOWLIST_VAR	"DOCKER_SANDBOX_ENV_ALLOWLIST"
-
 /* What the sbx CLI needs to work, and nothing secret-bearing. */
 static const char *const hostset[] = {
 	"HOME", "PATH", "USER", "LOGNAME", "TMPDIR", "SHELL", "LANG", "TZ",
@@ -98,9 +96,12 @@ listed(char *const *list, size_t n, const char *s, size_t len)
 	return 0;
 }
 
-/* Add the comma-separated names of src to pol->allow. */
-static int
-addnames(struct sbx_envpolicy *pol, const char *src, const char *from)
+/*
+ * Add the comma-separated names of src to pol->allow; from names the
+ * source in messages.  A bad name is a usage error (exit 64).
+ */
+int
+sbx_env_addnames(struct sbx_envpolicy *pol, const char *src, const char *from)
 {
 	const char *p, *end;
 	size_t len;
@@ -130,25 +131,6 @@ addnames(struct sbx_envpolicy *pol, const char *src, const char *from)
 			return -1;
 		a[++pol->nallow] = NULL;
 	}
-	return 0;
-}
-
-/*
- * The policy from the -a names, the -p flag and the two DOCKER_SANDBOX_ENV_*
- * variables.  A bad name or boolean is a usage error (exit 64).
- */
-int
-sbx_xenv_policy(struct sbx_envpolicy *pol, const char *aflag, int pflag)
-{
-	const char *v;
-
-	memset(pol, 0, sizeof(*pol));
-	pol->passthrough = pflag || sbx_xconf_passthrough();
-	if ((v = sbx_xconf_allowlist()) != NULL &&
-	    addnames(pol, v, ALLOWLIST_VAR) == -1)
-		return -1;
-	if (aflag != NULL && addnames(pol, aflag, "-a") == -1)
-		return -1;
 	return 0;
 }
 
@@ -252,6 +234,17 @@ sbx_env_forwarded(char *const *env)
 	}
 	names[o] = NULL;
 	return names;
+}
+
+/* getenv(3), an empty value counting as unset. */
+const char *
+sbx_conf_str(const char *var)
+{
+	const char *v;
+
+	if ((v = getenv(var)) == NULL || *v == '\0')
+		return NULL;
+	return v;
 }
 
 /* getenv(3) over an arbitrary environment: the first match wins. */

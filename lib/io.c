@@ -1,8 +1,10 @@
 /*
  * io.c: writes that survive EINTR and short counts, a growable buffer,
- * and the sbase-style check that stdout really reached its file.
+ * the sbase-style check that stdout really reached its file, and a pipe
+ * closed on exec (the self-pipe's and every child's).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,4 +107,23 @@ sbx_fshut(void)
 	bad |= ferror(stdout) != 0;
 	bad |= fclose(stdout) != 0;
 	return bad ? -1 : 0;
+}
+
+/* A pipe whose ends close on exec; -1 with errno, nothing left open. */
+int
+sbx_pipe(int fd[2])
+{
+	int e;
+
+	if (pipe(fd) == -1)
+		return -1;
+	if (fcntl(fd[0], F_SETFD, FD_CLOEXEC) == -1 ||
+	    fcntl(fd[1], F_SETFD, FD_CLOEXEC) == -1) {
+		e = errno;
+		close(fd[0]);
+		close(fd[1]);
+		errno = e;
+		return -1;
+	}
+	return 0;
 }

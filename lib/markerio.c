@@ -10,8 +10,8 @@
  * with state=ready once it succeeded.  NAME.failed (sbx-watch) says why
  * a teardown gave up.  NAME.prewarm (sbx-run -P) says when its
  * provisioning ended ("time=") and with what status ("status="), and
- * after a failure what it said, a "said=" line for each line.  NAME.ports (sbx-ports) is the exception: lines
- * "PROTO HOSTPORT SANDBOXPORT".
+ * after a failure what it said, a "said=" line for each line.  NAME.ports
+ * is sbx-ports' own (sbx-ports/portsmark.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,9 +22,7 @@
 #include <unistd.h>
 
 #include "sbx.h"
-#include "sbxports.h"
 #include "sbxstate.h"
-#include "sbx-internal.h"
 
 static int
 field(const char *content, const char *key, long long min, long long max,
@@ -262,61 +260,4 @@ sbx_prewarm_read(int dfd, const char *name, long long *when, int *status,
 		said[n] = '\0';
 	}
 	return 0;
-}
-
-/* NAME.ports into l, appended; none is no error, a bad line is dropped. */
-int
-sbx_portsmark_read(int dfd, const char *name, struct sbx_ports *l)
-{
-	char file[SBX_MARKER_MAX], buf[8192], *line, *next;
-	char proto[8], host[8], vm[8];
-	struct sbx_port p;
-	const char *e;
-
-	if (sbx_marker_path(file, sizeof(file), name, SBX_M_PORTS) == -1)
-		return -1;
-	if (sbx_state_read(dfd, file, buf, sizeof(buf)) == -1)
-		return errno == ENOENT ? 0 : -1;
-	for (line = buf; *line != '\0'; line = next) {
-		if ((next = strchr(line, '\n')) == NULL)
-			next = line + strlen(line);
-		else
-			*next++ = '\0';
-		memset(&p, 0, sizeof(p));
-		if (sscanf(line, "%7s %7s %7s", proto, host, vm) != 3 ||
-		    (p.proto = sbx_proto_parse(proto, strlen(proto), NULL)) == -1 ||
-		    (p.host = sbx_port_parse(host, strlen(host), &e)) == -1 ||
-		    (p.vm = sbx_port_parse(vm, strlen(vm), &e)) == -1)
-			continue;
-		if (sbx_ports_add(l, &p) == -1)
-			return -1;
-	}
-	return 0;
-}
-
-/* Write NAME.ports as l; an empty l removes it. */
-int
-sbx_portsmark_write(int dfd, const char *name, const struct sbx_ports *l)
-{
-	char file[SBX_MARKER_MAX], line[48];
-	struct sbx_buf b;
-	size_t i;
-	int r;
-
-	if (sbx_marker_path(file, sizeof(file), name, SBX_M_PORTS) == -1)
-		return -1;
-	if (l->n == 0)
-		return sbx_state_remove(dfd, file);
-	memset(&b, 0, sizeof(b));
-	for (i = 0; i < l->n; i++) {
-		snprintf(line, sizeof(line), "%s %d %d\n",
-		    sbx_proto_name(l->v[i].proto), l->v[i].host, l->v[i].vm);
-		if (sbx_buf_add(&b, line, strlen(line)) == -1) {
-			sbx_buf_free(&b);
-			return -1;
-		}
-	}
-	r = sbx_state_write(dfd, file, b.data);
-	sbx_buf_free(&b);
-	return r;
 }

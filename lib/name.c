@@ -2,7 +2,6 @@
  * name.c: sandbox names.  One rule for every program, strict enough for
  * every sbx version seen, and no name can be mistaken for an option.
  */
-#include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -144,22 +143,4 @@ sbx_name_pid(const char *name, const char *prefix, pid_t *pid)
 	if (pid != NULL)
 		*pid = (pid_t)v;
 	return 1;
-}
-
-/*
- * The sandbox a program works on: -s if given, else DOCKER_SANDBOX.  None,
- * or one that breaks the rule, is a usage error (exit 64).
- */
-const char *
-sbx_xname_pick(const char *given)
-{
-	const char *name = given ? given : sbx_conf_str("DOCKER_SANDBOX");
-
-	if (name == NULL)
-		errx(SBX_EX_USAGE, "no sandbox: give -s name or set "
-		    "DOCKER_SANDBOX");
-	if (!sbx_name_valid(name))
-		errx(SBX_EX_USAGE, "invalid sandbox name: want "
-		    "[A-Za-z0-9][A-Za-z0-9.-]{1,62}, not \"default\"");
-	return name;
 }

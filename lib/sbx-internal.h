@@ -17,10 +17,9 @@
 struct sbx_spawn;		/* sbxchild.h */
 struct sbx_port;		/* sbxports.h */
 struct sbx_ports;
-struct sbx_portset;
+struct sbx_envpolicy;		/* sbxconf.h */
 
 /* spawn.c: fork and exec one child (supervise.c; test/tools/orphan) */
-int	 sbx_pipe(int[2]);
 pid_t	 sbx_spawn(const struct sbx_spawn *, int, int, pid_t);
 void SBX_DEAD sbx_spawn_child(const struct sbx_spawn *, int, int, pid_t,
 	    pid_t, const sigset_t *, int);
@@ -61,44 +60,58 @@ struct sbx_guard {
 int	 sbx_guard_start(struct sbx_guard *);
 void	 sbx_guard_stop(struct sbx_guard *);
 
-/* conf.c: the settings that only the library reads */
-const char *sbx_xconf_allowlist(void);	/* env.c */
-int	 sbx_xconf_cpus(void);		/* createargv.c */
+/* conf.c: the settings that only the library reads (createargv.c) */
+int	 sbx_xconf_cpus(void);
 void	 sbx_xconf_memory(char *, size_t);
 const char *sbx_xconf_template(void);
 
-/* env.c: its name tests (conf.c; test/fuzz/env) */
+/*
+ * confparse.c: the grammars of the settings' values, read for conf.c's
+ * table (the teardown's is sbxconf.h's: sbx-watch -m reads it too)
+ */
+int	 sbx_parsebool(const char *);
+int	 sbx_xparse_bool(const char *, const char *);
+long long sbx_xparse_num(const char *, const char *, long long, long long);
+const char *sbx_teardown_name(int);
+long long sbx_xparse_hours(const char *, const char *, long long);
+long long sbx_xparse_bytes(const char *, const char *, long long);
+void	 sbx_xparse_memory(const char *, const char *, char *, size_t);
+const char *sbx_xparse_ref(const char *, const char *);
+const char *sbx_xparse_names(const char *, const char *);
+const char *sbx_xparse_name(const char *, const char *);
+
+/* env.c: its name tests (confparse.c; test/fuzz/env), an allow-list */
 int	 sbx_env_isdocker(const char *);
 int	 sbx_env_ishostset(const char *);
 int	 sbx_env_validname(const char *, size_t);
+int	 sbx_env_addnames(struct sbx_envpolicy *, const char *, const char *);
 
 /* name.c: random bytes (mark.c) */
 int	 sbx_urandom(unsigned char *, size_t);
 
-/* sbxcli.c: the search that sibling.c shares */
+/* sbxcli.c: the search that sibling.c shares; conf.c's test of a path */
 int	 sbx_path_search(char *const *, char *const *, const char *, char *,
 	    size_t);
 int	 sbx_prog_ok(char *const *, const char *, char *, size_t);
+int	 sbx_runnable(const char *);
 
 /* sbxsays.c: the words only the library matches */
 int	 sbx_says_unknown_verb(const char *, const char *);	/* portcli.c */
 int	 sbx_says_unknown_flag(const char *, const char *);	/* sbxcall.c */
 int	 sbx_says_race(const char *);				/* sbxcall.c */
-int	 sbx_says_notice(const char *, size_t);			/* dockerps.c */
+
+/* imgcache.c: an entry's name and size, for imglru.c's sweep */
+int	 sbx_img_isname(const char *);
+long long sbx_img_bytes(int, const char *, long long *);
 
 /* marksh.c: the shell text of mark.c */
 extern const char sbx_mark_prologue[];
 extern const char sbx_mark_ender[];
 extern const char sbx_mark_asker[];
 
-/* portspec.c, dockerps.c: the parsers below sbxports.h (test/fuzz/ports) */
-int	 sbx_proto_parse(const char *, size_t, int *);
-int	 sbx_port_parse(const char *, size_t, const char **);
+/* portspec.c: the parsers below sbxports.h (test/fuzz/ports) */
 int	 sbx_ports_sbxjson(const char *, size_t, struct sbx_ports *,
 	    const char **);
 int	 sbx_port_sbxspec(const struct sbx_port *, char *, size_t);
-#define SBX_PORTS_WANT_MAX	4096	/* VM ports one docker ps may name */
-int	 sbx_ports_dockertext(const char *, struct sbx_ports *,
-	    struct sbx_portset *, const char **);
 
 #endif /* SBX_INTERNAL_H */

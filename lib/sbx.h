@@ -8,9 +8,10 @@
  *	sbxcli.h	the sbx CLI: which one, one call of it, its words
  *	sbxmark.h	the marks that let one exec end what another started
  *	sbxstate.h	the state directory: files, locks, markers
- *	sbxtime.h	the monotonic clock, RFC 3339 timestamps
+ *	sbxtime.h	the monotonic clock
  *	sbxjson.h	JSON in and out
  *	sbxports.h	port mappings
+ *	sbximg.h	the image cache
  * and sbx-internal.h holds what only the library and its tests share.
  * Every external symbol is sbx_-prefixed; each file in lib/ holds one concern.
  * A function that may end the process (a bad setting or name is exit 64,
@@ -53,7 +54,7 @@ int	 sbx_exec_status(int);
 #define SBX_DEAD
 #endif
 
-/* io.c: whole writes, a growable buffer, checked stdout */
+/* io.c: whole writes, a growable buffer, checked stdout, a pipe */
 struct sbx_buf {
 	char	*data;		/* always NUL-terminated when non-NULL */
 	size_t	 len;
@@ -64,6 +65,7 @@ int	 sbx_buf_add(struct sbx_buf *, const void *, size_t);
 void	 sbx_buf_free(struct sbx_buf *);
 int	 sbx_buf_readfd(struct sbx_buf *, int, size_t);
 int	 sbx_fshut(void);
+int	 sbx_pipe(int[2]);
 
 /* num.c: bounded number parsing, strtonum(3) semantics */
 long long sbx_strtonum(const char *, long long, long long, const char **);

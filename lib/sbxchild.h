@@ -2,13 +2,16 @@
  * sbxchild.h: child processes.  spawn.c starts one, supervise.c runs it
  * to its end (relaying, capturing or holding its output, forwarding
  * signals, a timeout), capture.c runs one for its output; selfpipe.c
- * brings trapped signals into the same poll; proc.c tells whether a
- * process is still the one we knew.  Nothing here knows sbx.
+ * brings trapped signals into the same poll; guard.c ties a child's life
+ * to ours; proc.c tells whether a process is still the one we knew.
+ * Nothing here knows sbx.
  */
 #ifndef SBXCHILD_H
 #define SBXCHILD_H
 
 #include <sys/types.h>
+
+#include <signal.h>
 
 #include "sbx.h"
 
@@ -20,6 +23,9 @@ struct sbx_spawn {		/* what to run, and how */
 	int	 newpgrp;	/* child leads its own process group */
 	int	 fgtty;		/* hand it the controlling terminal */
 	int	 in;		/* stdin for the child; -1: inherit */
+	int	 out;		/* > 2: the child's stdout (a file), not ours */
+	int	 err;		/* > 2: the child's stderr, not ours */
+	long long outmax;	/* out: the child is stopped once it is larger */
 	int	 capture_out;	/* collect stdout into the result's out */
 	int	 capture_err;	/* collect stderr into the result's err */
 	int	 relay;		/* both streams pass through us, counted */
@@ -40,6 +46,7 @@ struct sbx_result {		/* what came of it */
 	int	 signo;		/* a signal we forwarded, or 0 */
 	int	 holding;	/* stderr still held at exit */
 	int	 tries;		/* sbx_call: the sbx runs it took (1 and up) */
+	int	 toolarge;	/* out grew past outmax: stopped */
 	unsigned long long relayed;	/* bytes read from both streams */
 };
 int	 sbx_supervise(const struct sbx_spawn *, struct sbx_result *);
@@ -57,6 +64,13 @@ void	 sbx_selfpipe_child(void);
 
 /* capture.c: run for the output, stdin on /dev/null, own process group */
 int	 sbx_capture(struct sbx_result *, char *const *, char *const *, int);
+
+/*
+ * guard.c: a child holding the read end of a lifeline whose one write end
+ * is the caller's, so it reads EOF when the caller ends, however it ends
+ * (supervise.c's guardian; sbx-verify -S's remover)
+ */
+pid_t	 sbx_lifeline(int *, void (*)(int, const sigset_t *, void *), void *);
 
 /* proc.c: is a process (pid plus start time) still the one we knew? */
 int	 sbx_proc_start(pid_t, unsigned long long *);

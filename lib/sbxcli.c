@@ -46,7 +46,7 @@ struct wset {
 };
 
 /* A regular file we may execute. */
-static int
+int
 sbx_runnable(const char *path)
 {
 	struct stat st;

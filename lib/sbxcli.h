@@ -48,6 +48,7 @@ int	 sbx_says_stopped(const char *);
 int	 sbx_says_restart(const char *);
 int	 sbx_says_restart_line(const char *, size_t);
 int	 sbx_says_race_line(const char *, size_t);
+int	 sbx_says_notice(const char *, size_t);
 void	 sbx_restart_exit(void) SBX_DEAD;
 
 /* sbxls.c: is a sandbox in the output of `sbx ls --json`, and how? */

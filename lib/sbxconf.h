@@ -28,18 +28,21 @@
 #define SBX_CONF_TIMEOUT	0x800
 #define SBX_CONF_PORTS_MAX	0x1000	/* host ports a sandbox may hold */
 #define SBX_CONF_PREWARM	0x2000	/* provision at session start */
-#define SBX_CONF_ALL		0x3fff
+#define SBX_CONF_IMAGE_CACHE	0x4000	/* the image cache's budget */
+#define SBX_CONF_SBX		0x8000	/* the sbx CLI; shown resolved */
+#define SBX_CONF_ALL		(~0u)	/* every row of conf.c's table */
 #define SBX_CONF_ENV		(SBX_CONF_ALLOWLIST | SBX_CONF_PASSTHROUGH)
 /* what sbx-run may read, whichever path a call takes */
 #define SBX_CONF_RUN		(SBX_CONF_ENV | SBX_CONF_TIMEOUT | \
 	SBX_CONF_AUTOCREATE | SBX_CONF_CPUS | SBX_CONF_MEMORY | \
-	SBX_CONF_TEMPLATE | SBX_CONF_WORKSPACE_RO)
+	SBX_CONF_TEMPLATE | SBX_CONF_WORKSPACE_RO | SBX_CONF_IMAGE_CACHE)
 #define SBX_TIMEOUT_MAX		86400	/* seconds: a day per sbx call */
+#define SBX_GC_HOURS_MAX	1000000	/* DOCKER_SANDBOX_GC_HOURS and -H */
 #define SBX_TEARDOWN_REMOVE	0
 #define SBX_TEARDOWN_STOP	1
 #define SBX_TEARDOWN_NONE	2
 long long sbx_xconf_num(const char *, long long, long long, long long);
-const char *sbx_conf_str(const char *);
+const char *sbx_conf_given(unsigned);
 int	 sbx_xconf_autocreate(void);
 #define SBX_KEEPALIVE_NEVER	0
 #define SBX_KEEPALIVE_ALWAYS	1
@@ -49,13 +52,19 @@ int	 sbx_xconf_passthrough(void);
 int	 sbx_xconf_workspace_ro(void);
 int	 sbx_xconf_timeout(void);
 int	 sbx_xconf_ports_max(void);
-int	 sbx_teardown_parse(const char *);
+long long sbx_xconf_image_cache(void);
 int	 sbx_xconf_teardown(void);
 long long sbx_xconf_gc_hours(void);
+const char *sbx_xconf_allowlist(void);
 const char *sbx_xconf_pinned(void);
 const char *sbx_xconf_value(unsigned, char *, size_t);
 void	 sbx_xconf_check(unsigned);
+unsigned sbx_conf_bit(size_t);
 const char *sbx_conf_name(unsigned);
+const char *sbx_xname_pick(const char *);
+
+/* confparse.c: the grammar of DOCKER_SANDBOX_TEARDOWN (sbx-watch -m) */
+int	 sbx_teardown_parse(const char *);
 
 /* env.c: environment policy */
 struct sbx_envpolicy {
@@ -68,6 +77,7 @@ void	 sbx_env_policy_free(struct sbx_envpolicy *);
 char	**sbx_env_build(char *const *, const struct sbx_envpolicy *);
 char	**sbx_env_forwarded(char *const *);
 const char *sbx_env_get(char *const *, const char *);
+const char *sbx_conf_str(const char *);
 
 /* name.c: sandbox names (at most SBX_NAME_MAX bytes, sbx.h) */
 #define SBX_NAME_PREFIX	"pi-sbx-"	/* of the names sbx_name_new makes */
@@ -76,6 +86,5 @@ int	 sbx_name_valid(const char *);
 int	 sbx_name_new(char *, size_t, long);
 int	 sbx_name_selfcheck(char *, size_t, long);
 int	 sbx_name_pid(const char *, const char *, pid_t *);
-const char *sbx_xname_pick(const char *);
 
 #endif /* SBXCONF_H */

@@ -6,7 +6,4 @@
 long long sbx_now_ms(void);
 void	 sbx_pause_ms(long);
 
-/* rfc3339.c: an RFC 3339 timestamp to Unix seconds */
-int	 sbx_rfc3339(const char *, long long *);
-
 #endif /* SBXTIME_H */

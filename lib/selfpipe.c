@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sbx.h"
 #include "sbxchild.h"
 #include "sbx-internal.h"
 

@@ -9,7 +9,6 @@
 #include <sys/wait.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -52,24 +51,6 @@ sbx_exec_status(int error)
 	default:
 		return SBX_EX_NOEXEC;
 	}
-}
-
-int
-sbx_pipe(int fd[2])
-{
-	int e;
-
-	if (pipe(fd) == -1)
-		return -1;
-	if (fcntl(fd[0], F_SETFD, FD_CLOEXEC) == -1 ||
-	    fcntl(fd[1], F_SETFD, FD_CLOEXEC) == -1) {
-		e = errno;
-		close(fd[0]);
-		close(fd[1]);
-		errno = e;
-		return -1;
-	}
-	return 0;
 }
 
 /*

@@ -8,6 +8,7 @@
  * so it dies with us even on SIGKILL.
  */
 #include <sys/types.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include "sbx-internal.h"
 
 #define GRACE_MS	2000		/* between TERM and KILL */
+#define SIZE_MS		100		/* how often a bounded out is measured */
 
 /* what timeout(1) passes on, and the job-control pair */
 static const int passed[] = {
@@ -128,16 +130,27 @@ wait_ms(const struct sup *u)
 		t = u->deadline - sbx_now_ms();
 	if (t < -1)
 		t = 0;
+	if (u->s->outmax > 0 && (t == -1 || t > SIZE_MS))
+		t = SIZE_MS;
 	return (int)(t > 60000 ? 60000 : t);
 }
 
 static void
 clock_turn(struct sup *u)
 {
+	struct stat st;
 	long long t = sbx_now_ms();
 
 	if (u->done)
 		return;
+	/* a file has no reader to stop a writer: its size is looked at */
+	if (u->s->outmax > 0 && !u->res->toolarge && u->killat == -1 &&
+	    fstat(u->s->out, &st) == 0 && st.st_size > u->s->outmax) {
+		u->res->toolarge = 1;
+		killgroup(u, SIGTERM);
+		u->killat = t + GRACE_MS;
+		return;
+	}
 	if (u->killat != -1 && t >= u->killat) {
 		killgroup(u, SIGKILL);
 		u->killat = -1;
@@ -229,7 +242,9 @@ start(struct sup *u, struct sbx_guard *g)
 	    ((s->capture_err || s->hold_err || s->relay) && sbx_pipe(rp) == -1))
 		goto fail;
 	u->res->holding = s->hold_err != NULL && !s->capture_err;
-	if ((u->pid = sbx_spawn(s, op[1], rp[1], u->pgid)) == -1)
+	if ((u->pid = sbx_spawn(s, op[1] != -1 ? op[1] :
+	    s->out > STDERR_FILENO ? s->out : -1, rp[1] != -1 ? rp[1] :
+	    s->err > STDERR_FILENO ? s->err : -1, u->pgid)) == -1)
 		goto fail;
 	if (op[1] != -1)
 		close(op[1]);

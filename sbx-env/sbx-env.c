@@ -53,9 +53,10 @@ settings(int jflag)
 	char buf[64];
 	const char *name, *value;
 	unsigned bit;
+	size_t i;
 
 	sbx_xconf_check(SBX_CONF_ALL);	/* all or nothing */
-	for (bit = 1; bit & SBX_CONF_ALL; bit <<= 1) {
+	for (i = 0; (bit = sbx_conf_bit(i)) != 0; i++) {
 		name = sbx_conf_name(bit);
 		value = sbx_xconf_value(bit, buf, sizeof(buf));
 		if (!jflag) {

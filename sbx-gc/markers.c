@@ -1,7 +1,9 @@
 /*
  * markers.c: sbx-gc's view of the state directory: whether a session is
  * alive, removing a sandbox's markers, and the sweep of markers whose
- * sandbox no longer exists.
+ * sandbox no longer exists; below them, what both sweeps share (the -x
+ * test, the listing's order, the lines of -v and -n).  Everything comes
+ * in as the sweep's struct gc: nothing here reaches up into sbx-gc.c.
  */
 #include <sys/types.h>
 #include <sys/stat.h>
@@ -23,30 +25,57 @@
 #include "sbxstate.h"
 #include "sbx-gc.h"
 
+/* Named with -x? */
+int
+gc_excluded(const struct gc *g, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < g->nexcluded; i++)
+		if (strcmp(g->excluded[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* qsort(3) and bsearch(3) order of the listing: by name. */
+int
+gc_boxcmp(const void *a, const void *b)
+{
+	return strcmp(((const struct box *)a)->name,
+	    ((const struct box *)b)->name);
+}
+
+/* One line of -v or -n output. */
+void
+gc_say(const char *what, const char *name, const char *why)
+{
+	printf("%s %s: %s\n", what, name, why);
+}
+
 /* Remove every marker of name; a lock file only if nobody holds it. */
 void
-gc_drop(const char *name)
+gc_drop(const struct gc *g, const char *name)
 {
 	char file[SBX_MARKER_MAX];
 	unsigned failed;
 	int m, e;
 
-	if ((failed = sbx_marker_drop(gc_dfd, name, SBX_MB_ALL, 0)) == 0)
+	if ((failed = sbx_marker_drop(g->dfd, name, SBX_MB_ALL, 0)) == 0)
 		return;
 	e = errno;
 	for (m = 0; m < SBX_M_COUNT; m++)
 		if (failed & SBX_MB(m)) {
 			(void)sbx_marker_path(file, sizeof(file), name, m);
 			errno = e;
-			warn("%s/%s", gc_statedir, file);
+			warn("%s/%s", g->statedir, file);
 		}
 }
 
 /* Is name of the generated shape for our prefix?  Its pid to *pid. */
 int
-gc_namepid(const char *name, pid_t *pid)
+gc_namepid(const struct gc *g, const char *name, pid_t *pid)
 {
-	return sbx_name_pid(name, gc_prefix, pid);
+	return sbx_name_pid(name, g->prefix, pid);
 }
 
 /*
@@ -57,25 +86,25 @@ gc_namepid(const char *name, pid_t *pid)
  * is the session: while it lives, the sandbox is its.
  */
 int
-gc_alive(const char *name, char *why, size_t size)
+gc_alive(const struct gc *g, const char *name, char *why, size_t size)
 {
 	char file[SBX_MARKER_MAX];
 	unsigned long long start;
 	pid_t pid;
 
 	(void)sbx_marker_path(file, sizeof(file), name, SBX_M_LOCK);
-	if ((pid = sbx_lock_holder(gc_dfd, file)) > 0) {
+	if ((pid = sbx_lock_holder(g->dfd, file)) > 0) {
 		snprintf(why, size, "watched by pid %ld", (long)pid);
 		return 1;
 	}
 	if (pid == -1) {
-		warnx("sandbox %s: %s/%s: %s, keeping it", name, gc_statedir,
+		warnx("sandbox %s: %s/%s: %s, keeping it", name, g->statedir,
 		    file, errno == EINVAL ? "not a lock file of ours" :
 		    strerror(errno));
 		snprintf(why, size, "unreadable lock file");
 		return 1;
 	}
-	if (sbx_owner_read(gc_dfd, name, &pid, &start) == 0) {
+	if (sbx_owner_read(g->dfd, name, &pid, &start) == 0) {
 		if (sbx_proc_alive(pid, start)) {
 			snprintf(why, size, "owner pid %ld alive", (long)pid);
 			return 1;
@@ -83,7 +112,7 @@ gc_alive(const char *name, char *why, size_t size)
 		return 0;
 	}
 	if (errno == ENOENT) {
-		if (!gc_namepid(name, &pid) ||
+		if (!gc_namepid(g, name, &pid) ||
 		    (sbx_proc_start(pid, &start) == -1 && errno == ESRCH))
 			return 0;
 		snprintf(why, size, "no owner marker, and pid %ld of its "
@@ -91,7 +120,7 @@ gc_alive(const char *name, char *why, size_t size)
 		return 1;
 	}
 	(void)sbx_marker_path(file, sizeof(file), name, SBX_M_OWNER);
-	warnx("sandbox %s: %s/%s: %s, keeping it", name, gc_statedir, file,
+	warnx("sandbox %s: %s/%s: %s, keeping it", name, g->statedir, file,
 	    errno == EINVAL ? "not an owner marker" : strerror(errno));
 	snprintf(why, size, "unreadable owner marker");
 	return 1;
@@ -105,7 +134,7 @@ strpcmp(const void *a, const void *b)
 
 /* The names in the state directory that carry any marker, sorted. */
 static char **
-markednames(size_t *np)
+markednames(const struct gc *g, size_t *np)
 {
 	struct dirent *de;
 	char **v = NULL, **nv, name[SBX_NAME_MAX + 1];
@@ -114,9 +143,9 @@ markednames(size_t *np)
 	int fd;
 
 	*np = 0;
-	if ((fd = openat(gc_dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
-	    (d = fdopendir(fd)) == NULL) {
-		warn("%s", gc_statedir);
+	fd = openat(g->dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd == -1 || (d = fdopendir(fd)) == NULL) {
+		warn("%s", g->statedir);
 		if (fd != -1)
 			close(fd);
 		return NULL;
@@ -145,17 +174,17 @@ markednames(size_t *np)
  * run from inside one of them, since a sandbox can write its own.
  */
 char **
-gc_workspaces(void)
+gc_workspaces(const struct gc *g)
 {
 	char **names, **ws, buf[PATH_MAX];
 	size_t n, i, k = 0;
 
-	if ((names = markednames(&n)) == NULL)
+	if ((names = markednames(g, &n)) == NULL)
 		n = 0;
 	if ((ws = calloc(n + 1, sizeof(*ws))) == NULL)
 		err(SBX_EX_FAIL, NULL);
 	for (i = 0; i < n; i++) {
-		if (sbx_created_workspace(gc_dfd, names[i], buf,
+		if (sbx_created_workspace(g->dfd, names[i], buf,
 		    sizeof(buf)) == 0 && (ws[k] = strdup(buf)) != NULL)
 			k++;
 		free(names[i]);
@@ -166,7 +195,8 @@ gc_workspaces(void)
 
 /* Was any marker of name written since the listing began, or exists? */
 static int
-markerstat(const char *name, time_t since, int *fresh)
+markerstat(const struct gc *g, const char *name, time_t since,
+    int *fresh)
 {
 	char file[SBX_MARKER_MAX];
 	struct stat st;
@@ -176,7 +206,7 @@ markerstat(const char *name, time_t since, int *fresh)
 	for (m = 0; m < SBX_M_COUNT; m++) {
 		if ((sbx_marker_flags(m) & SBX_MF_NONCE) ||
 		    sbx_marker_path(file, sizeof(file), name, m) == -1 ||
-		    fstatat(gc_dfd, file, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		    fstatat(g->dfd, file, &st, AT_SYMLINK_NOFOLLOW) == -1)
 			continue;
 		if (st.st_mtime >= since)
 			*fresh = 1;
@@ -192,49 +222,50 @@ markerstat(const char *name, time_t since, int *fresh)
  * while sbx-run provisions it (-v says so: "what name: being ...").
  */
 int
-gc_provlock(const char *name, const char *what)
+gc_provlock(const struct gc *g, const char *name, const char *what)
 {
 	int fd;
 
-	if ((fd = sbx_lock_name(gc_dfd, SBX_PROVISION_LOCK, name, 0)) != -1)
+	if ((fd = sbx_lock_name(g->dfd, SBX_PROVISION_LOCK, name, 0)) != -1)
 		return fd;
 	if (errno != EAGAIN)
-		warn("%s/%s", gc_statedir, SBX_PROVISION_LOCK);
-	else if (gc_vflag)
+		warn("%s/%s", g->statedir, SBX_PROVISION_LOCK);
+	else if (g->vflag)
 		gc_say(what, name, "being provisioned");
 	return -1;
 }
 
 /* The markers of a sandbox sbx does not list, unless its session lives. */
 static void
-orphan(const char *name)
+orphan(const struct gc *g, const char *name)
 {
 	char why[160];
 
-	if (gc_alive(name, why, sizeof(why))) {
-		if (gc_vflag)
+	if (gc_alive(g, name, why, sizeof(why))) {
+		if (g->vflag)
 			gc_say("kept markers of", name, why);
 		return;
 	}
-	if (gc_nflag) {
+	if (g->nflag) {
 		gc_say("would remove markers of", name, "no such sandbox");
 		return;
 	}
-	gc_drop(name);
-	if (gc_vflag)
+	gc_drop(g, name);
+	if (g->vflag)
 		gc_say("removed markers of", name, "no such sandbox");
 }
 
 /* Markers and scratch dirs of sandboxes that no longer exist. */
 void
-gc_sweep_orphans(const struct box *boxes, size_t nboxes, time_t since)
+gc_sweep_orphans(const struct gc *g, const struct box *boxes, size_t nboxes,
+    time_t since)
 {
 	char **names;
 	struct box key;
 	size_t n, i;
 	int fresh, lfd;
 
-	if ((names = markednames(&n)) == NULL)
+	if ((names = markednames(g, &n)) == NULL)
 		return;
 	for (i = 0; i < n; i++) {
 		if (i > 0 && strcmp(names[i], names[i - 1]) == 0)
@@ -243,13 +274,13 @@ gc_sweep_orphans(const struct box *boxes, size_t nboxes, time_t since)
 		if (nboxes > 0 && bsearch(&key, boxes, nboxes, sizeof(*boxes),
 		    gc_boxcmp) != NULL)
 			continue;
-		if (gc_excluded(names[i]))
+		if (gc_excluded(g, names[i]))
 			continue;
 		/* a provisioning writes them: never swept under its feet */
-		if ((lfd = gc_provlock(names[i], "kept markers of")) == -1)
+		if ((lfd = gc_provlock(g, names[i], "kept markers of")) == -1)
 			continue;
-		if (markerstat(names[i], since, &fresh) && !fresh)
-			orphan(names[i]);
+		if (markerstat(g, names[i], since, &fresh) && !fresh)
+			orphan(g, names[i]);
 		close(lfd);
 	}
 	for (i = 0; i < n; i++)

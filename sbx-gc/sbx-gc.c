@@ -20,22 +20,15 @@
 #include "sbxconf.h"
 #include "sbxjson.h"
 #include "sbxstate.h"
-#include "sbxtime.h"
 #include "sbx-gc.h"
 
 #define LS_MAX		(2 * 1024 * 1024)	/* bytes of listing we parse */
-#define HOURS_MAX	1000000
-#define XMAX		64
+#define HOURS_MAX	SBX_GC_HOURS_MAX
 
 extern char **environ;
 
-int		 gc_nflag, gc_vflag;
-int		 gc_dfd = -1;
-char		 gc_statedir[PATH_MAX];
-static long long hours = 24;
-const char	*gc_prefix = SBX_NAME_PREFIX;
-static const char *excluded[XMAX];
-static size_t	 nexcluded;
+static struct gc gc = { .dfd = -1, .prefix = SBX_NAME_PREFIX };
+static long long hours = -1;	/* -H, else DOCKER_SANDBOX_GC_HOURS */
 static char	 sbxpath[PATH_MAX];
 static char	**sbxenv;
 static int	 timeout;
@@ -65,33 +58,6 @@ firstline(const struct sbx_buf *b, char *buf, size_t size)
 	return sbx_shown(buf, buf, size);
 }
 
-/* Named with -x? */
-int
-gc_excluded(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < nexcluded; i++)
-		if (strcmp(excluded[i], name) == 0)
-			return 1;
-	return 0;
-}
-
-/* qsort(3) and bsearch(3) order of the listing: by name. */
-int
-gc_boxcmp(const void *a, const void *b)
-{
-	return strcmp(((const struct box *)a)->name,
-	    ((const struct box *)b)->name);
-}
-
-/* One line of -v or -n output. */
-void
-gc_say(const char *what, const char *name, const char *why)
-{
-	printf("%s %s: %s\n", what, name, why);
-}
-
 /* Run sbx with one or two arguments and the name; returns its status. */
 static int
 sbx(struct sbx_result *c, const char *a1, const char *a2, const char *name)
@@ -105,7 +71,7 @@ sbx(struct sbx_result *c, const char *a1, const char *a2, const char *name)
 	if (name != NULL)
 		argv[n++] = (char *)name;	/* after sbx's own flags */
 	argv[n] = NULL;
-	if (sbx_call(c, argv, sbxenv, timeout, gc_dfd) == -1) {
+	if (sbx_call(c, argv, sbxenv, timeout, gc.dfd) == -1) {
 		c->status = sbx_exec_status(errno);
 		warn("%s", sbxpath);
 	}
@@ -123,22 +89,22 @@ lastused(const struct box *b, long long *when)
 	long long t;
 	int known = 0;
 
-	if (sbx_created_read(gc_dfd, b->name, &t) == 0) {
+	if (sbx_created_read(gc.dfd, b->name, &t) == 0) {
 		*when = t;
 		known = 1;
 	} else if (errno != ENOENT) {
 		(void)sbx_marker_path(file, sizeof(file), b->name,
 		    SBX_M_CREATED);
-		warnx("sandbox %s: %s/%s: %s", b->name, gc_statedir, file,
+		warnx("sandbox %s: %s/%s: %s", b->name, gc.statedir, file,
 		    errno == EINVAL ? "no valid created= time" :
 		    strerror(errno));
 	}
 	if (b->used != NULL) {
-		if (sbx_rfc3339(b->used, &t) == 0) {
+		if (gc_rfc3339(b->used, &t) == 0) {
 			if (!known || t > *when)
 				*when = t;
 			known = 1;
-		} else if (gc_vflag)
+		} else if (gc.vflag)
 			printf("note %s: last_used_at \"%s\" is not RFC 3339\n",
 			    b->name, sbx_shown(b->used, buf, 40));
 	}
@@ -157,9 +123,9 @@ sweep_one(const struct box *b)
 	long long when, idle;
 	int lfd, rv;
 
-	if (!gc_namepid(b->name, NULL)) {
+	if (!gc_namepid(&gc, b->name, NULL)) {
 		snprintf(why, sizeof(why), "not a name sbx-run makes "
-		    "(%s<pid>-<8 of [a-z0-9]>)", gc_prefix);
+		    "(%s<pid>-<8 of [a-z0-9]>)", gc.prefix);
 		goto keep;
 	}
 	if (b->status == NULL || strcmp(b->status, "stopped") != 0) {
@@ -167,11 +133,11 @@ sweep_one(const struct box *b)
 		    "unknown" : sbx_shown(b->status, buf, sizeof(buf)));
 		goto keep;
 	}
-	if (gc_excluded(b->name)) {
+	if (gc_excluded(&gc, b->name)) {
 		snprintf(why, sizeof(why), "excluded with -x");
 		goto keep;
 	}
-	if (gc_alive(b->name, why, sizeof(why)))
+	if (gc_alive(&gc, b->name, why, sizeof(why)))
 		goto keep;
 	if (hours > 0) {
 		if (!lastused(b, &when)) {
@@ -189,12 +155,12 @@ sweep_one(const struct box *b)
 		    "%lldh%02lldm", idle / 3600, idle % 3600 / 60);
 	} else
 		snprintf(why, sizeof(why), "stopped, no live owner, any age");
-	if (gc_nflag) {
+	if (gc.nflag) {
 		gc_say("would remove", b->name, why);
 		return 0;
 	}
 	/* a removal and a provisioning of one sandbox never interleave */
-	if ((lfd = gc_provlock(b->name, "kept")) == -1)
+	if ((lfd = gc_provlock(&gc, b->name, "kept")) == -1)
 		return 0;
 	if (sbx(&c, "rm", "--force", b->name) != 0 &&
 	    !sbx_says_notfound(c.err.data, b->name)) {
@@ -211,13 +177,13 @@ sweep_one(const struct box *b)
 		return rv;
 	}
 	sbx_result_free(&c);
-	gc_drop(b->name);
+	gc_drop(&gc, b->name);
 	close(lfd);
-	if (gc_vflag)
+	if (gc.vflag)
 		gc_say("removed", b->name, why);
 	return 0;
 keep:
-	if (gc_vflag)
+	if (gc.vflag)
 		gc_say("kept", b->name, why);
 	return 0;
 }
@@ -234,8 +200,8 @@ merge(struct box *into, const struct box *b)
 	if (into->status != NULL && strcmp(into->status, "stopped") == 0 &&
 	    (b->status == NULL || strcmp(b->status, "stopped") != 0))
 		into->status = b->status != NULL ? b->status : "unknown";
-	if (b->used != NULL && sbx_rfc3339(b->used, &t2) == 0 &&
-	    (into->used == NULL || sbx_rfc3339(into->used, &t1) != 0 ||
+	if (b->used != NULL && gc_rfc3339(b->used, &t2) == 0 &&
+	    (into->used == NULL || gc_rfc3339(into->used, &t1) != 0 ||
 	    t2 > t1))
 		into->used = b->used;
 }
@@ -278,7 +244,7 @@ listing(struct sbx_json **treep, size_t *np)
 		v[i].name = sbx_json_str(e, "name");
 		if (v[i].name == NULL || !sbx_name_valid(v[i].name)) {
 			/* never passed to sbx: it could read as an option */
-			if (gc_vflag)
+			if (gc.vflag)
 				printf("skipped \"%s\": not a valid sandbox "
 				    "name\n", v[i].name == NULL ? "" :
 				    sbx_shown(v[i].name, buf, 80));
@@ -320,24 +286,26 @@ main(int argc, char *argv[])
 		case 'H':
 			hours = sbx_strtonum(optarg, 0, HOURS_MAX, &errstr);
 			if (errstr != NULL)
-				usage();
+				errx(SBX_EX_USAGE, "-H: hours are %s (0 to %d)",
+				    errstr, HOURS_MAX);
 			break;
 		case 'P':
-			gc_prefix = optarg;
+			gc.prefix = optarg;
 			break;
 		case 'n':
-			gc_nflag = 1;
+			gc.nflag = 1;
 			break;
 		case 'v':
-			gc_vflag = 1;
+			gc.vflag = 1;
 			break;
 		case 'x':
 			if (!sbx_name_valid(optarg))
 				errx(SBX_EX_USAGE, "-x %s: invalid sandbox name",
 				    sbx_shown(optarg, buf, 80));
-			if (nexcluded == XMAX)
-				errx(SBX_EX_USAGE, "-x: at most %d names", XMAX);
-			excluded[nexcluded++] = optarg;
+			if (gc.nexcluded == GC_XMAX)
+				errx(SBX_EX_USAGE, "-x: at most %d names",
+				    GC_XMAX);
+			gc.excluded[gc.nexcluded++] = optarg;
 			break;
 		default:
 			usage();
@@ -347,29 +315,40 @@ main(int argc, char *argv[])
 	if (argc != 0)
 		usage();
 	/* a prefix is the start of a valid name: never empty */
-	plen = strlen(gc_prefix);
+	plen = strlen(gc.prefix);
 	for (i = 0; i < plen; i++)
-		if (!((gc_prefix[i] >= 'a' && gc_prefix[i] <= 'z') ||
-		    (gc_prefix[i] >= 'A' && gc_prefix[i] <= 'Z') ||
-		    (gc_prefix[i] >= '0' && gc_prefix[i] <= '9') ||
-		    (i > 0 && (gc_prefix[i] == '-' || gc_prefix[i] == '.'))))
+		if (!((gc.prefix[i] >= 'a' && gc.prefix[i] <= 'z') ||
+		    (gc.prefix[i] >= 'A' && gc.prefix[i] <= 'Z') ||
+		    (gc.prefix[i] >= '0' && gc.prefix[i] <= '9') ||
+		    (i > 0 && (gc.prefix[i] == '-' || gc.prefix[i] == '.'))))
 			break;
 	if (plen == 0 || plen >= SBX_NAME_MAX || i < plen)
 		errx(SBX_EX_USAGE, "-P %s: invalid prefix",
-		    sbx_shown(gc_prefix, buf, 80));
+		    sbx_shown(gc.prefix, buf, 80));
+	sbx_xconf_check(SBX_CONF_TIMEOUT | SBX_CONF_GC_HOURS);
 	timeout = sbx_xconf_timeout();
+	/* the setting's 0 turns the sweep off, where -H 0 means any age */
+	if (hours == -1 && (hours = sbx_xconf_gc_hours()) == 0) {
+		if (gc.vflag || gc.nflag)
+			printf("no sweep: %s is 0 (give -H to sweep)\n",
+			    sbx_conf_name(SBX_CONF_GC_HOURS));
+		if (sbx_fshut() == -1)
+			err(SBX_EX_FAIL, "stdout");
+		return SBX_EX_OK;
+	}
 
-	if ((gc_dfd = sbx_xstate_open(gc_statedir, sizeof(gc_statedir))) == -1)
+	if ((gc.dfd = sbx_xstate_open(gc.statedir, sizeof(gc.statedir))) == -1)
 		exit(SBX_EX_FAIL);
-	if ((lfd = sbx_lock(gc_dfd, SBX_GC_LOCK, 0)) == -1) {
+	if ((lfd = sbx_lock(gc.dfd, SBX_GC_LOCK, 0)) == -1) {
 		if (errno == EAGAIN) {
-			if (gc_vflag)
+			if (gc.vflag)
 				warnx("another sbx-gc is running");
 			exit(SBX_EX_BUSY);
 		}
-		err(SBX_EX_FAIL, "%s/%s", gc_statedir, SBX_GC_LOCK);
+		err(SBX_EX_FAIL, "%s/%s", gc.statedir, SBX_GC_LOCK);
 	}
-	ws = gc_workspaces();
+	gc_imgevict(&gc);	/* the image cache: no sbx call, first */
+	ws = gc_workspaces(&gc);
 	sbx_xcli_find(environ, ws, sbxpath, sizeof(sbxpath));
 	for (i = 0; ws[i] != NULL; i++)
 		free(ws[i]);
@@ -385,7 +364,7 @@ main(int argc, char *argv[])
 	for (i = 0; i < nboxes; i++)
 		if ((rv = sweep_one(&boxes[i])) != 0 && failed != SBX_EX_TIMEOUT)
 			failed = rv;
-	gc_sweep_orphans(boxes, nboxes, since);
+	gc_sweep_orphans(&gc, boxes, nboxes, since);
 	free(boxes);
 	sbx_json_free(tree);
 	free(sbxenv);

@@ -20,22 +20,34 @@ struct box {
 	const char	*used;	/* last_used_at, or NULL */
 };
 
-extern int	 gc_nflag, gc_vflag;	/* -n, -v */
-extern int	 gc_dfd;		/* the state directory */
-extern char	 gc_statedir[PATH_MAX];
-extern const char *gc_prefix;		/* -P */
+#define GC_XMAX		64	/* -x names */
 
-/* sbx-gc.c */
-int	 gc_excluded(const char *);
+/* One sweep: its options and its state directory, passed down. */
+struct gc {
+	int		 nflag, vflag;		/* -n, -v */
+	const char	*prefix;		/* -P */
+	const char	*excluded[GC_XMAX];	/* -x */
+	size_t		 nexcluded;
+	int		 dfd;			/* the state directory */
+	char		 statedir[PATH_MAX];
+};
+
+/* markers.c (sbx-gc.c calls it; it calls nothing of sbx-gc.c) */
+int	 gc_excluded(const struct gc *, const char *);
 int	 gc_boxcmp(const void *, const void *);
 void	 gc_say(const char *, const char *, const char *);
+void	 gc_drop(const struct gc *, const char *);
+int	 gc_alive(const struct gc *, const char *, char *, size_t);
+int	 gc_namepid(const struct gc *, const char *, pid_t *);
+void	 gc_sweep_orphans(const struct gc *, const struct box *, size_t,
+	    time_t);
+char	**gc_workspaces(const struct gc *);
+int	 gc_provlock(const struct gc *, const char *, const char *);
 
-/* markers.c */
-void	 gc_drop(const char *);
-int	 gc_alive(const char *, char *, size_t);
-int	 gc_namepid(const char *, pid_t *);
-void	 gc_sweep_orphans(const struct box *, size_t, time_t);
-char	**gc_workspaces(void);
-int	 gc_provlock(const char *, const char *);
+/* rfc3339.c: an RFC 3339 timestamp to Unix seconds */
+int	 gc_rfc3339(const char *, long long *);
+
+/* imgevict.c */
+void	 gc_imgevict(const struct gc *);
 
 #endif /* SBX_GC_H */

@@ -118,7 +118,7 @@ name_run(char *buf, size_t size, size_t o, int lo, int hi, int proto)
  * if it said anything.
  */
 int
-refused_say(const struct ctx *c, const struct sbx_portset *over)
+refused_say(const struct ctx *c, const struct portset *over)
 {
 	char named[NAMED_MAX + 64];
 	size_t o = 0;
@@ -128,10 +128,10 @@ refused_say(const struct ctx *c, const struct sbx_portset *over)
 	named[0] = '\0';
 	for (proto = SBX_TCP; proto <= SBX_UDP; proto++)
 		for (port = 1; port < 65536; port++) {
-			if (!sbx_portset_has(over, port, proto))
+			if (!portset_has(over, port, proto))
 				continue;
 			for (lo = port; port + 1 < 65536 &&
-			    sbx_portset_has(over, port + 1, proto); port++)
+			    portset_has(over, port + 1, proto); port++)
 				;
 			if (o < NAMED_MAX)
 				o = name_run(named, sizeof(named), o, lo, port,

@@ -208,7 +208,7 @@ static int
 cmd_publish(struct ctx *c, int argc, char **argv)
 {
 	struct sbx_ports want, l, pub, none;
-	struct sbx_portset *over;
+	struct portset *over;
 	const struct sbx_port *have;
 	struct sbx_port p;
 	int *why, rv = SBX_EX_OK;
@@ -229,7 +229,7 @@ cmd_publish(struct ctx *c, int argc, char **argv)
 			continue;
 		/* every listed mapping holds a host port, hand-made or not */
 		if (l.n + pub.n >= (size_t)c->max) {
-			sbx_portset_add(over, p.vm, p.proto);
+			portset_add(over, p.vm, p.proto);
 			continue;
 		}
 		/* one loopback stack, named: tcp4 unless the spec says 6 */
@@ -285,7 +285,7 @@ cmd_unpublish(struct ctx *c, int argc, char **argv)
 				break;
 			}
 	ports_change(c, &none, &unpub);
-	if (sbx_portsmark_read(dfd, c->pc.name, &rec) == 0) {
+	if (portsmark_read(dfd, c->pc.name, &rec) == 0) {
 		for (i = 0; i < rec.n; i++) {
 			for (j = 0; j < unpub.n; j++)
 				if (unpub.v[j].host == rec.v[i].host &&
@@ -295,8 +295,8 @@ cmd_unpublish(struct ctx *c, int argc, char **argv)
 				err(SBX_EX_FAIL, NULL);
 		}
 		if (keep.n != rec.n &&
-		    sbx_portsmark_write(dfd, c->pc.name, &keep))
-			warn("%s/%s.ports", c->statedir, c->pc.name);
+		    portsmark_write(dfd, c->pc.name, &keep))
+			portsmark_warn(c->statedir, c->pc.name);
 	}
 	sbx_ports_free(&want);
 	sbx_ports_free(&l);

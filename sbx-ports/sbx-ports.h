@@ -23,6 +23,23 @@ struct ctx {
 	char	*ws[2];		/* no program is run from it */
 };
 
+/* dockerps.c: what running containers publish, from `docker ps` */
+#define PORTS_WANT_MAX	4096	/* VM ports one docker ps may name */
+struct portset {		/* one bit a port: tcp, udp */
+	unsigned char	bit[2][65536 / 8];
+};
+int	 portset_has(const struct portset *, int, int);
+void	 portset_add(struct portset *, int, int);
+int	 dockerps_text(const char *, struct sbx_ports *, struct portset *,
+	    const char **);
+int	 dockerps_parse(const char *, size_t, struct sbx_ports *,
+	    struct portset *, size_t *, const char **);
+
+/* portsmark.c: NAME.ports, the mappings we made */
+int	 portsmark_read(int, const char *, struct sbx_ports *);
+int	 portsmark_write(int, const char *, const struct sbx_ports *);
+void	 portsmark_warn(const char *, const char *);
+
 /* sbx-ports.c */
 void	 ports_list(struct ctx *, struct sbx_ports *);
 void	 ports_show(const struct ctx *, const struct sbx_port *, int);
@@ -38,4 +55,5 @@ int	 choose_host(struct sbx_port *, const struct sbx_ports *,
 
 /* bound.c */
 int	 in_ephemeral(int);
-int	 refused_say(const struct ctx *, const struct sbx_portset *);
+int	 refused_say(const struct ctx *, const struct portset *);
+

@@ -38,7 +38,7 @@ extern char **environ;
  */
 static void
 container_ports(struct ctx *c, struct sbx_ports *want,
-    struct sbx_portset *over)
+    struct portset *over)
 {
 	char run[PATH_MAX], **env;
 	char *av[] = { run, "-s", (char *)c->pc.name, "ps", "--format",
@@ -76,7 +76,7 @@ container_ports(struct ctx *c, struct sbx_ports *want,
 		    "sandbox %s: docker ps failed (exit %d)", c->pc.name,
 		    cmd.status);
 	}
-	if (sbx_ports_dockerps(cmd.out.data ? cmd.out.data : "", cmd.out.len,
+	if (dockerps_parse(cmd.out.data ? cmd.out.data : "", cmd.out.len,
 	    want, over, &ncont, &errstr) == -1)
 		errx(SBX_EX_FAIL, "sandbox %s: docker ps: %s", c->pc.name,
 		    errstr);
@@ -114,7 +114,7 @@ int
 cmd_sync(struct ctx *c, int argc, char **argv)
 {
 	struct sbx_ports l, want, rec, pub, unpub, keep, none;
-	struct sbx_portset *over;
+	struct portset *over;
 	const struct sbx_port *have;
 	struct sbx_port p;
 	int dfd = c->pc.dfd, *why, rv = SBX_EX_OK;
@@ -133,8 +133,8 @@ cmd_sync(struct ctx *c, int argc, char **argv)
 		err(SBX_EX_FAIL, NULL);
 	container_ports(c, &want, over);
 	ports_list(c, &l);
-	if (sbx_portsmark_read(dfd, c->pc.name, &rec) == -1)
-		warn("%s/%s.ports", c->statedir, c->pc.name);
+	if (portsmark_read(dfd, c->pc.name, &rec) == -1)
+		portsmark_warn(c->statedir, c->pc.name);
 	if ((why = calloc(want.n + 1, sizeof(*why))) == NULL)
 		err(SBX_EX_FAIL, NULL);
 
@@ -149,7 +149,7 @@ cmd_sync(struct ctx *c, int argc, char **argv)
 			continue;	/* gone already: forget it */
 		/* still wanted, or wanted past the bound: it stays */
 		if (sbx_ports_findvm(&want, rec.v[i].vm, rec.v[i].proto) ||
-		    sbx_portset_has(over, rec.v[i].vm, rec.v[i].proto)) {
+		    portset_has(over, rec.v[i].vm, rec.v[i].proto)) {
 			if (sbx_ports_add(&keep, &rec.v[i]) == -1)
 				err(SBX_EX_FAIL, NULL);
 		} else if (sbx_ports_add(&unpub, &l.v[j]) == -1)
@@ -165,7 +165,7 @@ cmd_sync(struct ctx *c, int argc, char **argv)
 		if (sbx_ports_findvm(&l, want.v[i].vm, want.v[i].proto))
 			continue;
 		if (held >= (size_t)c->max) {
-			sbx_portset_add(over, want.v[i].vm, want.v[i].proto);
+			portset_add(over, want.v[i].vm, want.v[i].proto);
 			continue;
 		}
 		held++;
@@ -192,15 +192,15 @@ cmd_sync(struct ctx *c, int argc, char **argv)
 		for (i = 0; i < unpub.n; i++)
 			if (sbx_ports_add(&keep, &unpub.v[i]) == -1)
 				err(SBX_EX_FAIL, NULL);
-		if (sbx_portsmark_write(dfd, c->pc.name, &keep) == -1)
-			warn("%s/%s.ports", c->statedir, c->pc.name);
+		if (portsmark_write(dfd, c->pc.name, &keep) == -1)
+			portsmark_warn(c->statedir, c->pc.name);
 		keep.n -= unpub.n;
 	}
 	ports_change(c, &none, &unpub);
 	ports_change(c, &pub, &none);
 	if ((keep.n != rec.n || pub.n > 0 || unpub.n > 0) &&
-	    sbx_portsmark_write(dfd, c->pc.name, &keep) == -1)
-		warn("%s/%s.ports", c->statedir, c->pc.name);
+	    portsmark_write(dfd, c->pc.name, &keep) == -1)
+		portsmark_warn(c->statedir, c->pc.name);
 
 	for (i = 0; i < want.n; i++) {
 		if ((have = sbx_ports_findvm(&pub, want.v[i].vm,

@@ -236,6 +236,18 @@ check_docker_args(char *const *av)
 		(void)scan(av + sub + 1, &compose_g);
 }
 
+/* Is the docker subcommand one of list (NULL-terminated)? */
+int
+subcommand_in(char *const *av, const char *const *list)
+{
+	int sub = subcommand(av);
+
+	for (; av[sub] != NULL && *list != NULL; list++)
+		if (strcmp(av[sub], *list) == 0)
+			return 1;
+	return 0;
+}
+
 /* pull, build and compose get the long timeout. */
 int
 long_running(char *const *av)

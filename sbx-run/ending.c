@@ -51,7 +51,7 @@ inner_words(char *const *av, int *target)
 
 /* End what the run's exec started; what (the cause) leads the line. */
 void
-end_inside(const struct run *r, const char *what)
+end_inside(const struct request *r, const char *what)
 {
 	struct sbx_ended e;
 	char said[512];

@@ -37,20 +37,19 @@
 #define TAIL		"],\"truncated\":true}\n"
 #define TRIMMED		"{\"trimmed\":"
 
-unsigned long long journal_bytes;
-int journal_timeout;
-static struct timespec began, mbegan;
-
+/* The call begins now: its record's time and the start of its ms. */
 void
-journal_begin(void)
+journal_begin(struct jcall *j)
 {
-	clock_gettime(CLOCK_REALTIME, &began);
-	clock_gettime(CLOCK_MONOTONIC, &mbegan);
+	memset(j, 0, sizeof(*j));
+	clock_gettime(CLOCK_REALTIME, &j->began);
+	clock_gettime(CLOCK_MONOTONIC, &j->mbegan);
 }
 
 /* The record of one call, newline included; returns its length. */
 static size_t
-record(char *rec, char *const *argv, int raw, int status)
+record(char *rec, const struct jcall *j, char *const *argv, int raw,
+    int status)
 {
 	struct timespec now;
 	struct tm tm;
@@ -60,16 +59,16 @@ record(char *rec, char *const *argv, int raw, int status)
 	int cut = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	ms = (long long)(now.tv_sec - mbegan.tv_sec) * 1000 +
-	    (now.tv_nsec - mbegan.tv_nsec) / 1000000;
-	if (gmtime_r(&began.tv_sec, &tm) == NULL ||
+	ms = (long long)(now.tv_sec - j->mbegan.tv_sec) * 1000 +
+	    (now.tv_nsec - j->mbegan.tv_nsec) / 1000000;
+	if (gmtime_r(&j->began.tv_sec, &tm) == NULL ||
 	    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
 		strcpy(when, "1970-01-01T00:00:00");
 	len = (size_t)snprintf(rec, RECORD_MAX, "{\"time\":\"%s.%03ldZ\","
 	    "\"status\":%d,\"ms\":%lld,\"bytes\":%llu,\"timeout\":%d,"
 	    "\"raw\":%s,\"argv\":[",
-	    when, began.tv_nsec / 1000000, status, ms, journal_bytes,
-	    journal_timeout, raw ? "true" : "false");
+	    when, j->began.tv_nsec / 1000000, status, ms, j->bytes,
+	    j->timeout, raw ? "true" : "false");
 	for (i = 0; argv[i] != NULL && !cut; i++) {
 		if (len + 3 > room) {	/* a comma and two quotes */
 			cut = 1;
@@ -89,10 +88,9 @@ record(char *rec, char *const *argv, int raw, int status)
 
 /* Within the call's timeout: a journal lock held longer costs a warning. */
 static int
-setlock(int fd, short type)
+setlock(int fd, short type, int timeout)
 {
-	return sbx_setlk(fd, type, 0, 0, journal_timeout > 0 ?
-	    journal_timeout * 1000LL : -1);
+	return sbx_setlk(fd, type, 0, 0, timeout > 0 ? timeout * 1000LL : -1);
 }
 
 /*
@@ -101,7 +99,7 @@ setlock(int fd, short type)
  * lock.  Read-write, since a shared fcntl lock needs a readable file.
  */
 static int
-openlocked(int dfd, const char *file, short type)
+openlocked(int dfd, const char *file, short type, int timeout)
 {
 	struct stat fst, pst;
 	int fd, try;
@@ -118,7 +116,7 @@ openlocked(int dfd, const char *file, short type)
 			close(fd);
 			return errno = EINVAL, -1;
 		}
-		if (setlock(fd, type) == -1) {
+		if (setlock(fd, type, timeout) == -1) {
 			close(fd);
 			return -1;
 		}
@@ -194,13 +192,13 @@ trim(int dfd, const char *file, int fd, off_t size)
 }
 
 static int
-append(int dfd, const char *file, const char *rec, size_t len)
+append(int dfd, const char *file, const char *rec, size_t len, int timeout)
 {
 	struct stat st;
 	ssize_t w;
 	int fd, ret = 0, e;
 
-	if ((fd = openlocked(dfd, file, F_RDLCK)) == -1)
+	if ((fd = openlocked(dfd, file, F_RDLCK, timeout)) == -1)
 		return -1;
 	while ((w = write(fd, rec, len)) == -1 && errno == EINTR)
 		;
@@ -212,7 +210,7 @@ append(int dfd, const char *file, const char *rec, size_t len)
 	if (fstat(fd, &st) == 0 && st.st_size > JOURNAL_MAX) {
 		close(fd);
 		/* the one that gets it alone trims; a trimmed file is let be */
-		if ((fd = openlocked(dfd, file, F_WRLCK)) == -1)
+		if ((fd = openlocked(dfd, file, F_WRLCK, timeout)) == -1)
 			return errno == ENOENT ? 0 : -1;
 		if (fstat(fd, &st) == 0 && st.st_size > JOURNAL_MAX)
 			ret = trim(dfd, file, fd, st.st_size);
@@ -224,26 +222,28 @@ append(int dfd, const char *file, const char *rec, size_t len)
 }
 
 void
-journal_add(const char *name, char *const *argv, int raw, int status)
+journal_add(const struct jcall *j, const char *name, char *const *argv,
+    int raw, int status)
 {
 	char rec[RECORD_MAX], dir[4096], file[SBX_MARKER_MAX];
-	size_t len = record(rec, argv, raw, status);
+	size_t len = record(rec, j, argv, raw, status);
 	int dfd;
 
 	if (sbx_marker_path(file, sizeof(file), name, SBX_M_JOURNAL) == -1 ||
 	    (dfd = sbx_xstate_open(dir, sizeof(dir))) == -1)
 		return;	/* it said why */
-	if (append(dfd, file, rec, len) == -1)
+	if (append(dfd, file, rec, len, j->timeout) == -1)
 		warn("journal %s/%s", dir, file);
 	close(dfd);
 }
 
 /*
  * -J: {"calls":N}, N the records ever journaled (those kept and those
- * trimmed), then the last count records, oldest first.
+ * trimmed), then the last count records, oldest first.  The lock is
+ * waited for timeout seconds (0: no bound).
  */
 int
-journal_print(const char *name, long long count)
+journal_print(const char *name, long long count, int timeout)
 {
 	struct sbx_buf b = { NULL, 0, 0 };
 	struct sbx_json *j;
@@ -257,7 +257,7 @@ journal_print(const char *name, long long count)
 	fd = openat(dfd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd == -1 && errno != ENOENT)
 		err(SBX_EX_FAIL, "%s/%s", dir, file);
-	if (fd != -1 && (setlock(fd, F_RDLCK) == -1 ||
+	if (fd != -1 && (setlock(fd, F_RDLCK, timeout) == -1 ||
 	    sbx_buf_readfd(&b, fd, READ_MAX) == -1))
 		err(SBX_EX_FAIL, "%s/%s", dir, file);
 	if (b.len > 0 && (calls = trimmed(b.data, b.len)) < 0)

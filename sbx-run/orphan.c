@@ -24,7 +24,7 @@
  * sandbox nobody would remove.
  */
 int
-session_ended(const struct run *r)
+session_ended(const struct request *r)
 {
 	pid_t pid;
 
@@ -35,7 +35,8 @@ session_ended(const struct run *r)
 
 /* The session a watcher was armed for, from NAME.owner: 1, or 0 if none. */
 static int
-owner_of(const struct run *r, int dfd, pid_t *pid, unsigned long long *start)
+owner_of(const struct request *r, int dfd, pid_t *pid,
+    unsigned long long *start)
 {
 	const char *pinned = sbx_xconf_pinned();
 
@@ -47,7 +48,7 @@ owner_of(const struct run *r, int dfd, pid_t *pid, unsigned long long *start)
 
 /* NAME.owner as it is before the create, and whether its session is dead. */
 void
-stale_read(const struct run *r, int dfd, struct stale *st)
+stale_read(const struct request *r, int dfd, struct stale *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->dead = owner_of(r, dfd, &st->pid, &st->start) &&
@@ -61,7 +62,7 @@ stale_read(const struct run *r, int dfd, struct stale *st)
  * of an earlier session; without one, a generated name tells.
  */
 int
-orphaned(const struct run *r, int dfd, const struct stale *st)
+orphaned(const struct request *r, int dfd, const struct stale *st)
 {
 	unsigned long long start;
 	pid_t pid;
@@ -79,7 +80,7 @@ orphaned(const struct run *r, int dfd, const struct stale *st)
  * sbx-gc to finish it.
  */
 void SBX_DEAD
-withdraw(const struct run *r, int dfd, int timeout)
+withdraw(const struct request *r, int dfd, int timeout)
 {
 	char *av[] = { (char *)r->sbx, "rm", "--force", (char *)r->name, NULL };
 	struct sbx_result c;

@@ -47,7 +47,7 @@ forward(int signo)
  * true confirms it, or finds it missing and provisions as any call does.
  */
 static int
-warm(struct run *r, char **av, int in)
+warm(struct request *r, char **av, int in)
 {
 	struct sbx_buf held;
 	int status, absent;
@@ -59,7 +59,7 @@ warm(struct run *r, char **av, int in)
 		return SBX_EX_OK;
 	}
 	memset(&held, 0, sizeof(held));
-	status = run_first(r, av, in, &absent, &held);
+	status = exec_first(r, av, in, &absent, &held);
 	if (absent) {
 		if (provision(r) == PROV_RETRY)
 			status = SBX_EX_OK;
@@ -107,13 +107,13 @@ relay(int fd, char *keep)
 
 /* -P: provision now; the usual statuses. */
 int
-prewarm(struct run *r, char **av, int in)
+prewarm(struct request *r, char **av, int in)
 {
 	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
 	struct sigaction sa;
-	char statedir[PATH_MAX], said[SBX_PREWARM_SAID];
+	char statedir[PATH_MAX], said[SBX_PREWARM_SAID], file[SBX_MARKER_MAX];
 	size_t len, i;
-	int dfd, lfd, fd, p[2], ws, status;
+	int dfd, lfd, fd, p[2], ws, status, e;
 
 	if ((dfd = sbx_xstate_open(statedir, sizeof(statedir))) == -1)
 		exit(SBX_EX_FAIL);
@@ -154,8 +154,13 @@ prewarm(struct run *r, char **av, int in)
 	    WIFSIGNALED(ws) ? SBX_SIGSTATUS(WTERMSIG(ws)) : SBX_EX_FAIL;
 	/* an interrupted prewarm is no failure for the next call to report */
 	if (forwarded == 0 && sbx_prewarm_write(dfd, r->name, status, said,
-	    len) == -1)
-		warn("%s/%s.prewarm", statedir, r->name);
+	    len) == -1) {
+		e = errno;
+		(void)sbx_marker_path(file, sizeof(file), r->name,
+		    SBX_M_PREWARM);
+		errno = e;
+		warn("%s/%s", statedir, file);
+	}
 	close(lfd);
 	close(dfd);
 	return forwarded != 0 ? SBX_SIGSTATUS(forwarded) : status;
@@ -167,7 +172,7 @@ prewarm(struct run *r, char **av, int in)
  * the next call provisions anew.
  */
 void
-prewarm_report(const struct run *r, int dfd)
+prewarm_report(const struct request *r, int dfd)
 {
 	char said[2 * SBX_PREWARM_SAID], file[SBX_MARKER_MAX];
 	long long when;
@@ -192,7 +197,7 @@ prewarm_report(const struct run *r, int dfd)
  * prewarm that failed.  No state directory yet: nothing to wait for.
  */
 void
-prewarm_await(const struct run *r)
+prewarm_await(const struct request *r)
 {
 	char path[PATH_MAX];
 	int dfd, lfd;

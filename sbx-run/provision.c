@@ -37,7 +37,7 @@ struct create {
 };
 
 static char **
-create_argv(const struct run *r, const struct create *c, int quiet)
+create_argv(const struct request *r, const struct create *c, int quiet)
 {
 	static char *av[SBX_CREATE_ARGC];
 
@@ -51,7 +51,7 @@ create_argv(const struct run *r, const struct create *c, int quiet)
  * so does sbx waiting for its daemon restart (69, in one line).
  */
 static void
-cut_short(const struct run *r, int timeout, const struct sbx_result *c,
+cut_short(const struct request *r, int timeout, const struct sbx_result *c,
     const char *verb)
 {
 	if (c->timedout)
@@ -65,7 +65,7 @@ cut_short(const struct run *r, int timeout, const struct sbx_result *c,
 
 /* One create or ls: sbxcall.c (no stdin, --no-input, the start race). */
 static void
-call(const struct run *r, char **av, int timeout, int dfd,
+call(const struct request *r, char **av, int timeout, int dfd,
     struct sbx_result *c, const char *verb)
 {
 	if (sbx_call(c, av, r->env, timeout, dfd) == -1)
@@ -75,7 +75,7 @@ call(const struct run *r, char **av, int timeout, int dfd,
 
 /* Does `sbx ls --json` list the sandbox?  1 yes, 0 no; exits on failure. */
 static int
-listed(const struct run *r, int dfd)
+listed(const struct request *r, int dfd)
 {
 	char *av[] = { (char *)r->sbx, "ls", "--json", NULL };
 	struct sbx_result c;
@@ -106,7 +106,7 @@ print_argv(char **av)
 
 /* NAME.created back as it was before this run wrote its intent. */
 static void
-restore(const struct run *r, int dfd, const char *prev)
+restore(const struct request *r, int dfd, const char *prev)
 {
 	char file[SBX_MARKER_MAX];
 
@@ -125,15 +125,15 @@ restore(const struct run *r, int dfd, const char *prev)
  * the intent stays so that the half-made sandbox is still torn down.
  */
 static int
-create(const struct run *r, const struct create *c, int dfd,
+create(const struct request *r, const struct create *c, int dfd,
     const char *prev)
 {
-	char file[SBX_MARKER_MAX];
+	char file[SBX_MARKER_MAX], created[SBX_MARKER_MAX];
 	const char *mode = c->readonly ? "ro" : "rw";
 	int timeout;
 	struct sbx_result cmd;
 	struct stale st;
-	int made = 0, already, status;
+	int made = 0, already, status, e;
 
 	stale_read(r, dfd, &st);
 	(void)sbx_marker_path(file, sizeof(file), r->name, SBX_M_PRIME);
@@ -143,8 +143,12 @@ create(const struct run *r, const struct create *c, int dfd,
 	    mode) == -1) {
 		if (made)
 			(void)sbx_state_rmtree(dfd, file);
-		err(SBX_EX_FAIL, "%s.created: cannot record the sandbox before "
-		    "creating it", r->name);
+		e = errno;
+		(void)sbx_marker_path(created, sizeof(created), r->name,
+		    SBX_M_CREATED);
+		errno = e;
+		err(SBX_EX_FAIL, "%s: cannot record the sandbox before "
+		    "creating it", created);
 	}
 	/* the longer floor only when the user set no bound at all */
 	timeout = r->given ? r->calltimeout : CREATE_TIMEOUT;
@@ -171,9 +175,15 @@ create(const struct run *r, const struct create *c, int dfd,
 		withdraw(r, dfd, timeout);
 	if (cmd.status == 0) {
 		if (sbx_created_write(dfd, r->name, SBX_READY, c->workspace,
-		    mode) == -1)
-			warn("%s.created", r->name);	/* the intent stays */
+		    mode) == -1) {
+			e = errno;
+			(void)sbx_marker_path(created, sizeof(created),
+			    r->name, SBX_M_CREATED);
+			errno = e;
+			warn("%s", created);	/* the intent stays */
+		}
 		sbx_result_free(&cmd);
+		img_load(r, dfd, c->workspace);	/* the project's images */
 		return PROV_RETRY;
 	}
 	status = cmd.status;
@@ -204,7 +214,7 @@ create(const struct run *r, const struct create *c, int dfd,
  * must first show it gone.
  */
 int
-provision(const struct run *r)
+provision(const struct request *r)
 {
 	struct create c;
 	char statedir[PATH_MAX], now[sizeof(r->before)], why[PATH_MAX + 128];
@@ -262,7 +272,7 @@ done:
  * past it, exit 124.
  */
 int
-provision_lock(const struct run *r, int dfd, const char *statedir)
+provision_lock(const struct request *r, int dfd, const char *statedir)
 {
 	int lfd, wait;
 
@@ -283,7 +293,7 @@ provision_lock(const struct run *r, int dfd, const char *statedir)
  * sandbox made meanwhile by another call.  No state directory yet: "".
  */
 void
-provision_snapshot(struct run *r)
+provision_snapshot(struct request *r)
 {
 	char path[PATH_MAX];
 	int dfd;

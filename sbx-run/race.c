@@ -18,19 +18,19 @@
 #define ASK_TIMEOUT	15	/* seconds for the asking exec */
 
 /*
- * As run_exec with held: *absent says whether sbx said there is no such
+ * As exec_once with held: *absent says whether sbx said there is no such
  * sandbox, its words kept in held.  A lost race whose command began, or
  * the last try's, goes back as the command's own words and status.
  */
 int
-run_first(struct run *r, char **av, int in, int *absent,
+exec_first(struct request *r, char **av, int in, int *absent,
     struct sbx_buf *held)
 {
 	long delay = SBX_RACE_MS;
 	int status, said, try;
 
 	for (try = 1;; try++) {
-		status = run_exec(r, av, in, &said, held);
+		status = exec_once(r, av, in, &said, held);
 		*absent = said == SAID_ABSENT;
 		if (said != SAID_RACE)
 			return status;

@@ -34,7 +34,7 @@ extern char **environ;
 static void SBX_DEAD
 usage(void)
 {
-	fprintf(stderr, "usage: sbx-run [-inPx] [-J count] [-s name] "
+	fprintf(stderr, "usage: sbx-run [-CinPx] [-J count] [-s name] "
 	    "[-t seconds] [-w workspace] [argument ...]\n");
 	exit(SBX_EX_USAGE);
 }
@@ -60,7 +60,7 @@ missing(const char *text, size_t len, void *arg)
  * the words were the command's, and go back to the caller.
  */
 static void
-restart_check(const struct run *r)
+restart_check(const struct request *r)
 {
 	char *av[] = { (char *)r->sbx, "version", NULL };
 	struct sbx_result v;
@@ -79,7 +79,7 @@ restart_check(const struct run *r)
  * is marked in its container too, before that command.
  */
 static char **
-exec_argv(struct run *r, char **fwd, char **inner, int interactive,
+exec_argv(struct request *r, char **fwd, char **inner, int interactive,
     int raw)
 {
 	char **av;
@@ -133,7 +133,7 @@ exec_argv(struct run *r, char **fwd, char **inner, int interactive,
  * for the caller to give back if that proves untrue.
  */
 int
-run_exec(const struct run *r, char **av, int in, int *said,
+exec_once(struct request *r, char **av, int in, int *said,
     struct sbx_buf *held)
 {
 	struct sbx_spawn s;
@@ -141,6 +141,7 @@ run_exec(const struct run *r, char **av, int in, int *said,
 	char why[64];
 	int status;
 
+	img_wait(r);	/* a load of the image cache in flight */
 	memset(&s, 0, sizeof(s));
 	s.argv = av;
 	s.envp = r->env;
@@ -185,8 +186,7 @@ run_exec(const struct run *r, char **av, int in, int *said,
 		end_inside(r, why);
 	}
 	status = c.status;
-	journal_bytes = c.relayed;
-	journal_timeout = r->timeout;
+	r->relayed = c.relayed;
 	sbx_result_free(&c);
 	return status;
 }
@@ -196,21 +196,26 @@ main(int argc, char *argv[])
 {
 	struct sbx_envpolicy pol;
 	struct sbx_buf held;
-	struct run r;
+	struct jcall jc;
+	struct request r;
 	const char *errstr;
 	char name[SBX_NAME_MAX + 1], **av, **fwd;
 	size_t i;
 	long long jflag = -1;
 	char *truev[] = { "true", NULL };
-	int ch, iflag = 0, nflag = 0, pflag = 0, xflag = 0, tflag = -1;
+	int ch, cflag = 0, iflag = 0, nflag = 0, pflag = 0, xflag = 0;
+	int tflag = -1;
 	int in = -1;
 	int status, absent;
 
 	memset(&r, 0, sizeof(r));
 	r.session = getppid();	/* before anything could orphan us */
 	opterr = 0;	/* usage() says it all, on one line */
-	while ((ch = getopt(argc, argv, "+iJ:nPs:t:w:x")) != -1) {
+	while ((ch = getopt(argc, argv, "+CiJ:nPs:t:w:x")) != -1) {
 		switch (ch) {
+		case 'C':
+			cflag = 1;
+			break;
 		case 'J':
 			jflag = sbx_strtonum(optarg, 0, INT_MAX, &errstr);
 			if (errstr != NULL)
@@ -247,6 +252,13 @@ main(int argc, char *argv[])
 	argc -= optind;
 	argv += optind;
 
+	if (cflag) {
+		/* the workspace it would mount, asked before acting: check.c */
+		if (argc != 0 || iflag || nflag || pflag || xflag || r.name ||
+		    tflag != -1 || jflag != -1)
+			usage();
+		return check_workspace(&r);
+	}
 	if (nflag) {
 		/* a fresh name for the caller, so naming lives in one place */
 		if (argc != 0 || iflag || pflag || xflag || r.name ||
@@ -264,8 +276,9 @@ main(int argc, char *argv[])
 		usage();
 	if (jflag != -1) {
 		sbx_xconf_check(SBX_CONF_TIMEOUT);
-		journal_timeout = sbx_xconf_timeout();	/* bounds its lock */
-		return journal_print(sbx_xname_pick(r.name), jflag);
+		/* the timeout bounds its lock */
+		return journal_print(sbx_xname_pick(r.name), jflag,
+		    sbx_xconf_timeout());
 	}
 	/* -P: provision only, so no command; the exec, if any, is `true` */
 	if (pflag && (argc != 0 || iflag || xflag))
@@ -279,6 +292,7 @@ main(int argc, char *argv[])
 	r.name = sbx_xname_pick(r.name);
 	if (!xflag)
 		check_docker_args(argv);
+	img_argv(argv, xflag);
 
 	/*
 	 * -t, else DOCKER_SANDBOX_TIMEOUT, bounds every sbx call of the run;
@@ -286,7 +300,7 @@ main(int argc, char *argv[])
 	 * neither is given.
 	 */
 	r.calltimeout = sbx_xconf_timeout();
-	r.given = tflag != -1 || sbx_conf_str("DOCKER_SANDBOX_TIMEOUT") != NULL;
+	r.given = tflag != -1 || sbx_conf_given(SBX_CONF_TIMEOUT) != NULL;
 	if (tflag != -1)
 		r.calltimeout = tflag;
 	r.timeout = r.calltimeout;
@@ -310,16 +324,18 @@ main(int argc, char *argv[])
 		status = prewarm(&r, av, in);
 		goto out;
 	}
-	journal_begin();
+	journal_begin(&jc);
 	memset(&held, 0, sizeof(held));
-	status = run_first(&r, av, in, &absent, &held);
+	status = exec_first(&r, av, in, &absent, &held);
 	if (absent) {
 		if (provision(&r) == PROV_RETRY)
-			status = run_exec(&r, av, in, NULL, NULL);
+			status = exec_once(&r, av, in, NULL, NULL);
 		else	/* not sbx's word after all: give it back */
 			(void)sbx_writeall(STDERR_FILENO, held.data, held.len);
 	}
-	journal_add(r.name, argv, xflag, status);
+	jc.bytes = r.relayed;
+	jc.timeout = r.timeout;
+	journal_add(&jc, r.name, argv, xflag, status);
 	sbx_buf_free(&held);
 out:
 	for (i = 0; fwd[i] != NULL; i++)

@@ -1,9 +1,16 @@
 /* sbx-run.h: what the files of sbx-run share. */
+#ifndef SBX_RUN_H
+#define SBX_RUN_H
+
+#include <sys/types.h>
+
+#include <time.h>
 
 #include "sbx.h"
 #include "sbxmark.h"
 
-struct run {
+/* What this call of sbx-run was asked, and what it learns on the way. */
+struct request {
 	const char	*name;		/* the sandbox */
 	const char	*workspace;	/* -w, or NULL for the cwd */
 	char		 sbx[4096];	/* the sbx CLI, absolute */
@@ -20,6 +27,7 @@ struct run {
 	char		**inner;	/* ends it in its container, or NULL */
 	const char	*container;	/* that container (or service) */
 	int		 prewarm;	/* -P's provisioning: its parent holds the lock */
+	unsigned long long relayed;	/* out: output of the last exec */
 };
 
 /* What a held exec's stderr was: the command's, or sbx's answer of... */
@@ -31,30 +39,39 @@ struct run {
 #define PROV_KEEP	0
 #define PROV_RETRY	1
 
+/* check.c */
+int	 check_workspace(const struct request *);
+
 /* dockerargs.c */
 void	 check_docker_args(char *const *);
 int	 long_running(char *const *);
+int	 subcommand_in(char *const *, const char *const *);
 int	 inner_exec(char *const *, int *, int *, const char **);
 
 /* ending.c */
 char	**inner_words(char *const *, int *);
-void	 end_inside(const struct run *, const char *);
+void	 end_inside(const struct request *, const char *);
 
 /* sbx-run.c */
-int	 run_exec(const struct run *, char **, int, int *, struct sbx_buf *);
+int	 exec_once(struct request *, char **, int, int *, struct sbx_buf *);
 
 /* race.c */
-int	 run_first(struct run *, char **, int, int *, struct sbx_buf *);
+int	 exec_first(struct request *, char **, int, int *, struct sbx_buf *);
 
 /* provision.c */
-void	 provision_snapshot(struct run *);
-int	 provision(const struct run *);
-int	 provision_lock(const struct run *, int, const char *);
+void	 provision_snapshot(struct request *);
+int	 provision(const struct request *);
+int	 provision_lock(const struct request *, int, const char *);
+
+/* imgload.c: the image cache's load after a create, and the wait for it */
+void	 img_argv(char *const *, int);
+void	 img_wait(const struct request *);
+void	 img_load(const struct request *, int, const char *);
 
 /* prewarm.c */
-int	 prewarm(struct run *, char **, int);
-void	 prewarm_await(const struct run *);
-void	 prewarm_report(const struct run *, int);
+int	 prewarm(struct request *, char **, int);
+void	 prewarm_await(const struct request *);
+void	 prewarm_report(const struct request *, int);
 
 /* orphan.c */
 struct stale {			/* NAME.owner before the create, if dead then */
@@ -62,20 +79,31 @@ struct stale {			/* NAME.owner before the create, if dead then */
 	pid_t	 pid;
 	unsigned long long start;
 };
-int	 session_ended(const struct run *);
-void	 stale_read(const struct run *, int, struct stale *);
-int	 orphaned(const struct run *, int, const struct stale *);
-void SBX_DEAD withdraw(const struct run *, int, int);
+int	 session_ended(const struct request *);
+void	 stale_read(const struct request *, int, struct stale *);
+int	 orphaned(const struct request *, int, const struct stale *);
+void SBX_DEAD withdraw(const struct request *, int, int);
+
+/* imgcheck.c, imgjson.c */
+int	 img_check(int, long long, char *, size_t);
+const char *img_names(const char *, size_t);
 
 /* journal.c */
-extern unsigned long long journal_bytes;	/* output of the last exec */
-extern int journal_timeout;	/* its bound in seconds; 0: none */
-void	 journal_begin(void);
-void	 journal_add(const char *, char *const *, int, int);
-int	 journal_print(const char *, long long);
+struct jcall {			/* one call of sbx-run, as its record tells it */
+	struct timespec	 began;		/* CLOCK_REALTIME: the record's time */
+	struct timespec	 mbegan;	/* CLOCK_MONOTONIC: for its ms */
+	unsigned long long bytes;	/* output of the last exec */
+	int		 timeout;	/* its bound in seconds (the lock's); 0: none */
+};
+void	 journal_begin(struct jcall *);
+void	 journal_add(const struct jcall *, const char *, char *const *, int,
+	    int);
+int	 journal_print(const char *, long long, int);
 
 /* workspace.c */
-int	 workspace_check(const struct run *, const char *, char *, char *,
+int	 workspace_check(const struct request *, const char *, char *, char *,
 	    size_t);
 void	 prime_dir(int, const char *, const char *, int *);
-void	 session_workspaces(struct run *);
+void	 session_workspaces(struct request *);
+
+#endif

@@ -23,15 +23,13 @@
 #include "sbxstate.h"
 #include "sbx-run.h"
 
-/* Is ws the directory path names, or one of its ancestors? */
+/* Is ws the directory real (a real path, changed here) names, or above it? */
 static int
-at_or_above(const struct stat *ws, const char *path)
+above_real(const struct stat *ws, char *real)
 {
-	char real[PATH_MAX], *slash;
 	struct stat st;
+	char *slash;
 
-	if (path == NULL || *path != '/' || realpath(path, real) == NULL)
-		return 0;
 	/* a real path has no link left in it: its prefixes are the ancestors */
 	for (;;) {
 		if (stat(real, &st) == 0 && st.st_dev == ws->st_dev &&
@@ -43,6 +41,40 @@ at_or_above(const struct stat *ws, const char *path)
 	}
 	return stat("/", &st) == 0 && st.st_dev == ws->st_dev &&
 	    st.st_ino == ws->st_ino;
+}
+
+/* Is ws the directory path names, or one of its ancestors? */
+static int
+at_or_above(const struct stat *ws, const char *path)
+{
+	char real[PATH_MAX];
+
+	if (path == NULL || *path != '/' || realpath(path, real) == NULL)
+		return 0;
+	return above_real(ws, real);
+}
+
+/*
+ * Would ws hold the state directory?  One not made yet counts from its
+ * deepest existing ancestor, since provisioning makes it before it
+ * mounts, so that the answer does not depend on whether a call made it.
+ */
+static int
+holds_state(const struct stat *ws, const char *statedir)
+{
+	char p[PATH_MAX], real[PATH_MAX], *slash;
+
+	if (statedir == NULL || *statedir != '/' ||
+	    strlen(statedir) >= sizeof(p))
+		return 0;
+	memcpy(p, statedir, strlen(statedir) + 1);
+	while (realpath(p, real) == NULL) {
+		if (errno != ENOENT || (slash = strrchr(p, '/')) == NULL ||
+		    slash == p)
+			return 0;	/* only / is left: checked apart */
+		*slash = '\0';
+	}
+	return above_real(ws, real);
 }
 
 /* Any home directory the account may be known by. */
@@ -63,7 +95,7 @@ covers_home(const struct stat *ws)
  * the state directory in use.
  */
 int
-workspace_check(const struct run *r, const char *statedir, char *buf,
+workspace_check(const struct request *r, const char *statedir, char *buf,
     char *why, size_t size)
 {
 	const char *w = r->workspace ? r->workspace : ".", *p;
@@ -85,7 +117,7 @@ workspace_check(const struct run *r, const char *statedir, char *buf,
 		return -1;
 	}
 	if (at_or_above(&st, "/") || covers_home(&st) ||
-	    at_or_above(&st, statedir)) {
+	    holds_state(&st, statedir)) {
 		snprintf(why, size, "workspace %s is /, a home directory or "
 		    "above one, or holds the state directory; refusing to "
 		    "mount it (use -w)", buf);
@@ -100,7 +132,7 @@ workspace_check(const struct run *r, const char *statedir, char *buf,
  * it would mount (-w or the working directory) if it may mount it.
  */
 void
-session_workspaces(struct run *r)
+session_workspaces(struct request *r)
 {
 	char statedir[PATH_MAX], why[PATH_MAX + 128];
 	size_t n = 0;

@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sbx-verify.h"
+#include "result.h"
+#include "audit.h"
+
+#define PREFIX	"sbxv "	/* of each line of the script's answers */
 
 /*
  * The next line "sbxv KEY[ VALUE]" of the probe output from *pos (NULL:
@@ -19,7 +22,7 @@ scan(const struct audit *a, const char *key, const char **pos,
     const char **v, size_t *vlen)
 {
 	const char *p, *end;
-	size_t klen = strlen(key), plen = strlen(PROBE_PREFIX);
+	size_t klen = strlen(key), plen = strlen(PREFIX);
 
 	if (a->out.data == NULL)
 		return 0;
@@ -28,7 +31,7 @@ scan(const struct audit *a, const char *key, const char **pos,
 		if ((end = strchr(p, '\n')) == NULL)
 			end = p + strlen(p);
 		if ((size_t)(end - p) < plen + klen ||
-		    strncmp(p, PROBE_PREFIX, plen) != 0 ||
+		    strncmp(p, PREFIX, plen) != 0 ||
 		    strncmp(p + plen, key, klen) != 0 ||
 		    (p + plen + klen != end && p[plen + klen] != ' '))
 			continue;
@@ -46,7 +49,7 @@ scan(const struct audit *a, const char *key, const char **pos,
  * copied to buf; NULL if there is no such line.
  */
 const char *
-probe_get(const struct audit *a, const char *key, char *buf, size_t size)
+answer_get(const struct audit *a, const char *key, char *buf, size_t size)
 {
 	const char *pos = NULL, *v;
 	size_t len;
@@ -63,7 +66,7 @@ probe_get(const struct audit *a, const char *key, char *buf, size_t size)
 
 /* Is there a line "sbxv KEY VALUE" with exactly this value? */
 int
-probe_has(const struct audit *a, const char *key, const char *value)
+answer_has(const struct audit *a, const char *key, const char *value)
 {
 	const char *pos = NULL, *v;
 	size_t len;
@@ -77,7 +80,7 @@ probe_has(const struct audit *a, const char *key, const char *value)
 
 /* Every value of the lines "sbxv KEY VALUE", joined by ", "; the count. */
 int
-probe_all(const struct audit *a, const char *key, char *buf, size_t size)
+answer_all(const struct audit *a, const char *key, char *buf, size_t size)
 {
 	const char *pos = NULL, *v;
 	char val[PATH_MAX];

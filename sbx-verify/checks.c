@@ -1,11 +1,9 @@
 /*
- * checks.c: the verdicts, in the order of the guarantees of sbx-tools(7),
- * from what the probe script said, sbx's port listing and the state
- * directory.  Each check carries its control: a planted value or file
- * whose presence, absence or answer would be different if the guarantee
- * did not hold.
+ * checks.c: the verdicts, in the order of sbx-verify(1), from what the
+ * probe script said, sbx's port listing and the state directory.  Each
+ * check carries its control: a planted value or file whose presence,
+ * absence or answer would be different if the guarantee did not hold.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,39 +12,21 @@
 #include "sbxconf.h"
 #include "sbxports.h"
 #include "sbxstate.h"
-#include "sbx-verify.h"
+#include "result.h"
+#include "audit.h"
 
 #define ID_SHOW		12	/* daemon ID characters shown */
 
-static void say(struct result *, enum verdict, const char *, ...)
-    PRINTFLIKE(3, 4);
-
-static void
-say(struct result *r, enum verdict v, const char *fmt, ...)
-{
-	va_list ap;
-	char *p;
-
-	r->verdict = v;
-	va_start(ap, fmt);
-	vsnprintf(r->evidence, sizeof(r->evidence), fmt, ap);
-	va_end(ap);
-	/* one line, whatever the probes printed */
-	for (p = r->evidence; *p != '\0'; p++)
-		if ((unsigned char)*p < ' ' || *p == 0x7f)
-			*p = ' ';
-}
-
 /* "RC OUTPUT" of a pin.* line: rc, and the output in out. */
 static int
-answer(const struct audit *a, const char *key, char *out, size_t size)
+rcout(const struct audit *a, const char *key, char *out, size_t size)
 {
 	char buf[512], *sp;
 	const char *errstr;
 	int rc;
 
 	out[0] = '\0';
-	if (probe_get(a, key, buf, sizeof(buf)) == NULL)
+	if (answer_get(a, key, buf, sizeof(buf)) == NULL)
 		return -1;
 	if ((sp = strchr(buf, ' ')) != NULL) {
 		*sp = '\0';
@@ -67,33 +47,33 @@ static void
 transport(const struct audit *a, struct result *r)
 {
 	char id[256];
-	int rc = answer(a, "pin.clean", id, sizeof(id));
+	int rc = rcout(a, "pin.clean", id, sizeof(id));
 
 	if (access(a->ran, F_OK) == 0)	/* the canary docker made it */
-		say(r, FAIL, "the canary docker first on the host PATH ran: "
-		    "the probes reached a host docker binary");
+		result_say(r, FAIL, "the canary docker first on the host PATH "
+		    "ran: the probes reached a host docker binary");
 	else if (rc != 0 || !isid(id))
-		say(r, FAIL, "no answer from the sandbox daemon through the "
-		    "transport (status %d: %.200s)", rc, id);
+		result_say(r, FAIL, "no answer from the sandbox daemon through "
+		    "the transport (status %d: %.200s)", rc, id);
 	else
-		say(r, PASS, "probes ran through sbx-run and sbx exec with "
-		    "DOCKER_HOST=%s and a canary docker first on PATH; the "
-		    "sandbox daemon answered (ID %.*s...) and the canary never "
-		    "ran", a->poisonhost, ID_SHOW, id);
+		result_say(r, PASS, "probes ran through sbx-run and sbx exec "
+		    "with DOCKER_HOST=%s and a canary docker first on PATH; "
+		    "the sandbox daemon answered (ID %.*s...) and the canary "
+		    "never ran", a->poisonhost, ID_SHOW, id);
 }
 
 static void
 env_scrub(const struct audit *a, struct result *r)
 {
-	int d = probe_has(a, "env.seen", a->sentinel);
-	int s = probe_has(a, "env.seen", a->sbxsentinel);
+	int d = answer_has(a, "env.seen", a->sentinel);
+	int s = answer_has(a, "env.seen", a->sbxsentinel);
 
 	if (d || s)
-		say(r, FAIL, "present inside: %s%s%s", d ? a->sentinel : "",
-		    d && s ? ", " : "", s ? a->sbxsentinel : "");
+		result_say(r, FAIL, "present inside: %s%s%s", d ? a->sentinel :
+		    "", d && s ? ", " : "", s ? a->sbxsentinel : "");
 	else
-		say(r, PASS, "%s (removed before sbx) and %s (given to sbx "
-		    "itself) are both absent inside", a->sentinel,
+		result_say(r, PASS, "%s (removed before sbx) and %s (given to "
+		    "sbx itself) are both absent inside", a->sentinel,
 		    a->sbxsentinel);
 }
 
@@ -101,50 +81,51 @@ static void
 env_forward(const struct audit *a, struct result *r)
 {
 	char v[64];
-	int leak = probe_has(a, "env.seen", a->denied);
-	int got = probe_get(a, "env.allowed", v, sizeof(v)) != NULL;
+	int leak = answer_has(a, "env.seen", a->denied);
+	int got = answer_get(a, "env.allowed", v, sizeof(v)) != NULL;
 	int passthrough = sbx_xconf_passthrough();
 
 	if (leak)
-		say(r, FAIL, "%s, never forwarded, is present inside",
+		result_say(r, FAIL, "%s, never forwarded, is present inside",
 		    a->denied);
 	else if (!got)
-		say(r, FAIL, "control failed: the allow-listed %s did not "
-		    "arrive, so an absence proves nothing", a->allowed);
+		result_say(r, FAIL, "control failed: the allow-listed %s did "
+		    "not arrive, so an absence proves nothing", a->allowed);
 	else if (strcmp(v, a->value) != 0)
-		say(r, FAIL, "control failed: the allow-listed %s arrived "
-		    "with another value", a->allowed);
+		result_say(r, FAIL, "control failed: the allow-listed %s "
+		    "arrived with another value", a->allowed);
 	else
-		say(r, PASS, "%s (given to sbx, not forwarded) is absent; the "
-		    "allow-listed %s arrived with its value%s", a->denied,
-		    a->allowed, passthrough ? " (passthrough is on: every "
-		    "name but docker, compose and the host set is forwarded)" :
-		    "");
+		result_say(r, PASS, "%s (given to sbx, not forwarded) is "
+		    "absent; the allow-listed %s arrived with its value%s",
+		    a->denied, a->allowed, passthrough ? " (passthrough is "
+		    "on: every name but docker, compose and the host set is "
+		    "forwarded)" : "");
 }
 
 static void
 daemon_pinning(const struct audit *a, struct result *r)
 {
 	char clean[256], pois[256], unp[256];
-	int rc = answer(a, "pin.clean", clean, sizeof(clean));
-	int rp = answer(a, "pin.poisoned", pois, sizeof(pois));
-	int ru = answer(a, "pin.unpinned", unp, sizeof(unp));
+	int rc = rcout(a, "pin.clean", clean, sizeof(clean));
+	int rp = rcout(a, "pin.poisoned", pois, sizeof(pois));
+	int ru = rcout(a, "pin.unpinned", unp, sizeof(unp));
 
 	if (rc != 0 || !isid(clean))
-		say(r, FAIL, "the pinned CLI got no daemon ID even unpoisoned "
-		    "(status %d: %.200s)", rc, clean);
+		result_say(r, FAIL, "the pinned CLI got no daemon ID even "
+		    "unpoisoned (status %d: %.200s)", rc, clean);
 	else if (rp != 0 || strcmp(pois, clean) != 0)
-		say(r, FAIL, "with DOCKER_HOST and DOCKER_CONTEXT poisoned "
-		    "inside, the pinned CLI answered otherwise (status %d: "
-		    "%.200s)", rp, pois);
+		result_say(r, FAIL, "with DOCKER_HOST and DOCKER_CONTEXT "
+		    "poisoned inside, the pinned CLI answered otherwise "
+		    "(status %d: %.200s)", rp, pois);
 	else if (ru == 0 && strcmp(unp, clean) == 0)
-		say(r, FAIL, "control failed: the poison did not divert an "
-		    "unpinned docker either, so the check proves nothing");
+		result_say(r, FAIL, "control failed: the poison did not divert "
+		    "an unpinned docker either, so the check proves nothing");
 	else
-		say(r, PASS, "with DOCKER_HOST=%s and DOCKER_CONTEXT=%s inside, "
-		    "docker -H %s still answered with the sandbox daemon's ID "
-		    "%.*s...; unpinned, the same call failed", a->poisonhost,
-		    a->poisonctx, SBX_DOCKER_HOST, ID_SHOW, clean);
+		result_say(r, PASS, "with DOCKER_HOST=%s and DOCKER_CONTEXT=%s "
+		    "inside, docker -H %s still answered with the sandbox "
+		    "daemon's ID %.*s...; unpinned, the same call failed",
+		    a->poisonhost, a->poisonctx, SBX_DOCKER_HOST, ID_SHOW,
+		    clean);
 }
 
 static void
@@ -159,20 +140,22 @@ mounts(const struct audit *a, struct result *r)
 	seen[0] = '\0';
 	for (i = 0; i < NMOUNTS; i++) {
 		snprintf(n, sizeof(n), "%d", i);
-		if (probe_has(a, "mnt.seen", n))
+		if (answer_has(a, "mnt.seen", n))
 			o += (size_t)snprintf(seen + o, sizeof(seen) - o, "%s%s",
 			    o ? ", " : "", what[i]);
 	}
 	if (o > 0)
-		say(r, FAIL, "visible inside: %s (canary %s)", seen, a->canary);
+		result_say(r, FAIL, "visible inside: %s (canary %s)", seen,
+		    a->canary);
 	else if (a->home == NULL)
-		say(r, PASS, "the canary %s is invisible inside (HOME is not "
-		    "set: the home directories were not probed)", a->canary);
+		result_say(r, PASS, "the canary %s is invisible inside (HOME "
+		    "is not set: the home directories were not probed)",
+		    a->canary);
 	else
-		say(r, PASS, "the canary %s and ~/.docker ~/.ssh ~/.aws ~/.kube "
-		    "~/.config/gcloud of %s are invisible inside%s", a->canary,
-		    a->home, a->project[0] == '\0' ? "" :
-		    probe_get(a, "mnt.project", n, sizeof(n)) ?
+		result_say(r, PASS, "the canary %s and ~/.docker ~/.ssh ~/.aws "
+		    "~/.kube ~/.config/gcloud of %s are invisible inside%s",
+		    a->canary, a->home, a->project[0] == '\0' ? "" :
+		    answer_get(a, "mnt.project", n, sizeof(n)) ?
 		    ", while the project is seen at its host path" :
 		    "; the project is not seen at its host path either");
 }
@@ -181,35 +164,39 @@ static void
 contexts(const struct audit *a, struct result *r)
 {
 	char names[256];
-	int rc = answer(a, "ctx", names, sizeof(names));
+	int rc = rcout(a, "ctx", names, sizeof(names));
 
 	if (rc != 0)
-		say(r, FAIL, "docker context ls failed inside (status %d)", rc);
+		result_say(r, FAIL, "docker context ls failed inside (status "
+		    "%d)", rc);
 	else if (strcmp(names, "default") != 0)
-		say(r, FAIL, "contexts inside: %.200s", names);
+		result_say(r, FAIL, "contexts inside: %.200s", names);
 	else
-		say(r, PASS, "the only docker context inside is default");
+		result_say(r, PASS, "the only docker context inside is "
+		    "default");
 }
 
 static void
 host_socket(const struct audit *a, struct result *r)
 {
 	char seen[768];
-	int n = probe_all(a, "sock.seen", seen, sizeof(seen));
+	int n = answer_all(a, "sock.seen", seen, sizeof(seen));
 
 	if (n > 0)
-		say(r, FAIL, "daemon socket%s visible inside: %s", n > 1 ? "s" :
-		    "", seen);
-	else if (!probe_get(a, "sock.canonical", seen, sizeof(seen)))
-		say(r, FAIL, "%s is not a socket inside", SBX_DOCKER_HOST);
-	else if (answer(a, "pin.clean", seen, sizeof(seen)) != 0 ||
+		result_say(r, FAIL, "daemon socket%s visible inside: %s",
+		    n > 1 ? "s" : "", seen);
+	else if (!answer_get(a, "sock.canonical", seen, sizeof(seen)))
+		result_say(r, FAIL, "%s is not a socket inside",
+		    SBX_DOCKER_HOST);
+	else if (rcout(a, "pin.clean", seen, sizeof(seen)) != 0 ||
 	    !isid(seen))
-		say(r, FAIL, "%s is a socket inside but no daemon answers "
-		    "there", SBX_DOCKER_HOST);
+		result_say(r, FAIL, "%s is a socket inside but no daemon "
+		    "answers there", SBX_DOCKER_HOST);
 	else
-		say(r, PASS, "no host daemon socket (Docker Desktop, rootless, "
-		    "colima, OrbStack paths and /run, /tmp) is visible inside; "
-		    "the canonical socket answered as the sandbox daemon");
+		result_say(r, PASS, "no host daemon socket (Docker Desktop, "
+		    "rootless, colima, OrbStack paths and /run, /tmp) is "
+		    "visible inside; the canonical socket answered as the "
+		    "sandbox daemon");
 }
 
 static void
@@ -220,8 +207,8 @@ port_binds(const struct audit *a, struct result *r)
 	int bad = 0;
 
 	if (!a->portsok) {
-		say(r, FAIL, "sbx could not list the published ports: %s",
-		    a->portserr);
+		result_say(r, FAIL, "sbx could not list the published ports: "
+		    "%s", a->portserr);
 		return;
 	}
 	list[0] = '\0';
@@ -239,12 +226,12 @@ port_binds(const struct audit *a, struct result *r)
 		    o ? ", " : "", url);
 	}
 	if (bad)
-		say(r, FAIL, "bound beyond loopback: %s", list);
+		result_say(r, FAIL, "bound beyond loopback: %s", list);
 	else if (a->ports.n == 0)
-		say(r, PASS, "no published ports");
+		result_say(r, PASS, "no published ports");
 	else
-		say(r, PASS, "%zu published, all on 127.0.0.1 or ::1: %s",
-		    a->ports.n, list);
+		result_say(r, PASS, "%zu published, all on 127.0.0.1 or ::1: "
+		    "%s", a->ports.n, list);
 }
 
 static void
@@ -253,18 +240,19 @@ workspace_ro(const struct audit *a, struct result *r)
 	char b[8];
 
 	if (!a->readonly)
-		say(r, SKIP, "read-write mode%s: the project is meant to be "
-		    "writable", a->marker ? " (NAME.created says mode=rw)" :
-		    "");
+		result_say(r, SKIP, "read-write mode%s: the project is meant "
+		    "to be writable", a->marker ? " (NAME.created says "
+		    "mode=rw)" : "");
 	else if (a->project[0] == '\0')
-		say(r, FAIL, "read-only mode, but no %s.created marker names "
-		    "the project, so no write could be tried", a->name);
-	else if (probe_get(a, "ro.denied", b, sizeof(b)))
-		say(r, PASS, "a write to %s failed inside", a->project);
-	else if (probe_get(a, "ro.writable", b, sizeof(b)))
-		say(r, FAIL, "a write to %s succeeded inside", a->project);
+		result_say(r, FAIL, "read-only mode, but no %s.created marker "
+		    "names the project, so no write could be tried", a->name);
+	else if (answer_get(a, "ro.denied", b, sizeof(b)))
+		result_say(r, PASS, "a write to %s failed inside", a->project);
+	else if (answer_get(a, "ro.writable", b, sizeof(b)))
+		result_say(r, FAIL, "a write to %s succeeded inside",
+		    a->project);
 	else
-		say(r, FAIL, "the project %s is not mounted inside",
+		result_say(r, FAIL, "the project %s is not mounted inside",
 		    a->project);
 }
 
@@ -272,32 +260,35 @@ static void
 teardown_armed(const struct audit *a, struct result *r)
 {
 	char file[SBX_MARKER_MAX];
-	const char *mode = sbx_conf_str("DOCKER_SANDBOX_TEARDOWN");
-	const char *pin = sbx_conf_str("DOCKER_SANDBOX");
+	const char *mode = sbx_conf_given(SBX_CONF_TEARDOWN);
+	const char *pin = sbx_conf_given(SBX_CONF_PINNED);
 	pid_t pid;
 
 	(void)sbx_marker_path(file, sizeof(file), a->name, SBX_M_LOCK);
 	pid = sbx_lock_holder(a->dfd, file);
 	if (pid > 0)
-		say(r, PASS, "pid %ld holds %s/%s", (long)pid, a->statedir,
-		    file);
+		result_say(r, PASS, "pid %ld holds %s/%s", (long)pid,
+		    a->statedir, file);
 	else if (pid == -1)
-		say(r, FAIL, "%s/%s cannot be examined", a->statedir, file);
+		result_say(r, FAIL, "%s/%s cannot be examined", a->statedir,
+		    file);
 	else if ((mode != NULL &&
 	    sbx_teardown_parse(mode) == SBX_TEARDOWN_NONE) || (mode == NULL &&
 	    pin != NULL && strcmp(pin, a->name) == 0))
-		say(r, SKIP, "teardown is off (DOCKER_SANDBOX_TEARDOWN=none%s) "
-		    "and no watcher holds %s", mode == NULL ? ", the default "
-		    "for a pinned sandbox" : "", file);
+		result_say(r, SKIP, "teardown is off "
+		    "(DOCKER_SANDBOX_TEARDOWN=none%s) and no watcher holds %s",
+		    mode == NULL ? ", the default for a pinned sandbox" : "",
+		    file);
 	else
-		say(r, FAIL, "no process holds %s/%s: nothing will tear the "
-		    "sandbox down when the session ends", a->statedir, file);
+		result_say(r, FAIL, "no process holds %s/%s: nothing will tear "
+		    "the sandbox down when the session ends", a->statedir,
+		    file);
 }
 
 /* The checks, in the order they are reported. */
 static const struct check {
 	const char	*name;
-	void		(*run)(const struct audit *, struct result *);
+	void		(*judge)(const struct audit *, struct result *);
 } checks[] = {
 	{ "transport", transport },
 	{ "env-scrub", env_scrub },
@@ -315,12 +306,12 @@ typedef char checks_fill_r[sizeof(checks) / sizeof(checks[0]) == NCHECKS ?
     1 : -1];
 
 void
-run_checks(struct audit *a, struct result *r)
+checks_run(const struct audit *a, struct result *r)
 {
 	size_t i;
 
 	for (i = 0; i < NCHECKS; i++) {
 		r[i].name = checks[i].name;
-		checks[i].run(a, &r[i]);
+		checks[i].judge(a, &r[i]);
 	}
 }

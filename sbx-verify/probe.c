@@ -22,7 +22,8 @@
 #include "sbxchild.h"
 #include "sbxconf.h"
 #include "sbxstate.h"
-#include "sbx-verify.h"
+#include "result.h"
+#include "audit.h"
 
 extern char **environ;
 
@@ -307,7 +308,7 @@ poisoned(const struct audit *a, char **hold)
 		;
 	if ((env = calloc(n + 16, sizeof(*env))) == NULL)
 		err(SBX_EX_NOAUDIT, NULL);
-	list = sbx_conf_str("DOCKER_SANDBOX_ENV_ALLOWLIST");
+	list = sbx_xconf_allowlist();
 	if (asprintf_like(&hold[0], "DOCKER_SANDBOX_ENV_ALLOWLIST=%s%s%s",
 	    list ? list : "", list ? "," : "", a->allowed) == -1 ||
 	    asprintf_like(&hold[1], "PATH=%s%s%s", a->tmpdir, path ? ":" : "",
@@ -335,20 +336,20 @@ poisoned(const struct audit *a, char **hold)
 int
 probe_run(struct audit *a)
 {
-	struct sbx_buf sc;
+	struct sbx_buf text;
 	struct sbx_result c;
 	char *hold[8], **env;
-	char *av[] = { a->run, "-s", (char *)a->name, "-x", "sh", "-c", NULL,
+	char *av[] = { a->sbxrun, "-s", (char *)a->name, "-x", "sh", "-c", NULL,
 	    NULL };
 	int i;
 
-	memset(&sc, 0, sizeof(sc));
-	script(a, &sc);
-	av[6] = sc.data;
+	memset(&text, 0, sizeof(text));
+	script(a, &text);
+	av[6] = text.data;
 	env = poisoned(a, hold);
 	/* no timeout of its own: sbx-run applies DOCKER_SANDBOX_TIMEOUT */
 	if (sbx_capture(&c, av, env, 0) == -1)
-		err(SBX_EX_NOAUDIT, "%s", a->run);
+		err(SBX_EX_NOAUDIT, "%s", a->sbxrun);
 	a->calls++;
 	/* sbx-run's one line says what to run; no audit until then */
 	if (c.status == SBX_EX_RESTART) {
@@ -361,6 +362,6 @@ probe_run(struct audit *a)
 	for (i = 0; i < 8; i++)
 		free(hold[i]);
 	free(env);
-	sbx_buf_free(&sc);
-	return probe_has(a, "end", a->nonce) ? 0 : -1;
+	sbx_buf_free(&text);
+	return answer_has(a, "end", a->nonce) ? 0 : -1;
 }

@@ -17,10 +17,11 @@
 #include "sbxchild.h"
 #include "sbxcli.h"
 #include "sbxconf.h"
-#include "sbxjson.h"
 #include "sbxports.h"
 #include "sbxstate.h"
-#include "sbx-verify.h"
+#include "result.h"
+#include "audit.h"
+#include "sc.h"
 
 extern char **environ;
 
@@ -29,36 +30,6 @@ usage(void)
 {
 	fprintf(stderr, "usage: sbx-verify [-jt] [-S [-f] | -s name]\n");
 	exit(SBX_EX_USAGE);
-}
-
-/* The n results as lines of text, of JSON (-j) or of TAP (-t). */
-void
-report(const struct result *r, int n, int jflag, int tflag)
-{
-	static const char *const word[] = { "PASS", "FAIL", "SKIP" };
-	static const char *const json[] = { "pass", "fail", "skip" };
-	int i;
-
-	if (tflag)
-		printf("1..%d\n", n);
-	for (i = 0; i < n; i++) {
-		if (jflag) {
-			printf("{\"check\":\"%s\",\"result\":\"%s\","
-			    "\"evidence\":", r[i].name, json[r[i].verdict]);
-			sbx_json_puts(stdout, r[i].evidence);
-			printf("}\n");
-		} else if (tflag) {
-			if (r[i].verdict == SKIP)
-				printf("ok %d - %s # SKIP %s\n", i + 1,
-				    r[i].name, r[i].evidence);
-			else
-				printf("%s %d - %s: %s\n", r[i].verdict == PASS ?
-				    "ok" : "not ok", i + 1, r[i].name,
-				    r[i].evidence);
-		} else
-			printf("%s %s: %s\n", word[r[i].verdict], r[i].name,
-			    r[i].evidence);
-	}
 }
 
 /* Does `sbx ls --json` list the sandbox?  1 yes, 0 no, -1 unknown. */
@@ -151,8 +122,8 @@ main(int argc, char *argv[])
 		err(SBX_EX_NOAUDIT, NULL);
 	sbx_xcli_find(environ, sbx_xsession_ws(a.name, wsbuf, sizeof(wsbuf), ws),
 	    a.sbx, sizeof(a.sbx));
-	if (sbx_sibling(a.argv0, environ, ws, "sbx-run", a.run,
-	    sizeof(a.run)) == -1)
+	if (sbx_sibling(a.argv0, environ, ws, "sbx-run", a.sbxrun,
+	    sizeof(a.sbxrun)) == -1)
 		errx(SBX_EX_NOAUDIT, "sbx-run: not found beside sbx-verify or "
 		    "on PATH");
 	if ((a.dfd = sbx_xstate_open(a.statedir, sizeof(a.statedir))) == -1)
@@ -176,9 +147,9 @@ main(int argc, char *argv[])
 	a.calls += pc.calls;
 
 	memset(r, 0, sizeof(r));
-	run_checks(&a, r);
+	checks_run(&a, r);
 	probe_cleanup(&a);
-	report(r, NCHECKS, jflag, tflag);
+	result_report(r, NCHECKS, jflag, tflag);
 	for (i = 0; i < NCHECKS; i++)
 		if (r[i].verdict == FAIL)
 			rv = SBX_EX_FAIL;

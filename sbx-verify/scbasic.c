@@ -14,7 +14,8 @@
 #include "sbxchild.h"
 #include "sbxcli.h"
 #include "sbxjson.h"
-#include "sbx-verify.h"
+#include "result.h"
+#include "sc.h"
 
 #define CREATE_TIMEOUT	600	/* as sbx-run's, when no bound is set */
 
@@ -82,16 +83,14 @@ sc_version(struct sc *sc)
 		return -1;
 	if (c.status == 0)
 		t = textver(c.out.data, tv, sizeof(tv));
-	sc_said(&c, said[0], sizeof(said[0]));
-	sbx_result_free(&c);
+	sc_heard(&c, said[0], sizeof(said[0]));
 	av[2] = "--json";
 	if (sc_sbx(sc, &c, av) == -1)
 		return -1;
 	if (c.status == 0)
 		jn = jsonver(c.out.data, c.out.len, jv, sizeof(jv), srv,
 		    sizeof(srv));
-	sc_said(&c, said[1], sizeof(said[1]));
-	sbx_result_free(&c);
+	sc_heard(&c, said[1], sizeof(said[1]));
 	if (t == NULL && jn == NULL) {
 		snprintf(sc->version, sizeof(sc->version), "unknown");
 		sc_say(sc, SC_VERSION, FAIL, "%s: no version in either form: "
@@ -127,13 +126,11 @@ sc_missing(struct sc *sc)
 		return -1;
 	line = c.status == 1 && sbx_says_notfound_line(c.err.data,
 	    c.err.len, sc->name) == SBX_NF_LINE;
-	sc_said(&c, said[0], sizeof(said[0]));
-	sbx_result_free(&c);
+	sc_heard(&c, said[0], sizeof(said[0]));
 	if (sc_sbx(sc, &c, rm) == -1)
 		return -1;
 	gone = c.status == 0 || sbx_says_notfound(c.err.data, sc->name);
-	sc_said(&c, said[1], sizeof(said[1]));
-	sbx_result_free(&c);
+	sc_heard(&c, said[1], sizeof(said[1]));
 	if (line && gone)
 		sc_say(sc, SC_MISSING, PASS, "recognised: exec (sbx-run would "
 		    "create the sandbox): %s; rm --force (a teardown has "
@@ -154,7 +151,7 @@ sc_missing(struct sc *sc)
  * `sbx ls --json` through sbx_ls_listed, as sbx-run confirms with it:
  * 1 listed, 0 not, -1 no listing (said says why).
  */
-int
+static int
 sc_listed(struct sc *sc, char *said, size_t size)
 {
 	char *av[] = { NULL, "ls", "--json", NULL };
@@ -226,8 +223,7 @@ sc_create(struct sc *sc)
 	if (create(sc, &c) == -1)
 		return -1;
 	status = c.status;
-	sc_said(&c, said, sizeof(said));
-	sbx_result_free(&c);
+	sc_heard(&c, said, sizeof(said));
 	if (status != 0) {
 		sc_say(sc, SC_CREATE, FAIL, "sbx-run's create failed: %s",
 		    said);
@@ -262,8 +258,7 @@ sc_exists(struct sc *sc)
 		return -1;
 	ok = c.status != 0 && !c.timedout && c.signo == 0 &&
 	    sbx_says_exists(c.err.data);
-	sc_said(&c, said, sizeof(said));
-	sbx_result_free(&c);
+	sc_heard(&c, said, sizeof(said));
 	if (ok)
 		sc_say(sc, SC_EXISTS, PASS, "a second create is refused in "
 		    "words sbx-run recognises: %s", said);
@@ -293,14 +288,10 @@ sc_exec(struct sc *sc)
 	    memcmp(c.out.data, "out.sbxv\n", 9) == 0 && c.err.data != NULL &&
 	    strstr(c.err.data, "err.sbxv\n") != NULL &&
 	    strstr(c.err.data, "out.sbxv") == NULL;
-	sc_said(&c, said, sizeof(said));
-	sbx_result_free(&c);
-	if (ok)
-		sc_say(sc, SC_EXEC, PASS, "exit 7 passed through, stdout and "
-		    "stderr apart: %s", said);
-	else
-		sc_say(sc, SC_EXEC, FAIL, "wanted exit 7, stdout exactly "
-		    "\"out.sbxv\", \"err.sbxv\" on stderr only: %s", said);
+	sc_say(sc, SC_EXEC, ok ? PASS : FAIL, "%s: %s", ok ? "exit 7 passed "
+	    "through, stdout and stderr apart" : "wanted exit 7, stdout "
+	    "exactly \"out.sbxv\", \"err.sbxv\" on stderr only",
+	    sc_heard(&c, said, sizeof(said)));
 	return ok ? 0 : -1;
 }
 
@@ -316,8 +307,7 @@ sc_remove(struct sc *sc)
 		return -1;
 	/* as a teardown judges: a sandbox sbx does not know is gone */
 	ok = c.status == 0 || sbx_says_notfound(c.err.data, sc->name);
-	sc_said(&c, said, sizeof(said));
-	sbx_result_free(&c);
+	sc_heard(&c, said, sizeof(said));
 	found = sc_listed(sc, ls, sizeof(ls));
 	sc->gone = found == 0;
 	if (ok && found == 0)

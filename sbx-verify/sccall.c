@@ -1,5 +1,6 @@
 /*
- * sccall.c: the self-check's sbx calls, and the evidence they leave.
+ * sccall.c: the self-check's sbx calls, the evidence they leave, and the
+ * verdicts said with it.
  * Every call runs as the programs run theirs: standard input on
  * /dev/null, its own process group, the scrubbed environment, the bound
  * of DOCKER_SANDBOX_TIMEOUT, and for every verb but exec lib's sbx_call
@@ -17,6 +18,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -26,9 +28,23 @@
 #include "sbxchild.h"
 #include "sbxcli.h"
 #include "sbxtime.h"
-#include "sbx-verify.h"
+#include "result.h"
+#include "sc.h"
 
 #define SHOWN	160	/* bytes of each stream quoted as evidence */
+
+static const char *sc_esc(const char *, size_t, size_t, char *, size_t);
+
+/* The verdict of check k; sc_esc escaped sbx's words in the evidence. */
+void
+sc_say(struct sc *sc, enum sccheck k, enum verdict v, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	result_vsay(&sc->r[k], v, fmt, ap);
+	va_end(ap);
+}
 
 /* Signals that came and were not a supervised child's to take. */
 static void
@@ -160,7 +176,7 @@ sc_sleep(struct sc *sc, long long ms)
  * "..."), one trailing newline dropped: printable ASCII as it is, the
  * rest escaped, so no output of sbx can steer a terminal or split a line.
  */
-const char *
+static const char *
 sc_esc(const char *s, size_t len, size_t max, char *buf, size_t size)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -218,5 +234,14 @@ sc_said(const struct sbx_result *c, char *buf, size_t size)
 	snprintf(buf, size, "%s%s%s%s%s%s%s", how,
 	    *err ? ", stderr \"" : "", err, *err ? "\"" : "",
 	    *out ? ", stdout \"" : "", out, *out ? "\"" : "");
+	return buf;
+}
+
+/* What a call said, then the call freed: all a check keeps of it. */
+const char *
+sc_heard(struct sbx_result *c, char *buf, size_t size)
+{
+	sc_said(c, buf, size);
+	sbx_result_free(c);
 	return buf;
 }

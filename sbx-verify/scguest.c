@@ -14,7 +14,8 @@
 #include "sbxchild.h"
 #include "sbxcli.h"
 #include "sbxtime.h"
-#include "sbx-verify.h"
+#include "result.h"
+#include "sc.h"
 
 #define IDLE_MAX	75	/* seconds: real sbx's 30 and room */
 #define SLOW		"-f: not run (with the next, about 80 s on real sbx)"
@@ -30,8 +31,7 @@ exec_true(struct sc *sc, char *said, size_t size)
 	if (sc_sbx(sc, &c, av) == -1)
 		return -1;
 	r = c.status == 0 ? 0 : -1;
-	sc_said(&c, said, size);
-	sbx_result_free(&c);
+	sc_heard(&c, said, size);
 	return r;
 }
 

@@ -14,7 +14,8 @@
 
 #include "sbxchild.h"
 #include "sbxmark.h"
-#include "sbx-verify.h"
+#include "result.h"
+#include "sc.h"
 
 /*
  * The guest: $0 is its heartbeat file, replaced whole at each beat, so an
@@ -54,8 +55,7 @@ beat(struct sc *sc, const char *file, char *said, size_t size)
 		else if (strcmp(c.out.data, "absent\n") == 0)
 			r = 2;
 	}
-	sc_said(&c, said, size);
-	sbx_result_free(&c);
+	sc_heard(&c, said, size);
 	return r;
 }
 

@@ -21,7 +21,8 @@
 #include "sbxchild.h"
 #include "sbxcli.h"
 #include "sbxports.h"
-#include "sbx-verify.h"
+#include "result.h"
+#include "sc.h"
 
 #define VMPORT	8080	/* nothing need listen: sbx maps it all the same */
 
@@ -243,8 +244,7 @@ sc_stopped(struct sc *sc)
 		if (sc_sbx(sc, &c, av) == -1)
 			return -1;
 		r = c.status;
-		sc_said(&c, said, sizeof(said));
-		sbx_result_free(&c);
+		sc_heard(&c, said, sizeof(said));
 		if (r != 0) {
 			sc_say(sc, SC_STOPPED, FAIL, "sbx stop (the teardown of "
 			    "DOCKER_SANDBOX_TEARDOWN=stop) failed: %s", said);

@@ -3,11 +3,11 @@
  * sbx-verify ends.  Before the sandbox is created, a remover child starts
  * in a process group of its own (a ^C or a kill of our group does not
  * reach it), holding the read end of a lifeline pipe whose write end only
- * we hold, as guard.c's guardian does.  A normal end sends one byte: the
- * driver removed the sandbox itself and saw it gone.  Any other end (a
- * signal we caught, an error exit, even SIGKILL) closes the pipe, and the
- * remover runs `sbx rm --force NAME`, up to three times, then removes the
- * workspace.
+ * we hold: guard.c's sbx_lifeline, which starts its guardian too.  A
+ * normal end sends one byte: the driver removed the sandbox itself and
+ * saw it gone.  Any other end (a signal we caught, an error exit, even
+ * SIGKILL) closes the pipe, and the remover runs `sbx rm --force NAME`,
+ * up to three times, then removes the workspace.
  */
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -25,7 +25,8 @@
 #include "sbxchild.h"
 #include "sbxcli.h"
 #include "sbxstate.h"
-#include "sbx-verify.h"
+#include "result.h"
+#include "sc.h"
 
 #define TRIES		3
 #define RM_TIMEOUT	120	/* seconds, when DOCKER_SANDBOX_TIMEOUT is 0 */
@@ -84,9 +85,11 @@ rm_once(struct sc *sc)
 	return gone ? 0 : -1;
 }
 
+/* The child of sbx_lifeline: after fork, until the lifeline speaks. */
 static void SBX_DEAD
-remover(struct sc *sc, int line, const sigset_t *old)
+remover(int line, const sigset_t *old, void *arg)
 {
+	struct sc *sc = arg;
 	struct sigaction sa;
 	ssize_t r;
 	char b;
@@ -125,36 +128,8 @@ remover(struct sc *sc, int line, const sigset_t *old)
 int
 sc_remover_start(struct sc *sc)
 {
-	sigset_t all, old;
-	int fd[2], e;
-
-	if (pipe(fd) == -1)
-		return -1;
-	if (fcntl(fd[0], F_SETFD, FD_CLOEXEC) == -1 ||
-	    fcntl(fd[1], F_SETFD, FD_CLOEXEC) == -1)
-		goto fail;
-	/* blocked across the fork: no handler of ours runs in the child */
-	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, &old);
-	if ((sc->remover = fork()) == 0) {
-		close(fd[1]);
-		remover(sc, fd[0], &old);
-	}
-	e = errno;
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (sc->remover == -1) {
-		errno = e;
-		goto fail;
-	}
-	close(fd[0]);
-	sc->line = fd[1];
-	return 0;
-fail:
-	e = errno;
-	close(fd[0]);
-	close(fd[1]);
-	errno = e;
-	return -1;
+	sc->remover = sbx_lifeline(&sc->line, remover, sc);
+	return sc->remover == -1 ? -1 : 0;
 }
 
 static int

@@ -12,7 +12,8 @@
 #include "sbx.h"
 #include "sbxchild.h"
 #include "sbxstate.h"
-#include "sbx-verify.h"
+#include "result.h"
+#include "sc.h"
 
 /*
  * After sc_version: the self-check's cache (empty before) says whether

@@ -15,7 +15,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +25,8 @@
 #include "sbxcli.h"
 #include "sbxconf.h"
 #include "sbxports.h"
-#include "sbx-verify.h"
+#include "result.h"
+#include "sc.h"
 
 /* Where a FAIL is to be reported. */
 #define REPORT_TO	"https://github.com/sbx-tools/sbx-tools/issues"
@@ -48,23 +48,6 @@ static int (*const steps[])(struct sc *) = {
 #define NSTEPS	(sizeof(steps) / sizeof(steps[0]))
 
 static const int trapped[] = { SIGINT, SIGTERM, SIGHUP };
-
-void
-sc_say(struct sc *sc, enum sccheck k, enum verdict v, const char *fmt, ...)
-{
-	struct result *r = &sc->r[k];
-	va_list ap;
-	char *p;
-
-	r->verdict = v;
-	va_start(ap, fmt);
-	vsnprintf(r->evidence, sizeof(r->evidence), fmt, ap);
-	va_end(ap);
-	/* one line: sc_esc escaped sbx's words, this is for the rest */
-	for (p = r->evidence; *p != '\0'; p++)
-		if ((unsigned char)*p < ' ' || *p == 0x7f)
-			*p = ' ';
-}
 
 /*
  * The throwaway workspace: w, and p, the scratch primary of ro mode; c,
@@ -99,7 +82,7 @@ setup(struct sc *sc, struct sbx_envpolicy *pol)
 	/* what sbx-run would refuse, the self-check refuses: exit 64 */
 	sbx_xconf_check(SBX_CONF_RUN);
 	sc->timeout = sbx_xconf_timeout();
-	sc->given = sbx_conf_str("DOCKER_SANDBOX_TIMEOUT") != NULL;
+	sc->given = sbx_conf_given(SBX_CONF_TIMEOUT) != NULL;
 	sc->readonly = sbx_xconf_workspace_ro();
 	if (sbx_xenv_policy(pol, NULL, 0) == -1 ||
 	    (sc->env = sbx_env_build(environ, pol)) == NULL)
@@ -215,7 +198,7 @@ selfcheck(int jflag, int tflag, int fast)
 	} else
 		removed = sc_remover_fire(&sc) == 0;
 	unreached(&sc, why);
-	report(sc.r, SC_COUNT, jflag, tflag);
+	result_report(sc.r, SC_COUNT, jflag, tflag);
 	rv = advice(&sc);
 	if (!removed)
 		warnx("sandbox %s may be left: remove it with 'sbx rm --force "

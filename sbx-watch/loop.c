@@ -2,19 +2,16 @@
  * loop.c: the detached half of sbx-watch.  One poll(2) loop waits for
  * the end of the session (EOF on the lifeline, the death of the pid, or
  * SIGTERM/SIGINT to the watcher itself), runs the keepalive in a child
- * so the loop never blocks, then tears the sandbox down once.
+ * so the loop never blocks, then tears the sandbox down once
+ * (teardown.c).
  */
 #include <sys/types.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sbx.h"
@@ -25,13 +22,9 @@
 #include "sbxtime.h"
 #include "sbx-watch.h"
 
-extern char **environ;
-
 #define POLL_MS		50	/* kill(pid, 0) polling, when nothing better */
-#define TRIES		5
 #define PORTS_MS	1000	/* how often the ports marker is looked at */
 #define BACKOFF_MAX_MS	600000LL	/* between starts of a failing hold */
-#define RESTART_CAP	32	/* a restart's pauses: at most 32 backoffs */
 
 /* what the watcher itself listens to, through the self-pipe */
 static const int watched[] = { SIGTERM, SIGINT, SIGCHLD };
@@ -39,17 +32,6 @@ static const int watched[] = { SIGTERM, SIGINT, SIGCHLD };
 
 static pid_t kapid;		/* the child holding the VM up, or 0 */
 static long long kastart;	/* when it started, ms */
-
-static void
-sleep_ms(long ms)
-{
-	struct timespec ts;
-
-	ts.tv_sec = ms / 1000;
-	ts.tv_nsec = (ms % 1000) * 1000000L;
-	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
-		;
-}
 
 static void
 ignore(int signo)
@@ -63,60 +45,6 @@ ignore(int signo)
 }
 
 /*
- * The sbx for this call, found again each time, since the workspace it
- * must not come from is known only once NAME.created names it.  0, or
- * -1 with the status and why in c.
- */
-static int
-sbx_path(const struct watch *w, char *buf, size_t size, struct sbx_result *c)
-{
-	char ws[PATH_MAX], *wsl[2] = { NULL, NULL };
-	const char *why;
-
-	if (sbx_created_workspace(w->dfd, w->name, ws, sizeof(ws)) == 0)
-		wsl[0] = ws;
-	if (sbx_cli_find(environ, wsl, buf, size) == 0)
-		return 0;
-	c->status = errno == EPERM ? SBX_EX_NOEXEC : SBX_EX_NOTFOUND;
-	why = errno == EPERM ? "sbx: DOCKER_SANDBOX_SBX lies in the session "
-	    "workspace\n" : "sbx: none found outside the session workspace\n";
-	(void)sbx_buf_add(&c->err, why, strlen(why));
-	return -1;
-}
-
-/*
- * Run one sbx call to its end; the answer is its status, or 127.  The
- * exec is the keepalive's held one (holdargv.c), no call of sbx's own
- * words, bounded by the hour it lasts.
- */
-static int
-sbx(const struct watch *w, const char *verb, const char *flag,
-    struct sbx_result *c)
-{
-	char *argv[SBX_HOLD_ARGC > 5 ? SBX_HOLD_ARGC : 5], path[PATH_MAX];
-	int n = 0, r;
-
-	memset(c, 0, sizeof(*c));
-	if (sbx_path(w, path, sizeof(path), c) == -1)
-		return c->status;
-	if (strcmp(verb, "exec") == 0)
-		r = sbx_capture(c, sbx_hold_argv(argv, path, w->name),
-		    w->envp, SBX_HOLD_TIMEOUT);
-	else {
-		argv[n++] = path;
-		argv[n++] = (char *)verb;
-		if (flag != NULL)
-			argv[n++] = (char *)flag;
-		argv[n++] = (char *)w->name;	/* after sbx's own flags */
-		argv[n] = NULL;
-		r = sbx_call(c, argv, w->envp, w->timeout, w->dfd);
-	}
-	if (r == -1)
-		c->status = sbx_exec_status(errno);
-	return c->status;
-}
-
-/*
  * The keepalive: one exec held open (real sbx stops a VM 30 s after its
  * last exec disconnects, whatever runs inside), in a child, so the loop
  * keeps watching meanwhile.  Its command is a sleep that a stop or rm
@@ -125,8 +53,8 @@ sbx(const struct watch *w, const char *verb, const char *flag,
 static void
 keepalive(const struct watch *w)
 {
+	char *argv[SBX_HOLD_ARGC], path[PATH_MAX];
 	struct sbx_result c;
-	int status;
 
 	if (kapid > 0 ||
 	    !sbx_marker_present(w->dfd, w->name, SBX_M_CREATED))
@@ -140,8 +68,12 @@ keepalive(const struct watch *w)
 	sbx_selfpipe_child();	/* the sbx call below makes its own */
 	if (w->lifeline != -1)
 		close(w->lifeline);
-	status = sbx(w, "exec", NULL, &c);
-	_exit(status);
+	memset(&c, 0, sizeof(c));
+	if (watch_sbxpath(w, path, sizeof(path), &c) == 0 &&
+	    sbx_capture(&c, sbx_hold_argv(argv, path, w->name), w->envp,
+	    SBX_HOLD_TIMEOUT) == -1)
+		c.status = sbx_exec_status(errno);
+	_exit(c.status);
 }
 
 /* Should the VM be held up now?  Always, never, or while ports are published. */
@@ -183,118 +115,12 @@ keepalive_stop(void)
 	for (i = 0; i < 200; i++) {
 		if (waitpid(kapid, &ws, WNOHANG) != 0)
 			return;
-		sleep_ms(10);
+		sbx_pause_ms(10);
 	}
 	(void)kill(kapid, SIGKILL);
 	while (waitpid(kapid, &ws, 0) == -1 && errno == EINTR)
 		;
 	kapid = 0;
-}
-
-static void
-record_failure(const struct watch *w, const char *verb, int tries,
-    const struct sbx_result *c)
-{
-	char why[200];
-	const char *e = c->err.data != NULL ? c->err.data : "";
-
-	/* the first line sbx said */
-	sbx_shown(e, why, strcspn(e, "\n") + 1 < sizeof(why) ?
-	    strcspn(e, "\n") + 1 : sizeof(why));
-	(void)sbx_failed_write(w->dfd, w->name, verb, tries, c->status, why);
-}
-
-/*
- * Wait for the sandbox's provisioning lock that sbx-run holds while it
- * creates, so a removal and a creation never interleave.  The session's
- * watcher is the last guard, so it waits as long as the create may run;
- * -n (bounded) waits w->timeout seconds, 0 meaning no limit.  Returns
- * the descriptor that holds it, or -1 (errno ETIMEDOUT: still held).
- */
-int
-watch_provlock(const struct watch *w, int bounded)
-{
-	return sbx_lock_name(w->dfd, SBX_PROVISION_LOCK, w->name,
-	    bounded && w->timeout > 0 ? (long long)w->timeout * 1000 : -1);
-}
-
-/*
- * The one teardown of NAME: the sandbox, its markers and scratch dir, all
- * under the provisioning lock.  The lock and owner marker stay: they are
- * the watcher's.  Returns 0 when done, SBX_EX_NOSANDBOX when there was no
- * sandbox to tear down, SBX_EX_FAIL when it failed (NAME.failed says why),
- * SBX_EX_BUSY when a provisioning held the lock too long.  fg (-n): the
- * lock must be had, and sbx waiting for its daemon restart ends it at once
- * (SBX_EX_RESTART); the detached watcher instead keeps trying, pausing
- * longer each time up to a cap, for as long as it takes: no try counts
- * against the five until sbx can run again, and if the watcher is killed
- * meanwhile NAME.created stays for sbx-gc.
- */
-int
-watch_teardown(const struct watch *w, int fg)
-{
-	const char *verb = w->mode == MODE_STOP ? "stop" : "rm";
-	const char *flag = w->mode == MODE_STOP ? NULL : "--force";
-	struct sbx_result c;
-	long delay = w->backoff, cap;
-	int try, ok = 0, removed = 0, gone = 0, lfd;
-
-	/* a lock not ours, or held past the bound: torn down all the same */
-	if ((lfd = watch_provlock(w, fg)) == -1 && fg)
-		return SBX_EX_BUSY;
-	if (!sbx_marker_present(w->dfd, w->name, SBX_M_CREATED)) {
-		/* never provisioned by us: no sbx call at all */
-		(void)sbx_marker_drop(w->dfd, w->name, SBX_MB(SBX_M_PRIME) |
-		    SBX_MB(SBX_M_JOURNAL) | SBX_MB(SBX_M_PREWARM), 0);
-		if (lfd != -1)
-			close(lfd);
-		return SBX_EX_NOSANDBOX;
-	}
-	for (try = 1; w->mode != MODE_NONE && try <= TRIES; try++) {
-		if (sbx(w, verb, flag, &c) == 0 ||
-		    (gone = sbx_says_notfound(c.err.data, w->name))) {
-			/* a sandbox sbx does not know is gone all the same */
-			ok = 1;
-			removed = w->mode == MODE_REMOVE || gone;
-			sbx_result_free(&c);
-			break;
-		}
-		if (sbx_says_restart(c.err.data)) {
-			sbx_result_free(&c);
-			if (fg) {
-				if (lfd != -1)
-					close(lfd);
-				return SBX_EX_RESTART;
-			}
-			/* never a spin, whatever the backoff */
-			cap = (w->backoff > 10 ? w->backoff : 10) * RESTART_CAP;
-			if (delay < 10)
-				delay = 10;
-			sleep_ms(delay);
-			delay = delay * 2 > cap ? cap : delay * 2;
-			try--;	/* sbx did nothing: no try spent */
-			continue;
-		}
-		if (try == TRIES) {
-			record_failure(w, verb, try, &c);
-			sbx_result_free(&c);
-			break;
-		}
-		sbx_result_free(&c);
-		sleep_ms(delay);
-		delay *= 2;
-	}
-	/* a stopped or failed sandbox keeps its marker and scratch dir */
-	/* (a prewarm's record was the session's: it goes) */
-	/* the lock and owner marker are the watcher's, dropped as it exits */
-	(void)sbx_marker_drop(w->dfd, w->name, removed ?
-	    SBX_MB_ALL & ~SBX_MB_WATCH : SBX_MB(SBX_M_PREWARM) |
-	    (ok ? SBX_MB(SBX_M_FAILED) : 0), 0);
-	if (lfd != -1)
-		close(lfd);
-	if (w->mode == MODE_NONE)
-		return SBX_EX_OK;
-	return gone ? SBX_EX_NOSANDBOX : ok ? SBX_EX_OK : SBX_EX_FAIL;
 }
 
 /* Is the session over?  Answers from the poll results and the clock. */
@@ -371,7 +197,7 @@ watch_run(struct watch *w)
 		if (poll(pfd, 2, (int)t) == -1) {
 			if (errno == EINTR)
 				continue;
-			sleep_ms(POLL_MS);	/* ENOMEM: do not spin */
+			sbx_pause_ms(POLL_MS);	/* ENOMEM: do not spin */
 			continue;
 		}
 		if (pfd[0].revents & POLLIN) {

@@ -51,11 +51,13 @@ usage(void)
 static int
 teardownmode(const char *mflag)
 {
+	char buf[84];
 	int m;
 
 	if (mflag != NULL) {
 		if ((m = sbx_teardown_parse(mflag)) == -1)
-			usage();
+			errx(SBX_EX_USAGE, "-m %s: expected remove, stop or none",
+			    sbx_shown(mflag, buf, 80));
 		return m;
 	}
 	return sbx_xconf_teardown();
@@ -221,7 +223,7 @@ listed(const struct watch *w)
 static int
 now(const struct watch *w, const char *statedir)
 {
-	char lock[SBX_MARKER_MAX], owner[SBX_MARKER_MAX];
+	char lock[SBX_MARKER_MAX], owner[SBX_MARKER_MAX], file[SBX_MARKER_MAX];
 	int lfd, ours, rv;
 
 	(void)sbx_marker_path(lock, sizeof(lock), w->name, SBX_M_LOCK);
@@ -240,15 +242,21 @@ now(const struct watch *w, const char *statedir)
 	}
 	if (rv == SBX_EX_NOSANDBOX)
 		warnx("%s: no sandbox to tear down", w->name);
-	else if (rv == SBX_EX_NOTOURS)
-		warnx("%s: not made by these tools (no %s.created); "
-		    "not removed", w->name, w->name);
+	else if (rv == SBX_EX_NOTOURS) {
+		(void)sbx_marker_path(file, sizeof(file), w->name,
+		    SBX_M_CREATED);
+		warnx("%s: not made by these tools (no %s); not removed",
+		    w->name, file);
+	}
 	else if (rv == SBX_EX_BUSY)
 		warnx("%s/%s: still held after %d seconds", statedir,
 		    SBX_PROVISION_LOCK, w->timeout);
-	else if (rv == SBX_EX_FAIL)
-		warnx("%s: the teardown failed; %s/%s.failed says why",
-		    w->name, statedir, w->name);
+	else if (rv == SBX_EX_FAIL) {
+		(void)sbx_marker_path(file, sizeof(file), w->name,
+		    SBX_M_FAILED);
+		warnx("%s: the teardown failed; %s/%s says why", w->name,
+		    statedir, file);
+	}
 	else if (rv == SBX_EX_RESTART)
 		sbx_restart_exit();
 	return rv;
@@ -288,7 +296,7 @@ main(int argc, char *argv[])
 		case 'f':
 			n = sbx_strtonum(optarg, 0, 1 << 20, &errstr);
 			if (errstr != NULL)
-				usage();
+				errx(SBX_EX_USAGE, "-f: descriptor is %s", errstr);
 			fd = (int)n;
 			break;
 		case 'k':
@@ -303,7 +311,7 @@ main(int argc, char *argv[])
 		case 'p':
 			n = sbx_strtonum(optarg, 1, 0x7fffffff, &errstr);
 			if (errstr != NULL)
-				usage();
+				errx(SBX_EX_USAGE, "-p: pid is %s", errstr);
 			w.pid = (pid_t)n;
 			break;
 		default:
@@ -316,7 +324,7 @@ main(int argc, char *argv[])
 	    (nflag && (kflag || fd != -1 || w.pid != -1)))
 		usage();
 	sbx_xconf_check(SBX_CONF_TEARDOWN | SBX_CONF_KEEPALIVE |
-	    SBX_CONF_TIMEOUT);
+	    SBX_CONF_TIMEOUT | SBX_CONF_IMAGE_CACHE);
 	/* -n is a removal unless -m says stop; keeping is no teardown */
 	w.mode = nflag && mflag == NULL ? MODE_REMOVE : teardownmode(mflag);
 	if (nflag && w.mode == MODE_NONE)

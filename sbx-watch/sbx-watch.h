@@ -9,6 +9,8 @@
 #include "sbx.h"
 #include "sbxconf.h"
 
+struct sbx_result;		/* sbxchild.h */
+
 #ifndef PATH_MAX
 #define PATH_MAX	4096
 #endif
@@ -38,8 +40,14 @@ struct watch {
 
 /* loop.c: after detaching: wait for the end, then tear down once */
 void	 watch_run(struct watch *);
+
+/* teardown.c: the one teardown, and the sbx of every call */
 int	 watch_teardown(const struct watch *, int);
-int	 watch_provlock(const struct watch *, int);
+int	 watch_sbxpath(const struct watch *, char *, size_t,
+	    struct sbx_result *);
+
+/* imgsave.c: the image cache's fill at teardown */
+void	 watch_imgsave(const struct watch *);
 
 /* prewarm.c: the hold after sbx-run -P */
 int	 watch_prewarmed(const struct watch *);

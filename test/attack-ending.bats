@@ -5,7 +5,7 @@
 # whatever the command did to its environment, its group or its title,
 # in the sandbox and in a container, and says what it ended.
 
-load sim-helper
+load sim-session
 
 setup_file() {
 	sim_setup_file
@@ -16,14 +16,6 @@ setup_file() {
 	cd "$WS" || return 1
 	sbx-run -s end-a -x true 3>&-
 	sbx-run -s end-a run -d --name box busybox:local sleep 3600 >/dev/null 3>&-
-}
-
-teardown_file() {
-	sim_teardown_file
-}
-
-setup() {
-	sim_setup_test "$WS"
 }
 
 # Processes of this root's sandboxes whose command line holds s.

@@ -4,21 +4,13 @@
 # -l/--log-level reach it before the subcommand, and a killed sbx-run
 # leaves none of its hung sbx call behind.
 
-load sim-helper
+load sim-session
 
 setup_file() {
 	sim_setup_file
 	sim_session_file
 	[ -n "$SIM_MISSING" ] && return 0
 	"$SIM" create --quiet --name pin-a shell "$WS" 3>&-
-}
-
-teardown_file() {
-	sim_teardown_file
-}
-
-setup() {
-	sim_setup_test "$WS"
 }
 
 @test "pinning class (real docker): the allow-list works, in docker's spellings" {

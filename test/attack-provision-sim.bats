@@ -4,20 +4,7 @@
 # sbx's "no such sandbox" runs once, two first calls create once, and a
 # hung create is bounded by -t with its intent recorded.
 
-load sim-helper
-
-setup_file() {
-	sim_setup_file
-	sim_session_file
-}
-
-teardown_file() {
-	sim_teardown_file
-}
-
-setup() {
-	sim_setup_test "$WS"
-}
+load sim-session
 
 verbs_after() {
 	sim_calls_after "$1" | cut -d' ' -f3 | tr '\n' ' '

@@ -236,6 +236,19 @@ err_is() {
 	[ "$(cat "$BATS_TEST_TMPDIR/err")" = "$1" ]
 }
 
+# A command that prints $1 on stderr and waits: $1 is shown while it runs.
+shown_at_once() {
+	local p shown=0
+
+	sbx-run -x -s "$N" sh -c 'printf "%s" "$1" >&2; sleep 5' sh "$1" \
+	    2>"$BATS_TEST_TMPDIR/err" 3>&- &
+	p=$!
+	until_ok err_is "$1" && shown=1
+	kill "$p" 2>/dev/null || true
+	wait "$p" || true
+	[ "$shown" -eq 1 ] || fail "hidden: $1"
+}
+
 @test "hold class: stderr without a newline shows before the command ends, with -i and without" {
 	export SBX_STUB_EXEC_RUN=1
 	stub_sandbox "$N"
@@ -255,14 +268,7 @@ err_is() {
 	# without -i; and text that begins like sbx's line, then parts from it
 	for text in "Password: " "ERROR: disk full" "Error: sandbox 'other' " \
 	    "ERROR: no sandbox named '$N'x"; do
-		sbx-run -x -s "$N" sh -c 'printf "%s" "$1" >&2; sleep 5' sh "$text" \
-		    2>"$BATS_TEST_TMPDIR/err" 3>&- &
-		p=$!
-		shown=0
-		until_ok err_is "$text" && shown=1
-		kill "$p" 2>/dev/null || true
-		wait "$p" || true
-		[ "$shown" -eq 1 ] || fail "hidden: $text"
+		shown_at_once "$text"
 	done
 	# sbx's notices hold stderr only while sbx's answer can follow:
 	# another line, a tenth notice, an overlong one, or anything after
@@ -281,14 +287,7 @@ To create one:
   c
   d
   e"; do
-		sbx-run -x -s "$N" sh -c 'printf "%s" "$1" >&2; sleep 5' sh "$text" \
-		    2>"$BATS_TEST_TMPDIR/err" 3>&- &
-		p=$!
-		shown=0
-		until_ok err_is "$text" && shown=1
-		kill "$p" 2>/dev/null || true
-		wait "$p" || true
-		[ "$shown" -eq 1 ] || fail "hidden: $text"
+		shown_at_once "$text"
 	done
 	# what could still be sbx's line is held, and comes out at the end
 	run -0 --separate-stderr sbx-run -x -s "$N" sh -c "printf '%s' \"ERROR: no sandbox\" >&2"

@@ -4,16 +4,7 @@
 # workspace, as an agent would, and puts it where a lookup might find it;
 # sbx-run, sbx-watch -n and sbx-gc still run only the real one.
 
-load sim-helper
-
-setup_file() {
-	sim_setup_file
-	sim_session_file
-}
-
-teardown_file() {
-	sim_teardown_file
-}
+load sim-session
 
 setup() {
 	sim_setup_test "$WS"

@@ -48,12 +48,13 @@ table() {
 	WORKSPACE_RO|$RUNNERS|maybe rw 2 r0
 	TEARDOWN|sbx-verify sbx-watch sbx-env-c|destroy remove! rm ' none'
 	KEEPALIVE|sbx-watch sbx-env-c|maybe 2
-	GC_HOURS|sbx-env-c|-1 abc 1e3 1000001 1. .5
+	GC_HOURS|sbx-gc sbx-env-c|-1 abc 1e3 1000001 1. .5
 	ENV_ALLOWLIST|$RUNNERS sbx-env|1BAD A-B 'A B'
 	ENV_PASSTHROUGH|$RUNNERS sbx-env|maybe 2
 	TIMEOUT|$RUNNERS sbx-watch sbx-gc|-1 86401 100000 2m 1.5
 	PORTS_MAX|sbx-ports sbx-ports-sync sbx-env-c|-1 1025 abc 1.5 0x10 64k ''
 	PREWARM|sbx-env-c|maybe 2 ' 1' autos -1
+	IMAGE_CACHE|$RUNNERS sbx-watch sbx-gc|-1 10x 1.5g g 10t 1048577g 99999999999999999999 ' 10g' 0x10
 	EOS
 }
 
@@ -178,6 +179,12 @@ table() {
 	PREWARM off 0
 	PREWARM auto auto
 	PREWARM AUTO auto
+	IMAGE_CACHE 0 0
+	IMAGE_CACHE 1024 1k
+	IMAGE_CACHE 1000 1000
+	IMAGE_CACHE 2048M 2g
+	IMAGE_CACHE 512m 512m
+	IMAGE_CACHE 3K 3k
 	EOS
 	# the teardown default: none for a pinned name, else remove
 	DOCKER_SANDBOX=pinned-box run -0 sbx-env -c
@@ -188,8 +195,12 @@ table() {
 }
 
 @test "settings class: sbx-env -cj prints one JSON object per setting" {
-	DOCKER_SANDBOX_TEARDOWN=stop run -0 sbx-env -cj
-	[ "${#lines[@]}" -eq 14 ]
+	# the image cache's default (common_setup turns it off)
+	DOCKER_SANDBOX_TEARDOWN=stop run -0 env -u DOCKER_SANDBOX_IMAGE_CACHE sbx-env -cj
+	# one a row of conf.c's table: 16 with DOCKER_SANDBOX_SBX
+	[ "${#lines[@]}" -eq "$(grep -c '^	{ SBX_CONF_' "$TOP/lib/conf.c")" ]
+	[ "${#lines[@]}" -ge 16 ]
+	[[ "$output" == *'{"name":"DOCKER_SANDBOX_IMAGE_CACHE","value":"10g"}'* ]]
 	[[ "$output" == *'{"name":"DOCKER_SANDBOX_PORTS_MAX","value":"64"}'* ]]
 	[[ "$output" == *'{"name":"DOCKER_SANDBOX_PREWARM","value":"auto"}'* ]]
 	[[ "$output" == *'{"name":"DOCKER_SANDBOX_TEARDOWN","value":"stop"}'* ]]
@@ -204,4 +215,38 @@ table() {
 	run -64 --separate-stderr sbx-watch -m destroy -p "$SESS" "$N"
 	DOCKER_SANDBOX_TEARDOWN=NONE run --separate-stderr sbx-verify -s "$N"
 	[ "$status" -ne 64 ]
+}
+
+@test "settings class: no program reads a DOCKER_SANDBOX setting by name outside lib/conf.c's table" {
+	# getenv(3), its empty-is-unset wrapper, or a lookup in an env array;
+	# sbxcli.c reads DOCKER_SANDBOX_SBX from the array it is given, below
+	# conf.c, which shows that setting resolved through it
+	local hits n
+	hits=$(grep -nE '(getenv|sbx_conf_str|sbx_env_get)\([^)]*"DOCKER_SANDBOX' \
+	    "$TOP"/sbx-*/*.c "$TOP"/lib/*.c || true)
+	[ "$(grep -c '^[^:]*/lib/sbxcli\.c:.*"DOCKER_SANDBOX_SBX"' <<<"$hits")" -eq 1 ]
+	hits=$(grep -v '^[^:]*/lib/sbxcli\.c:.*"DOCKER_SANDBOX_SBX"' <<<"$hits" || true)
+	[ -z "$hits" ] || fail "read by name: $hits"
+	# and the variables are spelled once in conf.c: in its table
+	n=$(grep -c '"DOCKER_SANDBOX[A-Z_]*"' "$TOP/lib/conf.c")
+	[ "$n" -eq "$(env -i "$TOP/sbx-env/sbx-env" -c | wc -l)" ] ||
+	    fail "conf.c names a variable outside its table ($n)"
+}
+
+@test "settings class: the suites unset every setting sbx-env -c lists, whatever the caller left set" {
+	local n names
+	names=$(settings_names)
+	[ "$(wc -l <<<"$names")" -eq "$(grep -c '^	{ SBX_CONF_' "$TOP/lib/conf.c")" ]
+	grep -qx DOCKER_SANDBOX <<<"$names"
+	grep -qx DOCKER_SANDBOX_PREWARM <<<"$names"
+	for n in $names; do
+		export "$n=left by the caller"
+	done
+	common_setup
+	for n in $names; do
+		[ "$n" = DOCKER_SANDBOX_SBX ] && continue	# the stand-in, set again
+		[ -z "${!n+set}" ] || fail "$n is still set: ${!n}"
+	done
+	[ "$DOCKER_SANDBOX_SBX" = "$TOP/test/bin/sbx" ]
+	run -0 sbx-env -c
 }

@@ -28,14 +28,32 @@ bind() {
 	MOUNTS="$2 $MOUNTS"
 }
 
-# sbx-run refuses workspace $1 with the one message, creating nothing.
+# sbx-run refuses workspace $1 with the one message, creating nothing;
+# its check mode (-C) refuses it first with the same line and status,
+# printing nothing and calling no sbx at all.
 refused() {
+	local asked
 	rm -rf "$SBX_STUB_DIR"
 	mkdir -p "$SBX_STUB_DIR"
+	run -1 --separate-stderr sbx-run -C -w "$1"
+	[ -z "$output" ] || fail "$1: -C printed $output"
+	[ "$(stub_count)" -eq 0 ] || fail "$1: -C called sbx"
+	asked=$stderr
 	run -1 --separate-stderr sbx-run -w "$1" -s "$N" ps
 	[[ "$stderr" == *"is /, a home directory or above one, or holds the state directory; refusing to mount it (use -w)" ]] ||
 	    fail "$1: $status: $stderr"
+	[ "$asked" = "$stderr" ] || fail "$1: -C said '$asked', provisioning '$stderr'"
 	[ "$(stub_count create)" -eq 0 ] || fail "$1: created"
+}
+
+# sbx-run -C accepts workspace $1 as the real path $2, calling no sbx.
+accepted() {
+	rm -rf "$SBX_STUB_DIR"
+	mkdir -p "$SBX_STUB_DIR"
+	run -0 --separate-stderr sbx-run -C -w "$1"
+	[ "$output" = "$2" ] || fail "$1: -C printed '$output', not '$2'"
+	[ -z "$stderr" ] || fail "$1: -C said $stderr"
+	[ "$(stub_count)" -eq 0 ] || fail "$1: -C called sbx"
 }
 
 # The account's home directory, as getpwuid(3) knows it.
@@ -77,6 +95,13 @@ pwhome() {
 		[[ "$stderr" == *"refusing to mount it (use -w)" ]] ||
 		    fail "HOME $how: $status: $stderr"
 		[ "$(stub_count create)" -eq 0 ] || fail "HOME $how: created"
+		case $how in
+		unset) run -1 env -u HOME sbx-run -C -w "$h" ;;
+		empty) run -1 env HOME= sbx-run -C -w "$h" ;;
+		relative) run -1 env HOME=home sbx-run -C -w "$h" ;;
+		esac
+		[[ "$output" == *"refusing to mount it (use -w)" ]] ||
+		    fail "-C, HOME $how: $status: $output"
 	done
 	# and the private $HOME is guarded beside it
 	refused "$HOME"
@@ -109,6 +134,92 @@ pwhome() {
 	# a sibling of it is fine
 	run -0 sbx-run -w "$WS/c" -s "$N" ps
 	[ "$(stub_count create)" -eq 1 ]
+}
+
+@test "check mode (-C): a state directory not made yet is judged where it would be made" {
+	export SBX_STATE_DIR="$WS/new/state"
+	mkdir "$WS/c"
+	accepted "$WS/c" "$(realpath "$WS/c")"
+	run -1 --separate-stderr sbx-run -C -w "$WS"
+	[[ "$stderr" == *"holds the state directory; refusing to mount it (use -w)" ]]
+	[ ! -e "$WS/new" ] || fail "-C made the state directory"
+	# one level exists, the rest not: the existing one is the ancestor
+	mkdir "$WS/new"
+	ln -s "$WS/new" "$BATS_TEST_TMPDIR/newlink"
+	for w in "$WS/new" "$BATS_TEST_TMPDIR/newlink"; do
+		run -1 sbx-run -C -w "$w"
+		[[ "$output" == *"refusing to mount it (use -w)" ]] || fail "$w: $output"
+	done
+	[ ! -e "$WS/new/state" ] || fail "-C made the state directory"
+	[ "$(stub_count)" -eq 0 ]
+	# provisioning makes it, then refuses the same three in the same words
+	refused "$WS/new"
+	rm -rf "$WS/new/state"
+	refused "$BATS_TEST_TMPDIR/newlink"
+	rm -rf "$WS/new/state"
+	refused "$WS"
+}
+
+@test "check mode (-C): hostile workspaces get provisioning's answer, and no sbx is run" {
+	ws=$(realpath "$WS")
+	mkdir -- "$WS/-rf" "$WS/--" "$WS/-C" "$WS/-s" "$WS/a b" "$WS/x:ro" \
+	    "$WS/nl
+x" "$WS/tab	x"
+	# names that look like options are workspaces, taken as -w's value
+	accepted -rf "$ws/-rf"
+	accepted -- "$ws/--"
+	accepted -C "$ws/-C"
+	accepted -s "$ws/-s"
+	accepted "a b" "$ws/a b"
+	accepted . "$ws"
+	accepted "$WS//./-rf/" "$ws/-rf"
+	ln -s "$WS/-rf" "$BATS_TEST_TMPDIR/dashlink"
+	accepted "$BATS_TEST_TMPDIR/dashlink" "$ws/-rf"
+	cd "$WS/-rf"
+	run -0 sbx-run -C
+	[ "$output" = "$ws/-rf" ]
+	cd "$WS"
+	# what sbx would misread, a file, nothing: the programs' words
+	for w in "$WS/x:ro" "$WS/nl
+x" "$WS/tab	x"; do
+		run -1 --separate-stderr sbx-run -C -w "$w"
+		[ -z "$output" ] && [ "$stderr" = "sbx-run: workspace path holds ':' or a control character; refusing it" ] ||
+		    fail "$w: $output: $stderr"
+	done
+	: >"$WS/file"
+	run -1 --separate-stderr sbx-run -C -w "$WS/file"
+	[ "$stderr" = "sbx-run: workspace $ws/file: not a directory" ]
+	run -1 --separate-stderr sbx-run -C -w "$WS/none"
+	[ "$stderr" = "sbx-run: workspace $WS/none: No such file or directory" ]
+	ln -s "$WS/none" "$WS/dangling"
+	run -1 --separate-stderr sbx-run -C -w "$WS/dangling"
+	[ "$stderr" = "sbx-run: workspace $WS/dangling: No such file or directory" ]
+	# /, the home, an ancestor of the state directory, links to them
+	ln -s / "$BATS_TEST_TMPDIR/rootlink"
+	ln -s "$HOME" "$BATS_TEST_TMPDIR/homelink"
+	ln -s "$(dirname "$SBX_STATE_DIR")" "$BATS_TEST_TMPDIR/statelink"
+	for w in / "$HOME" "$HOME/.." "$(dirname "$SBX_STATE_DIR")" "$SBX_STATE_DIR" \
+	    "$BATS_TEST_TMPDIR/rootlink" "$BATS_TEST_TMPDIR/homelink" \
+	    "$BATS_TEST_TMPDIR/statelink"; do
+		refused "$w"
+	done
+}
+
+@test "check mode (-C): it takes -w alone and no operand; a bad state directory is the programs' word" {
+	for a in "-s $N" -i -n -P -x "-t 5" "-J 1"; do
+		# shellcheck disable=SC2086 # the words of an option and its value
+		run -64 --separate-stderr sbx-run -C $a
+		[ "$stderr" = "usage: sbx-run [-CinPx] [-J count] [-s name] [-t seconds] [-w workspace] [argument ...]" ] ||
+		    fail "-C $a: $stderr"
+	done
+	run -64 sbx-run -C -- -rf
+	run -64 sbx-run -C ps
+	run -64 --separate-stderr env SBX_STATE_DIR=relative/state sbx-run -C
+	[ "$stderr" = "sbx-run: SBX_STATE_DIR: not an absolute path" ]
+	run -1 --separate-stderr env -u SBX_STATE_DIR -u HOME sbx-run -C
+	[[ "$stderr" == "sbx-run: state directory (set SBX_STATE_DIR or HOME): "* ]]
+	[ -z "$output" ]
+	[ "$(stub_count)" -eq 0 ]
 }
 
 # Read-only mode with NAME.prime already there; $1: expected status.

@@ -41,6 +41,33 @@ replay() {	# target
 		[ -f "$FUZZ/${d##*/}.c" ] || fail "corpus ${d##*/} has no target"
 	done
 	[ "$n" -ge 10 ]
+	# and each its line of sources in test/fuzz/targets, once
+	for t in $(targets); do
+		[ "$(grep -c "^$t[[:space:]]" "$FUZZ/targets")" -eq 1 ] ||
+		    fail "$t: not once in test/fuzz/targets"
+	done
+	for t in $(awk '!/^#/ && NF { print $1 }' "$FUZZ/targets"); do
+		[ -f "$FUZZ/$t.c" ] || fail "test/fuzz/targets: $t has no target"
+	done
+}
+
+@test "fuzz: a target links what its line names, and only that" {
+	# the port parser of sbx-ports, which is not in lib/, is fuzzed
+	[ -f "$FUZZOUT/obj/sbx-ports/dockerps.o" ]
+	[ -f "$FUZZOUT/obj/sbx-gc/rfc3339.o" ]
+	# nothing unnamed is compiled: rfc3339's target is its one source
+	run nm "$FUZZOUT/fuzz-rfc3339"
+	[[ "$output" == *" T gc_rfc3339"* ]]
+	[[ "$output" != *sbx_json_parse* ]]
+	# a target without a line is refused, saying so
+	mkdir -p "$BATS_TEST_TMPDIR/tree/test/fuzz"
+	cp "$FUZZ/build" "$FUZZ/targets" "$FUZZ/replay.c" \
+	    "$BATS_TEST_TMPDIR/tree/test/fuzz/"
+	cp "$FUZZ/num.c" "$BATS_TEST_TMPDIR/tree/test/fuzz/lineless.c"
+	run sh "$BATS_TEST_TMPDIR/tree/test/fuzz/build" "$BATS_TEST_TMPDIR/out" \
+	    lineless
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"lineless: no line in test/fuzz/targets"* ]]
 }
 
 @test "fuzz: a target that breaks its invariant fails the replay" {
@@ -60,7 +87,7 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 }
 C
 	$cc $san -I"$TOP/lib" -o "$BATS_TEST_TMPDIR/bad" "$BATS_TEST_TMPDIR/bad.c" \
-	    $drv "$FUZZOUT"/obj/io.o
+	    $drv "$FUZZOUT"/obj/lib/io.o
 	printf good >"$BATS_TEST_TMPDIR/1"
 	printf bad >"$BATS_TEST_TMPDIR/2"
 	run "$BATS_TEST_TMPDIR/bad" "$BATS_TEST_TMPDIR/1"
@@ -79,3 +106,4 @@ C
 @test "fuzz: rfc3339 replays its corpus" { replay rfc3339; }
 @test "fuzz: notfound replays its corpus" { replay notfound; }
 @test "fuzz: shown replays its corpus" { replay shown; }
+@test "fuzz: imgcheck replays its corpus" { replay imgcheck; }

@@ -5,7 +5,23 @@ bats_require_minimum_version 1.5.0
 
 TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 
+# Every setting the programs read, as sbx-env -c lists them (run with no
+# environment, where each takes its default), so a new setting cannot be
+# left out of what the tests unset.
+settings_names() {
+	local out
+	out=$(env -i "$TOP/sbx-env/sbx-env" -c) || {
+		echo "helper: sbx-env -c failed; is the tree built?" >&2
+		return 1
+	}
+	sed -n 's/^\(DOCKER_SANDBOX[A-Z_]*\)=.*/\1/p' <<<"$out"
+}
+
 common_setup() {
+	local names
+	names=$(settings_names) && [ -n "$names" ] || return 1
+	# shellcheck disable=SC2086 # one name a word
+	unset $names DOCKER_HOST DOCKER_CONTEXT DOCKER_CONFIG XDG_STATE_HOME
 	export HOME="$BATS_TEST_TMPDIR/home"
 	export TMPDIR="$BATS_TEST_TMPDIR/tmp"
 	export SBX_STUB_DIR="$BATS_TEST_TMPDIR/stub"
@@ -14,11 +30,9 @@ common_setup() {
 	export PATH="$TOP/sbx-env:$TOP/sbx-run:$TOP/test/tools:/usr/local/bin:/usr/bin:/bin"
 	export WS="$BATS_TEST_TMPDIR/ws"
 	mkdir -p "$HOME" "$TMPDIR" "$SBX_STUB_DIR" "$WS"
-	unset DOCKER_SANDBOX DOCKER_SANDBOX_ENV_ALLOWLIST \
-	    DOCKER_SANDBOX_ENV_PASSTHROUGH DOCKER_SANDBOX_WORKSPACE_RO \
-	    DOCKER_SANDBOX_AUTOCREATE DOCKER_SANDBOX_TEMPLATE \
-	    DOCKER_SANDBOX_CPUS DOCKER_SANDBOX_MEMORY DOCKER_SANDBOX_TIMEOUT \
-	    DOCKER_HOST DOCKER_CONTEXT DOCKER_CONFIG XDG_STATE_HOME
+	# the image cache's fill adds execs to every teardown and its load
+	# one to every create; test/imgcache.bats turns it on and counts them
+	export DOCKER_SANDBOX_IMAGE_CACHE=0 XDG_CACHE_HOME="$HOME/.cache"
 	cd "$WS" || return 1
 }
 
@@ -93,6 +107,19 @@ hung_started() {
 fail() {
 	printf '%s\n' "$*" >&2
 	return 1
+}
+
+# Program $1 refuses each argument list after its usage line $2 as a
+# usage error: exit 64, nothing on stdout, that line first on stderr.
+usage_refused() {
+	local prog=$1 usage=$2 args
+	shift 2
+	for args in "$@"; do
+		# shellcheck disable=SC2086
+		run -64 --separate-stderr "$prog" $args
+		[ -z "$output" ] || fail "'$args': stdout: $output"
+		[ "${stderr_lines[0]}" = "$usage" ] || fail "'$args': $stderr"
+	done
 }
 
 # A test that cannot run here skips, except under CI=true, where a skip

@@ -86,7 +86,8 @@ ports 0 prewarm 0 prime SBX_MF_DIR verify- SBX_MF_NONCE " ]
 @test "markers vocabulary class: sbx-tools(7) FILES names the directory's own files, the temporary ones too" {
 	local files v
 	files=$(files_of sbx-tools.7)
-	for v in SBX_PROVISION_LOCK SBX_GC_LOCK SBX_DIALECT_CACHE SBX_NOINPUT_CACHE; do
+	for v in SBX_PROVISION_LOCK SBX_IMGLOAD_LOCK SBX_GC_LOCK SBX_DIALECT_CACHE \
+	    SBX_NOINPUT_CACHE; do
 		[ -n "$(define_of "$v")" ] || fail "no $v in lib/sbxstate.h"
 		[[ "$files" == *" $(define_of "$v") "* ]] ||
 		    fail "sbx-tools(7) FILES lacks $(define_of "$v")"

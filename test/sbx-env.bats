@@ -192,3 +192,68 @@ for l in sys.stdin:
 	DOCKER_SANDBOX_TEMPLATE=$(printf 'r%.0s' $(seq 255)) run -0 sbx-env -c
 	[[ "$output" == *"DOCKER_SANDBOX_TEMPLATE=$(printf 'r%.0s' $(seq 255))"* ]]
 }
+
+# The DOCKER_SANDBOX_SBX line of sbx-env -c.
+cli_line() {
+	sed -n 's/^DOCKER_SANDBOX_SBX=//p' <<<"$output"
+}
+
+@test "sbx-env: -c prints the sbx CLI the programs would run, resolved, or none" {
+	local real
+	real=$(realpath "$TOP/test/bin/sbx")
+	run -0 --separate-stderr sbx-env -c
+	[ "$(cli_line)" = "$real" ]
+	[ -z "$stderr" ]
+	# a link is shown resolved, as the programs execve(2) it
+	ln -s "$TOP/test/bin/sbx" "$BATS_TEST_TMPDIR/sbx-link"
+	DOCKER_SANDBOX_SBX="$BATS_TEST_TMPDIR/sbx-link" run -0 sbx-env -c
+	[ "$(cli_line)" = "$real" ]
+	# one that names nothing, or cannot run: none (the programs exit 127, 126)
+	DOCKER_SANDBOX_SBX=/nonexistent/sbx run -0 --separate-stderr sbx-env -c
+	[ "$(cli_line)" = none ]
+	[ -z "$stderr" ]
+	DOCKER_SANDBOX_SBX=/nonexistent/sbx run -127 sbx-run -s pi-sbx-1-cli ps
+	printf '#!/bin/sh\n' >"$BATS_TEST_TMPDIR/noexec"
+	DOCKER_SANDBOX_SBX="$BATS_TEST_TMPDIR/noexec" run -0 sbx-env -c
+	[ "$(cli_line)" = none ]
+	# unset: the first on PATH, else none when no place has one
+	mkdir "$BATS_TEST_TMPDIR/bin"
+	cp "$TOP/test/bin/sbx" "$BATS_TEST_TMPDIR/bin/sbx"
+	unset DOCKER_SANDBOX_SBX
+	PATH="$BATS_TEST_TMPDIR/bin:$PATH" run -0 sbx-env -c
+	[ "$(cli_line)" = "$(realpath "$BATS_TEST_TMPDIR/bin/sbx")" ]
+	[ ! -e /usr/local/bin/sbx ] && [ ! -e /opt/homebrew/bin/sbx ] ||
+	    skip "an sbx is installed on this machine"
+	env -i PATH=/usr/bin:/bin HOME="$HOME" "$TOP/sbx-env/sbx-env" -c >"$BATS_TEST_TMPDIR/out"
+	grep -qx 'DOCKER_SANDBOX_SBX=none' "$BATS_TEST_TMPDIR/out"
+	# -j: the same value
+	PATH="$BATS_TEST_TMPDIR/bin:$PATH" run -0 sbx-env -cj
+	[[ "$output" == *"{\"name\":\"DOCKER_SANDBOX_SBX\",\"value\":\"$(realpath "$BATS_TEST_TMPDIR/bin/sbx")\"}"* ]]
+}
+
+@test "sbx-env: -c refuses a relative DOCKER_SANDBOX_SBX as the programs do, and shows none for one inside the working directory" {
+	DOCKER_SANDBOX_SBX=bin/sbx run -64 --separate-stderr sbx-env -c
+	[ -z "$output" ]
+	[ "$stderr" = "sbx-env: DOCKER_SANDBOX_SBX: not an absolute path" ]
+	DOCKER_SANDBOX_SBX=bin/sbx run -64 --separate-stderr sbx-run -s pi-sbx-1-cli ps
+	[ "$stderr" = "sbx-run: DOCKER_SANDBOX_SBX: not an absolute path" ]
+	# the working directory stands for the session workspace, which the
+	# sandbox can write: an sbx there is never shown, as sbx-run never runs it
+	mkdir "$WS/bin"
+	cp "$TOP/test/bin/sbx" "$WS/bin/sbx"
+	DOCKER_SANDBOX_SBX="$WS/bin/sbx" run -0 --separate-stderr sbx-env -c
+	[ "$(cli_line)" = none ]
+	DOCKER_SANDBOX_SBX="$WS/bin/sbx" run -126 --separate-stderr sbx-run -s pi-sbx-1-cli ps
+	[[ "$stderr" == *"lies in the session workspace"* ]]
+	# on PATH: skipped, the next one taken
+	unset DOCKER_SANDBOX_SBX
+	mkdir "$BATS_TEST_TMPDIR/bin"
+	cp "$TOP/test/bin/sbx" "$BATS_TEST_TMPDIR/bin/sbx"
+	PATH="$WS/bin:$BATS_TEST_TMPDIR/bin:$PATH" run -0 sbx-env -c
+	[ "$(cli_line)" = "$(realpath "$BATS_TEST_TMPDIR/bin/sbx")" ]
+	# elsewhere, the same file is the one
+	mkdir "$BATS_TEST_TMPDIR/elsewhere"
+	cd "$BATS_TEST_TMPDIR/elsewhere"
+	DOCKER_SANDBOX_SBX="$WS/bin/sbx" run -0 sbx-env -c
+	[ "$(cli_line)" = "$(realpath "$WS/bin/sbx")" ]
+}

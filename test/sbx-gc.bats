@@ -96,15 +96,18 @@ removed_names() {
 	    sed 's/^rm --force //' | sort | tr '\n' ' '
 }
 
-@test "sbx-gc: a bad option prints only the usage line and exits 64" {
+@test "sbx-gc: a bad option prints only the usage line, a bad -H names what is wrong; both exit 64" {
 	run -64 --separate-stderr "$G" -Z
 	[ -z "$output" ]
 	[ "${stderr_lines[0]}" = "$USAGE" ]
 	[ "${#stderr_lines[@]}" -eq 1 ]
+	# a bad argument is named, as sbx-run names a bad -t
 	run -64 --separate-stderr "$G" -H 1x
-	[ "${stderr_lines[0]}" = "$USAGE" ]
+	[ "$stderr" = "sbx-gc: -H: hours are invalid (0 to 1000000)" ]
 	run -64 --separate-stderr "$G" -H -1
-	[ "${stderr_lines[0]}" = "$USAGE" ]
+	[ "$stderr" = "sbx-gc: -H: hours are too small (0 to 1000000)" ]
+	run -64 --separate-stderr "$G" -H 1000001
+	[ "$stderr" = "sbx-gc: -H: hours are too large (0 to 1000000)" ]
 	run -64 --separate-stderr "$G" extra
 	[ "${stderr_lines[0]}" = "$USAGE" ]
 	run -64 --separate-stderr "$G" -P ''
@@ -175,6 +178,58 @@ removed_names() {
 	[[ "$(said mine-${D}-old00000)" == "removed: "* ]]
 	[ "$(said pi-sbx-${D}-old00000)" = "kept: not a name sbx-run makes (mine-<pid>-<8 of [a-z0-9]>)" ]
 	[ "$(removed_names)" = "mine-${D}-old00000 " ]
+}
+
+@test "sbx-gc: DOCKER_SANDBOX_GC_HOURS is the default -H, rounded up; -H wins over it" {
+	stub_sandbox pi-sbx-${D}-old00000 stopped; created pi-sbx-${D}-old00000 48
+	DOCKER_SANDBOX_GC_HOURS=49 run -0 "$G" -nv
+	[ "$(said pi-sbx-${D}-old00000)" = "kept: idle 48h00m, under 49h" ]
+	# a fraction rounds up: 48.5 is 49, never 48
+	DOCKER_SANDBOX_GC_HOURS=48.5 run -0 "$G" -nv
+	[ "$(said pi-sbx-${D}-old00000)" = "kept: idle 48h00m, under 49h" ]
+	DOCKER_SANDBOX_GC_HOURS=49 run -0 "$G" -nv -H 47
+	[ "$(said pi-sbx-${D}-old00000)" = "would remove: stopped, no live owner, idle 48h00m" ]
+	# unset: 24, as before
+	run -0 "$G" -nv
+	[ "$(said pi-sbx-${D}-old00000)" = "would remove: stopped, no live owner, idle 48h00m" ]
+	DOCKER_SANDBOX_GC_HOURS=49 run -0 "$G" -v
+	[ "$(said pi-sbx-${D}-old00000)" = "kept: idle 48h00m, under 49h" ]
+	[ "$(removed_names)" = "" ]
+	DOCKER_SANDBOX_GC_HOURS=47 run -0 "$G"
+	[ "$(removed_names)" = "pi-sbx-${D}-old00000 " ]
+}
+
+@test "sbx-gc: DOCKER_SANDBOX_GC_HOURS=0 turns the sweep off: no sbx call, no marker touched; -H still sweeps" {
+	stub_sandbox pi-sbx-${D}-old00000 stopped; created pi-sbx-${D}-old00000 48
+	: >"$SBX_STATE_DIR/pi-sbx-${D}-gone0000.created"
+	DOCKER_SANDBOX_GC_HOURS=0 run -0 --separate-stderr "$G"
+	[ -z "$output" ]
+	[ -z "$stderr" ]
+	DOCKER_SANDBOX_GC_HOURS=0 run -0 --separate-stderr "$G" -v
+	[ "$output" = "no sweep: DOCKER_SANDBOX_GC_HOURS is 0 (give -H to sweep)" ]
+	DOCKER_SANDBOX_GC_HOURS=0 run -0 --separate-stderr "$G" -n
+	[ "$output" = "no sweep: DOCKER_SANDBOX_GC_HOURS is 0 (give -H to sweep)" ]
+	[ "$(stub_count)" -eq 0 ]
+	[ -e "$SBX_STATE_DIR/pi-sbx-${D}-gone0000.created" ]
+	[ ! -e "$SBX_STATE_DIR/.gc.lock" ]
+	# 0.0 is 0 too; any fraction above it is an hour
+	DOCKER_SANDBOX_GC_HOURS=0.0 run -0 "$G" -v
+	[ "$output" = "no sweep: DOCKER_SANDBOX_GC_HOURS is 0 (give -H to sweep)" ]
+	[ "$(stub_count)" -eq 0 ]
+	# -H decides alone: 0 there is any age
+	DOCKER_SANDBOX_GC_HOURS=0 run -0 "$G" -v -H 0
+	[ "$(said pi-sbx-${D}-old00000)" = "removed: stopped, no live owner, any age" ]
+}
+
+@test "sbx-gc: a bad DOCKER_SANDBOX_GC_HOURS exits 64 naming it, with or without -H, before any sbx call" {
+	stub_sandbox pi-sbx-${D}-old00000 stopped; created pi-sbx-${D}-old00000 48
+	for v in -1 abc 1e3 1000001 1. .5; do
+		DOCKER_SANDBOX_GC_HOURS=$v run -64 --separate-stderr "$G"
+		[ "$stderr" = "sbx-gc: DOCKER_SANDBOX_GC_HOURS: expected hours from 0 to 1000000 (0: no automatic sweep)" ]
+		DOCKER_SANDBOX_GC_HOURS=$v run -64 --separate-stderr "$G" -H 1
+		[ "$stderr" = "sbx-gc: DOCKER_SANDBOX_GC_HOURS: expected hours from 0 to 1000000 (0: no automatic sweep)" ]
+	done
+	[ "$(stub_count)" -eq 0 ]
 }
 
 @test "sbx-gc: silent on success, with or without anything to do" {

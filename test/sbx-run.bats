@@ -28,10 +28,10 @@ none_survived() {
 @test "sbx-run: a bad option prints only the usage line and exits 64" {
 	run -64 --separate-stderr sbx-run -Z
 	[ -z "$output" ]
-	[ "${stderr_lines[0]}" = "usage: sbx-run [-inPx] [-J count] [-s name] [-t seconds] [-w workspace] [argument ...]" ]
+	[ "${stderr_lines[0]}" = "usage: sbx-run [-CinPx] [-J count] [-s name] [-t seconds] [-w workspace] [argument ...]" ]
 	[ "${#stderr_lines[@]}" -eq 1 ]
 	run -64 --separate-stderr sbx-run -s "$N"
-	[ "${stderr_lines[0]}" = "usage: sbx-run [-inPx] [-J count] [-s name] [-t seconds] [-w workspace] [argument ...]" ]
+	[ "${stderr_lines[0]}" = "usage: sbx-run [-CinPx] [-J count] [-s name] [-t seconds] [-w workspace] [argument ...]" ]
 	run -64 sbx-run -n ps
 	run -64 sbx-run -t 1x -s "$N" ps
 	run -64 sbx-run -t -1 -s "$N" ps
@@ -47,6 +47,24 @@ none_survived() {
 	[ "$output" != "$first" ]
 	run sh -c "'$TOP/sbx-run/sbx-run' -n >/dev/full"
 	[ "$status" -eq 1 ]
+}
+
+@test "sbx-run: -C prints the workspace it would mount and runs no sbx; a refusal is provisioning's" {
+	mkdir "$WS/proj"
+	ln -s "$WS/proj" "$BATS_TEST_TMPDIR/plink"
+	run -0 --separate-stderr sbx-run -C -w "$BATS_TEST_TMPDIR/plink"
+	[ "$output" = "$(realpath "$WS/proj")" ]
+	[ -z "$stderr" ]
+	cd "$WS/proj"
+	run -0 sbx-run -C
+	[ "$output" = "$(realpath "$WS/proj")" ]
+	run -1 --separate-stderr sbx-run -C -w "$HOME"
+	[ -z "$output" ]
+	[ "$stderr" = "sbx-run: workspace $HOME is /, a home directory or above one, or holds the state directory; refusing to mount it (use -w)" ]
+	[ "$(stub_count)" -eq 0 ]
+	run -1 sh -c "'$TOP/sbx-run/sbx-run' -C >/dev/full"
+	[[ "$output" == "sbx-run: stdout: "* ]]
+	[ "$(stub_count)" -eq 0 ]
 }
 
 @test "sbx-run: the exact argv of a pinned docker call, one sbx invocation" {

@@ -40,13 +40,8 @@ arm_watch() {
 # ---------------------------------------------------------------- tier 1
 
 @test "usage: unknown flag, operands; usage line is the synopsis" {
-	for args in "-Z" "-s" "extra" "-j extra" "-s pi-sbx-1-x y"; do
-		# shellcheck disable=SC2086
-		run -64 --separate-stderr sbx-verify $args
-		[ -z "$output" ]
-		[ "${stderr_lines[0]}" = "usage: sbx-verify [-jt] [-S [-f] | -s name]" ] ||
-		    fail "'$args': $stderr"
-	done
+	usage_refused sbx-verify "usage: sbx-verify [-jt] [-S [-f] | -s name]" \
+	    "-Z" "-s" "extra" "-j extra" "-s pi-sbx-1-x y"
 	[ "$(stub_count)" -eq 0 ]
 }
 
@@ -214,11 +209,19 @@ expect_fail() {
 	done
 }
 
-@test "sim fault: leaky environment -> env-scrub and env-forward FAIL" {
+# With the simulator's fault $1 in a watched sandbox, the audit FAILs
+# each check named after it.
+leak_fails() {
+	local leak=$1
+	shift
 	sim_sandbox v1
 	arm_watch
-	SBX_SIM_LEAK=env run sbx-verify -s "$SIM_SB"
-	expect_fail env-scrub env-forward
+	SBX_SIM_LEAK=$leak run sbx-verify -s "$SIM_SB"
+	expect_fail "$@"
+}
+
+@test "sim fault: leaky environment -> env-scrub and env-forward FAIL" {
+	leak_fails env env-scrub env-forward
 	[[ $(line_of env-scrub) == *DOCKER_SANDBOXES_VERIFY_SENTINEL_* ]]
 	[[ $(line_of env-forward) == *SBX_VERIFY_PROBE_* ]]
 	[[ $(line_of transport) == "PASS "* ]]
@@ -253,34 +256,22 @@ expect_fail() {
 }
 
 @test "sim fault: extra docker context -> contexts FAIL" {
-	sim_sandbox v1
-	arm_watch
-	SBX_SIM_LEAK=context run sbx-verify -s "$SIM_SB"
-	expect_fail contexts
+	leak_fails context contexts
 	[[ $(line_of contexts) == "FAIL contexts: contexts inside: default sbx-sim-leak" ]]
 }
 
 @test "sim fault: host socket inside -> host-socket FAIL" {
-	sim_sandbox v1
-	arm_watch
-	SBX_SIM_LEAK=socket run sbx-verify -s "$SIM_SB"
-	expect_fail host-socket
+	leak_fails socket host-socket
 	[[ $(line_of host-socket) == *"/run/user/0/docker.sock"* ]]
 }
 
 @test "sim fault: a transport that runs on the host, where a canary docker is first on PATH -> transport FAIL" {
-	sim_sandbox v1
-	arm_watch
-	SBX_SIM_LEAK=host-exec run sbx-verify -s "$SIM_SB"
-	expect_fail transport
+	leak_fails host-exec transport
 	[[ $(line_of transport) == "FAIL transport: the canary docker first on the host PATH ran"* ]]
 }
 
 @test "sim fault: a docker inside that follows DOCKER_HOST over -H -> daemon-pinning FAIL" {
-	sim_sandbox v1
-	arm_watch
-	SBX_SIM_LEAK=unpinned run sbx-verify -s "$SIM_SB"
-	expect_fail daemon-pinning
+	leak_fails unpinned daemon-pinning
 	[[ $(line_of daemon-pinning) == *"Cannot connect to the Docker daemon at unix:///nonexistent/sbx-verify-"* ]]
 	[[ $(line_of transport) == "PASS "* ]]
 }

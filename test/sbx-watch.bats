@@ -56,7 +56,7 @@ finished() {
 	until_ok dead "$1" || fail "watcher $1 still running"
 }
 
-@test "sbx-watch: a bad option prints only the usage line and exits 64" {
+@test "sbx-watch: a bad option prints only the usage line, a bad argument names what is wrong; both exit 64" {
 	run -64 --separate-stderr "$W" -Z "$N"
 	[ -z "$output" ]
 	[ "${stderr_lines[0]}" = "$USAGE" ]
@@ -65,10 +65,21 @@ finished() {
 	[ "${stderr_lines[0]}" = "$USAGE" ]
 	run -64 --separate-stderr "$W" -f 0 -p 1 "$N"
 	[ "${stderr_lines[0]}" = "$USAGE" ]
+	# as sbx-run names a bad -t
 	run -64 --separate-stderr "$W" -m destroy "$N"
-	[ "${stderr_lines[0]}" = "$USAGE" ]
+	[ "$stderr" = "sbx-watch: -m destroy: expected remove, stop or none" ]
+	run -64 --separate-stderr "$W" -m "$(printf 'x\033[2J')" "$N"
+	[ "$stderr" = "sbx-watch: -m x?[2J: expected remove, stop or none" ]
 	run -64 --separate-stderr "$W" -p 12x "$N"
-	[ "${stderr_lines[0]}" = "$USAGE" ]
+	[ "$stderr" = "sbx-watch: -p: pid is invalid" ]
+	run -64 --separate-stderr "$W" -p 0 "$N"
+	[ "$stderr" = "sbx-watch: -p: pid is too small" ]
+	run -64 --separate-stderr "$W" -p 2147483648 "$N"
+	[ "$stderr" = "sbx-watch: -p: pid is too large" ]
+	run -64 --separate-stderr "$W" -f x "$N"
+	[ "$stderr" = "sbx-watch: -f: descriptor is invalid" ]
+	run -64 --separate-stderr "$W" -f -1 "$N"
+	[ "$stderr" = "sbx-watch: -f: descriptor is too small" ]
 	run -64 --separate-stderr "$W" "$N" extra
 	[ "${stderr_lines[0]}" = "$USAGE" ]
 	[ "$(stub_count)" -eq 0 ]

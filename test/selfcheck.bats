@@ -88,14 +88,9 @@ killed_mid_run() {
 # ---------------------------------------------------------------- tier 1
 
 @test "-S: -f only with it, no sandbox name with it, no operand; nothing run" {
-	for args in "-f" "-S -s pi-sbx-1-x" "-s pi-sbx-1-x -S" "-S extra" \
-	    "-f -s pi-sbx-1-x"; do
-		# shellcheck disable=SC2086
-		run -64 --separate-stderr sbx-verify $args
-		[ -z "$output" ]
-		[ "${stderr_lines[0]}" = "usage: sbx-verify [-jt] [-S [-f] | -s name]" ] ||
-		    fail "'$args': $stderr"
-	done
+	usage_refused sbx-verify "usage: sbx-verify [-jt] [-S [-f] | -s name]" \
+	    "-f" "-S -s pi-sbx-1-x" "-s pi-sbx-1-x -S" "-S extra" \
+	    "-f -s pi-sbx-1-x"
 	[ "$(stub_count)" -eq 0 ]
 }
 

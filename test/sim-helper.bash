@@ -102,6 +102,9 @@ sim_session_file() {
 	unset DOCKER_SANDBOX DOCKER_SANDBOX_ENV_ALLOWLIST DOCKER_SANDBOX_ENV_PASSTHROUGH \
 	    DOCKER_SANDBOX_WORKSPACE_RO DOCKER_SANDBOX_AUTOCREATE DOCKER_SANDBOX_TEMPLATE \
 	    DOCKER_SANDBOX_CPUS DOCKER_SANDBOX_MEMORY DOCKER_SANDBOX_TIMEOUT XDG_STATE_HOME
+	# the image cache adds execs to every teardown and create: off here,
+	# on in test/imgcache.bats, which counts them
+	export DOCKER_SANDBOX_IMAGE_CACHE=0 XDG_CACHE_HOME="$HOME/.cache"
 	mkdir -p "$HOME" "$WS"
 	# from here, not the checkout: sbx-run would mount it, and refuses to
 	# run the simulator from inside what it mounts

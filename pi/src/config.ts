@@ -4,10 +4,12 @@
  * the extension needs to know it asks `sbx-env -c`, live, at each use.
  */
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, existsSync, realpathSync, statSync } from "node:fs";
-import { dirname, isAbsolute, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { programEnv, safePathDirs, workspaceOf } from "./trust.ts";
+import { existsSync, realpathSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
+import { EX } from "./status.ts";
+import { checker, executable, PACKAGE, PACKAGE_BIN, programEnv, safePathDirs, workspaceOf } from "./trust.ts";
+
+export { PACKAGE_BIN };
 
 export const PROGRAMS = [
 	"sbx-run",
@@ -28,7 +30,7 @@ export type Program = (typeof PROGRAMS)[number];
  */
 export function settings(): Record<string, string> {
 	const r = spawnSync(requireProgram("sbx-env"), ["-cj"], { encoding: "utf8", env: programEnv(), timeout: 10000 });
-	if (r.status !== 0) throw new Error(`docker sandbox: ${(r.stderr || r.error?.message || `sbx-env -c: exit ${r.status}`).trim()}`);
+	if (r.status !== EX.OK) throw new Error(`docker sandbox: ${(r.stderr || r.error?.message || `sbx-env -c: exit ${r.status}`).trim()}`);
 	const out: Record<string, string> = {};
 	for (const line of r.stdout.split("\n")) {
 		if (!line) continue;
@@ -38,23 +40,30 @@ export function settings(): Record<string, string> {
 	return out;
 }
 
+/**
+ * DOCKER_SANDBOX as the programs read it: sbx-env -c is given that one
+ * variable and nothing else, so that what it says is about the name
+ * alone.  The name, their refusal of it (words and status), or
+ * undefined when it names none (unset, or empty as they read it).
+ */
+export function pinnedName(): { name: string } | { refused: string; status: number | null } | undefined {
+	const v = process.env.DOCKER_SANDBOX;
+	if (v === undefined) return undefined;
+	const r = spawnSync(requireProgram("sbx-env"), ["-cj"], { encoding: "utf8", env: { DOCKER_SANDBOX: v }, timeout: 10000 });
+	if (r.status !== EX.OK) return { refused: (r.stderr || r.error?.message || `sbx-env -c: exit ${r.status}`).trim(), status: r.status };
+	for (const line of r.stdout.split("\n")) {
+		if (!line) continue;
+		const o = JSON.parse(line) as { name: string; value: string };
+		if (o.name === "DOCKER_SANDBOX") return o.value ? { name: o.value } : undefined;
+	}
+	return { refused: "sbx-env -c printed no DOCKER_SANDBOX", status: r.status };
+}
+
 /** One setting, by its variable's name. */
 export function setting(name: string): string {
 	const v = settings()[name];
 	if (v === undefined) throw new Error(`docker sandbox: sbx-env -c does not know ${name}`);
 	return v;
-}
-
-/** The pinned sandbox name, if any. */
-export function pinnedName(): string | undefined {
-	const v = process.env.DOCKER_SANDBOX?.trim();
-	return v ? v : undefined;
-}
-
-export const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9.-]{1,62}$/;
-
-export function validName(name: string): boolean {
-	return NAME_RE.test(name) && name !== "default";
 }
 
 /** One line per mode, for /docker and docker_status, as the programs see them. */
@@ -78,20 +87,6 @@ export function modeLines(): string[] {
 	];
 }
 
-function executable(path: string): boolean {
-	try {
-		if (!statSync(path).isFile()) return false;
-		accessSync(path, constants.X_OK);
-		return true;
-	} catch {
-		return false;
-	}
-}
-
-/** bin/ of this package: its npm install builds the programs there (scripts/install.sh). */
-const PACKAGE = join(dirname(fileURLToPath(import.meta.url)), "..");
-export const PACKAGE_BIN = join(PACKAGE, "bin");
-
 /**
  * Why no program may be run at all, or "": this package, or the
  * DOCKER_SANDBOX_BIN given, is where the sandbox can write (trust.ts).
@@ -100,6 +95,12 @@ export const PACKAGE_BIN = join(PACKAGE, "bin");
  */
 export function refusal(): string {
 	const ws = workspaceOf(PACKAGE);
+	if (ws && !checker())
+		return (
+			`docker sandbox: this extension was loaded from ${PACKAGE}, in ${ws}, the directory this session works in, and no sbx-run outside that directory was found ` +
+			"to say whether sbx-run would mount it (`sbx-run -C`): were it mounted, any container that binds /workspace could replace the extension's code and its programs, which run on the host, so its tools refuse to run. " +
+			`Install it globally, outside every project: \`pi install npm:sbx-tools-pi\` (without -l); or, if ${ws} is no project (a home directory, say), start pi in one.`
+		);
 	if (ws)
 		return (
 			`docker sandbox: this extension was loaded from ${PACKAGE}, which lies in the workspace ${ws}: ` +
@@ -158,7 +159,7 @@ function buildOnce(): void {
 	buildTried = true;
 	const r = spawnSync("/bin/sh", ["scripts/install.sh"], { cwd: PACKAGE, encoding: "utf8", env: programEnv(), timeout: 300000 });
 	// the script's first line says what is missing; the rest is how to get it
-	if (r.status !== 0) buildFailure = (r.stderr || r.error?.message || `exit ${r.status}`).trim().split("\n")[0].trim();
+	if (r.status !== EX.OK) buildFailure = (r.stderr || r.error?.message || `exit ${r.status}`).trim().split("\n")[0].trim();
 }
 
 function unbuiltHint(): string {
@@ -193,11 +194,19 @@ export function requireProgram(prog: Program): string {
 	return p;
 }
 
-/** The sbx CLI the way the programs find it, for docker_sandbox_rm. */
+/**
+ * The sbx CLI to name in a hint: the one the programs would run, as
+ * sbx-env -c resolves it (DOCKER_SANDBOX_SBX, shown resolved); when they
+ * would run none, what DOCKER_SANDBOX_SBX gives, else plain "sbx".
+ * Only ever shown: which sbx runs is the programs' to find.
+ */
 export function sbxCli(): string {
-	const v = process.env.DOCKER_SANDBOX_SBX?.trim();
-	if (v) return v;
-	for (const d of safePathDirs()) if (executable(join(d, "sbx"))) return join(d, "sbx");
-	for (const p of ["/opt/homebrew/bin/sbx", "/usr/local/bin/sbx"]) if (executable(p)) return p;
-	return "sbx";
+	let v: string | undefined;
+	try {
+		v = settings().DOCKER_SANDBOX_SBX;
+	} catch {
+		/* the settings' own refusal is said where it matters */
+	}
+	if (v && v !== "none") return v;
+	return process.env.DOCKER_SANDBOX_SBX || "sbx";
 }

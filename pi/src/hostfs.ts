@@ -1,13 +1,15 @@
 /*
  * The host filesystem as the tools may touch it: only inside the
- * workspace, only a workspace sbx-run would mount, and never through a
- * symbolic link.  Every path a tool takes and every file a tool writes
+ * workspace, only a workspace sbx-run says it would mount (sbx-run -C),
+ * and never through a symbolic link.  Every path a tool takes and every file a tool writes
  * goes through here; the agent (or a container, through a workspace
  * bind, or a cloned repository) may have planted links anywhere in it.
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
-import { homedir, userInfo } from "node:os";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
+import { MissingProgram } from "./config.ts";
+import { EX } from "./status.ts";
+import { askWorkspace } from "./trust.ts";
 
 const LINKS_MAX = 40; // as the kernel's ELOOP limit
 
@@ -20,83 +22,19 @@ function same(a: { dev: number; ino: number }, b: { dev: number; ino: number }):
 	return a.dev === b.dev && a.ino === b.ino;
 }
 
-/** The directories a workspace may not be: /, $HOME, the account's home, and every ancestor of both. */
-function forbidden(): { dev: number; ino: number }[] {
-	const out: { dev: number; ino: number }[] = [];
-	const push = (p: string) => {
-		const st = statSync(p, { throwIfNoEntry: false });
-		if (st) out.push(st);
-	};
-	push("/");
-	let account = "";
-	try {
-		account = userInfo().homedir;
-	} catch {
-		/* no passwd entry: $HOME alone */
-	}
-	for (const h of [process.env.HOME ?? "", account, homedir()]) {
-		if (!isAbsolute(h)) continue;
-		let p: string;
-		try {
-			p = realpathSync(h);
-		} catch {
-			continue;
-		}
-		for (;;) {
-			push(p);
-			const up = dirname(p);
-			if (up === p) break;
-			p = up;
-		}
-	}
-	return out;
-}
-
-/** The state directory as the programs pick it (lib/state.c). */
-function stateDir(): string | undefined {
-	const v = (n: string) => process.env[n]?.trim() || undefined;
-	const sd = v("SBX_STATE_DIR");
-	if (sd) return sd;
-	const xdg = v("XDG_STATE_HOME");
-	if (xdg?.startsWith("/")) return join(xdg, "sbx-tools");
-	const home = v("HOME");
-	return home?.startsWith("/") ? join(home, ".local", "state", "sbx-tools") : undefined;
-}
-
-/** p with its deepest existing ancestor resolved (p need not exist). */
-function realish(p: string): string {
-	const tail: string[] = [];
-	for (let head = p; ; ) {
-		try {
-			return join(realpathSync(head), ...tail);
-		} catch {
-			const up = dirname(head);
-			if (up === head) return p;
-			tail.unshift(head.slice(up.length).replace(/^\//, ""));
-			head = up;
-		}
-	}
-}
-
 /**
- * The workspace rule of sbx-run (DESIGN section 1, guarantee 5), for the
- * tools that touch the host: the real workspace root, or an error with
- * sbx-run's words.  By identity (device and inode), not by spelling.
+ * The workspace as sbx-run would mount it, asked of sbx-run -C before
+ * each action (trust.ts picks the sbx-run: one outside every workspace):
+ * the real root, or an error in sbx-run's words.  The rule (/, a home or
+ * above one, one that holds the state directory, by identity) is
+ * sbx-run's alone.
  */
 export function workspaceRoot(root: string): string {
-	let real: string;
-	try {
-		real = realpathSync(root);
-	} catch (e) {
-		throw new Error(`docker: workspace ${root}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-	}
-	const st = statSync(real);
-	if (!st.isDirectory()) throw new Error(`docker: workspace ${real}: not a directory`);
-	// sbx-run's rule and its words (sbx-run/workspace.c), one message for every case
-	const sd = stateDir();
-	if (forbidden().some((f) => same(f, st)) || (sd && inside(real, realish(sd))))
-		throw new Error(`docker: workspace ${real} is /, a home directory or above one, or holds the state directory; refusing to mount it (use -w)`);
-	return real;
+	const v = askWorkspace(root);
+	if (!v) throw new MissingProgram("sbx-run");
+	if ("real" in v) return v.real;
+	const words = v.refused.replace(/^sbx-run: /, "");
+	throw new Error(`docker: ${words}${v.status === EX.FAIL ? "" : ` (sbx-run -C: exit ${v.status})`}`);
 }
 
 /**

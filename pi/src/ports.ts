@@ -5,6 +5,7 @@
  */
 import { Cancelled } from "./proc.ts";
 import type { Session } from "./session.ts";
+import { EX } from "./status.ts";
 
 export interface Mapping {
 	hostIp: string;
@@ -12,6 +13,8 @@ export interface Mapping {
 	sandboxPort: number;
 	proto: string;
 	url: string;
+	/** bound to the host's loopback, as sbx-ports says (its "loopback" member, false when it is not) */
+	loopback: boolean;
 	/** sync only: the container publishing sandboxPort (docker ps's abbreviated ID, and its names) */
 	containerId?: string;
 	container?: string;
@@ -56,7 +59,14 @@ function mapping(line: string): Mapping {
 	}
 	// the family as sbx lists it: tcp4 and tcp6 since 0.42, tcp for dual-stack
 	if (!/^(tcp|udp)[46]?$/.test(r.protocol as string)) throw bad('"protocol" is not tcp, tcp4, tcp6, udp, udp4 or udp6');
-	const m: Mapping = { hostIp: r.host_ip as string, hostPort: r.host_port as number, sandboxPort: r.sandbox_port as number, proto: r.protocol as string, url: r.url as string };
+	const m: Mapping = {
+		hostIp: r.host_ip as string,
+		hostPort: r.host_port as number,
+		sandboxPort: r.sandbox_port as number,
+		proto: r.protocol as string,
+		url: r.url as string,
+		loopback: r.loopback !== false,
+	};
 	if ("container_id" in r) m.containerId = r.container_id as string;
 	if ("container" in r) m.container = r.container as string;
 	return m;
@@ -116,7 +126,7 @@ export async function sync(s: Session, signal: AbortSignal | undefined): Promise
 	} catch (e) {
 		return { mappings: [], note: `host ports not read: ${(e as Error).message}` };
 	}
-	if (r.code !== 0) return { mappings, note: `host ports not fully synced (sbx-ports exit ${r.code}): ${r.stderr.trim().slice(0, 600)}` };
+	if (r.code !== EX.OK) return { mappings, note: `host ports not fully synced (sbx-ports exit ${r.code}): ${r.stderr.trim().slice(0, 600)}` };
 	return { mappings };
 }
 

@@ -9,9 +9,10 @@ import { spawn, spawnSync } from "node:child_process";
 import { realpathSync } from "node:fs";
 import type { Socket } from "node:net";
 import type { AgentToolUpdateCallback } from "@mariozechner/pi-coding-agent";
-import { findProgram, pinnedName, type Program, requireProgram, setting, settings, validName } from "./config.ts";
+import { findProgram, pinnedName, type Program, requireProgram, settings } from "./config.ts";
 import { Prewarm, wanted } from "./prewarm.ts";
 import { type RunResult, runProgram } from "./proc.ts";
+import { EX } from "./status.ts";
 import { guardWorkspace, programEnv } from "./trust.ts";
 import { type Details, failure, removeLogs, streamer } from "./text.ts";
 
@@ -80,18 +81,23 @@ export class Session {
 		this.pickName();
 	}
 
+	/**
+	 * The name is the programs' to say.  DOCKER_SANDBOX, when set, goes
+	 * to them as it is: sbx-env -c prints what they read in it, or
+	 * refuses it (exit 64, in their words); else sbx-run -n makes one.
+	 */
 	private pickName(): void {
-		const pinned = pinnedName();
-		if (pinned) {
-			if (validName(pinned)) this.name = pinned;
-			else this.nameError = `DOCKER_SANDBOX "${pinned}" is not a valid sandbox name: want [A-Za-z0-9][A-Za-z0-9.-]{1,62}, not "default"`;
-			return;
+		if (process.env.DOCKER_SANDBOX !== undefined) {
+			if (!findProgram("sbx-env")) return; // every tool says how to install the programs
+			const p = pinnedName();
+			if (p && "name" in p) return void (this.name = p.name);
+			if (p) return void (this.nameError = `${p.refused} (exit ${p.status})`);
 		}
 		const run = findProgram("sbx-run");
 		if (!run) return; // every tool says how to install the programs
 		const r = spawnSync(run, ["-n"], { encoding: "utf8", env: programEnv(), timeout: 10000 });
-		const name = (r.stdout ?? "").trim();
-		if (r.status === 0 && validName(name)) this.name = name;
+		const name = (r.stdout ?? "").replace(/\n$/, "");
+		if (r.status === EX.OK && name && !/\s/.test(name)) this.name = name;
 		else this.nameError = `sbx-run -n failed: ${(r.stderr || r.error?.message || "no name printed").trim()}`;
 	}
 
@@ -100,7 +106,7 @@ export class Session {
 		if (!this.name && !this.nameError) this.pickName(); // installed since load
 		if (this.name) return this.name;
 		if (this.nameError) throw new Error(`docker sandbox: ${this.nameError}`);
-		requireProgram("sbx-run"); // throws the install hint
+		requireProgram(process.env.DOCKER_SANDBOX !== undefined ? "sbx-env" : "sbx-run"); // throws the install hint
 		throw new Error("docker sandbox: no sandbox name");
 	}
 
@@ -124,7 +130,7 @@ export class Session {
 			onOutput: o.stream ? streamer(o.stream.onUpdate, o.stream.head, { sandbox: this.name }) : undefined,
 		});
 		if (o.log !== undefined) r.log = { what: o.log, made: this.logs };
-		if (r.code !== 0 && !o.allowFail) throw failure(o.what, r, o.command ?? [prog, ...args]);
+		if (r.code !== EX.OK && !o.allowFail) throw failure(o.what, r, o.command ?? [prog, ...args]);
 		return r;
 	}
 
@@ -206,13 +212,13 @@ export class Session {
 		const code = await new Promise<number>((resolve) => {
 			child.on("error", (e) => {
 				err += e.message;
-				resolve(127);
+				resolve(EX.NOTFOUND);
 			});
 			// "exit", not "close": the detached watcher keeps fd 3 open for good
 			child.on("exit", (c, s) => resolve(c ?? (s ? 128 : 1)));
 		});
 		child.stderr!.destroy();
-		if (code !== 0) {
+		if (code !== EX.OK) {
 			lifeline.destroy();
 			this.watchError = `sbx-watch failed (exit ${code}): ${err.trim() || "(no output)"}`;
 			throw new Error(this.watchError);
@@ -252,15 +258,19 @@ export class Session {
 		return true;
 	}
 
-	/** sbx-gc in the background, leaving this session's sandbox alone. */
+	/**
+	 * sbx-gc in the background, leaving this session's sandbox alone.
+	 * Whether it sweeps and how old a sandbox must be are sbx-gc's to
+	 * read (DOCKER_SANDBOX_GC_HOURS is its default -H, and 0 no sweep);
+	 * a bad setting is still said here, in the programs' words.
+	 */
 	startGc(): void {
 		if (this.gcStarted) return;
-		const hours = Number(setting("DOCKER_SANDBOX_GC_HOURS")); // whole hours; 0: off
-		if (!(hours > 0)) return;
+		settings(); // throws the programs' refusal of a bad setting
 		const gc = findProgram("sbx-gc");
 		if (!gc || !this.name) return;
 		this.gcStarted = true;
-		const child = spawn(gc, ["-H", String(hours), "-x", this.name], { stdio: "ignore", detached: true, env: programEnv() });
+		const child = spawn(gc, ["-x", this.name], { stdio: "ignore", detached: true, env: programEnv() });
 		child.on("error", () => {});
 		child.unref();
 	}

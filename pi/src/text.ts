@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writePrivate } from "./hostfs.ts";
 import { KEEP_BYTES, type RunResult } from "./proc.ts";
+import { EX } from "./status.ts";
 
 export interface Details {
 	sandbox?: string;
@@ -64,7 +65,7 @@ export function shellLine(argv: string[]): string {
 export function failure(what: string, r: RunResult, command?: string[]): Error {
 	const all = plain(r.output).replace(/\n{3,}/g, "\n\n").trim();
 	const t = truncateTail(all || "(no output)", { maxLines: 60, maxBytes: 8 * 1024 });
-	const status = r.code === 124 ? "timed out (exit 124)" : r.code === 127 ? "not found (exit 127)" : `exit ${r.code}`;
+	const status = r.code === EX.TIMEOUT ? "timed out (exit 124)" : r.code === EX.NOTFOUND ? "not found (exit 127)" : `exit ${r.code}`;
 	const lines = [`${what} failed (${status}):`];
 	if (command?.length) lines.push(`command: ${shellLine(command)}`);
 	const kept = t.truncated || r.dropped ? `last ${t.outputLines} of ${t.totalLines} lines` : "all of it";

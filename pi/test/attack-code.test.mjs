@@ -47,7 +47,10 @@ before(() => {
 	mkdirSync(good);
 	// stand-ins that log their PATH, so the test sees what the children got
 	for (const p of PROGRAMS) {
-		const body = p === "sbx-env" ? `exec '${join(TOP, "sbx-env", "sbx-env")}' "$@"` : `echo "$PATH" >>'${join(w.base, "child-path")}'\nexit 0`;
+		// the settings and the workspace rule are the real programs' (sbx-env -c, sbx-run -C)
+		const logged = `echo "$PATH" >>'${join(w.base, "child-path")}'\nexit 0`;
+		const body =
+			p === "sbx-env" ? `exec '${join(TOP, "sbx-env", "sbx-env")}' "$@"` : p === "sbx-run" ? `[ "$1" = -C ] && exec '${join(TOP, "sbx-run", "sbx-run")}' "$@"\n${logged}` : logged;
 		writeFileSync(join(good, p), `#!/bin/sh\n${body}\n`);
 		chmodSync(join(good, p), 0o755);
 	}
@@ -100,6 +103,24 @@ test(`[${FLAVOUR}] code from the workspace class: a package in the workspace wit
 		assert.match(r.text, /install it globally/i, r.text);
 	});
 	rmSync(join(w.ws, "vendor"), { recursive: true, force: true });
+});
+
+test(`[${FLAVOUR}] code from the workspace class: when every sbx-run lies in the workspace, none is asked whether it would be mounted, and none runs`, async (t) => {
+	if (!need(t, noPi, "pi")) return;
+	// the only sbx-run is the planted one in the package's bin/: no sbx-run outside can answer -C
+	const pkg = packageAt(join(w.ws, ".pi", "npm", "node_modules", "sbx-tools-pi"));
+	plant(join(pkg, "bin"));
+	await withEnv({ DOCKER_SANDBOX_BIN: undefined, PATH: "/usr/bin:/bin" }, async () => {
+		for (const tool of ["docker_status", "docker_init", "docker_ps"]) {
+			const r = await attempt(join(pkg, "index.ts"), tool, tool === "docker_init" ? { lang: "generic" } : {});
+			assert.equal(ran(), "", `${tool}: a planted program ran: ${ran()}`);
+			assert.equal(r.ok, false, `${tool} answered: ${r.text}`);
+			assert.match(r.text, /no sbx-run outside that directory was found to say whether sbx-run would mount it \(`sbx-run -C`\)/, r.text);
+			assert.match(r.text, /install it globally/i, r.text);
+		}
+		assert.ok(!existsSync(join(w.ws, "Dockerfile")), "docker_init wrote nothing");
+	});
+	rmSync(join(w.ws, ".pi"), { recursive: true, force: true });
 });
 
 function writeFile(p, s) {

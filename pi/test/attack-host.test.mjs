@@ -11,23 +11,17 @@ import { tmpdir, userInfo } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { FLAVOUR, TOP, loadExtension, need, piMissing, programsMissing, simMissing } from "../testlib/harness.mjs";
-import { stubbedPi } from "../testlib/stubs.mjs";
+import { stubbedFile } from "../testlib/stubs.mjs";
 
 const noPi = piMissing();
-let w;
-let pi;
-let stubs;
+const { w, pi, stubs } = await stubbedFile();
 let outside; // a directory beside the workspace: nothing may be written there
 
-let done;
-
-before(async () => {
-	({ w, pi, stubs, cleanup: done } = await stubbedPi());
+before(() => {
 	outside = mkdtempSync(join(tmpdir(), "pio-"));
 });
 after(() => {
 	if (outside) rmSync(outside, { recursive: true, force: true });
-	done?.();
 });
 
 /** A fresh directory of the workspace for one case. */

@@ -7,21 +7,14 @@
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { before, test } from "node:test";
 import { FLAVOUR, loadExtension, need, piMissing } from "../testlib/harness.mjs";
-import { stubbedPi } from "../testlib/stubs.mjs";
+import { stubbedFile } from "../testlib/stubs.mjs";
 
 const noPi = piMissing();
-let w;
-let pi;
-let stubs;
-let done;
+const { w, pi, stubs } = await stubbedFile();
 
-before(async () => {
-	({ w, pi, stubs, cleanup: done } = await stubbedPi());
-	mkdirSync(join(w.ws, "app"), { recursive: true });
-});
-after(() => done?.());
+before(() => mkdirSync(join(w.ws, "app"), { recursive: true }));
 
 /** The logs in the temp directory (the world's TMPDIR). */
 const logs = () => readdirSync(w.base).filter((f) => /^pi-docker-.*\.log$/.test(f)).map((f) => join(w.base, f));

@@ -8,17 +8,12 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import http from "node:http";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { FLAVOUR, TOP, need, piMissing, programsMissing } from "../testlib/harness.mjs";
-import { stubbedPi } from "../testlib/stubs.mjs";
+import { stubbedFile } from "../testlib/stubs.mjs";
 
 const noPi = piMissing();
-let w;
-let pi;
-let stubs;
-let done;
-before(async () => ({ w, pi, stubs, cleanup: done } = await stubbedPi()));
-after(() => done?.());
+const { w, pi, stubs } = await stubbedFile();
 
 /** Not whole numbers in any range, or out of every range: what a model or a prompt injection may send. */
 const BAD = [0.5, "0.5", 1.5, -0.5, -1, "-1", 1e15, 1e21, "1e21", 1e308, 2 ** 53 + 2, "NaN", "Infinity", "-Infinity", "abc", "12abc", [], {}];

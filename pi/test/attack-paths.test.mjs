@@ -6,18 +6,14 @@
 import assert from "node:assert/strict";
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { after, before, test } from "node:test";
+import { before, test } from "node:test";
 import { FLAVOUR, need, piMissing } from "../testlib/harness.mjs";
-import { stubbedPi } from "../testlib/stubs.mjs";
+import { stubbedFile } from "../testlib/stubs.mjs";
 
 const noPi = piMissing();
-let w;
-let pi;
-let stubs;
-let done;
+const { w, pi, stubs } = await stubbedFile();
 
-before(async () => {
-	({ w, pi, stubs, cleanup: done } = await stubbedPi());
+before(() => {
 	stubs.setRunOutput("0123456789abcdef0123456789abcdef\n");
 	const ws = w.ws;
 	mkdirSync(join(ws, "app", "sub"), { recursive: true });
@@ -35,7 +31,6 @@ before(async () => {
 	symlinkSync(join(ws, "app"), join(ws, "abs")); // absolute, inside: fine
 	symlinkSync("app/sub", join(ws, "rel")); // relative, inside: fine
 });
-after(() => done?.());
 
 /** Paths that leave the workspace or cannot be resolved, and the class each stands for. */
 function bad() {

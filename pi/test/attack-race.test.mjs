@@ -10,21 +10,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { FLAVOUR, need, piMissing } from "../testlib/harness.mjs";
-import { stubbedPi } from "../testlib/stubs.mjs";
+import { stubbedFile } from "../testlib/stubs.mjs";
 
 const noPi = piMissing();
-let w;
-let pi;
-let done;
+const { w, pi } = await stubbedFile();
 let outside;
 
-before(async () => {
-	({ w, pi, cleanup: done } = await stubbedPi());
+before(() => {
 	outside = mkdtempSync(join(tmpdir(), "pir-"));
 });
 after(() => {
 	if (outside) rmSync(outside, { recursive: true, force: true });
-	done?.();
 });
 
 // d and d.link trade places through d.real; each step is one rename

@@ -10,24 +10,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { FLAVOUR, need, piMissing, withEnv } from "../testlib/harness.mjs";
-import { stubbedPi } from "../testlib/stubs.mjs";
+import { stubbedFile } from "../testlib/stubs.mjs";
 
 const noPi = piMissing();
-let w;
-let pi;
-let stubs;
-let done;
+const { w, pi, stubs } = await stubbedFile();
 let host; // stands for the host's files outside the workspace
 
-before(async () => {
-	({ w, pi, stubs, cleanup: done } = await stubbedPi());
+before(() => {
 	host = mkdtempSync(join(tmpdir(), "pih-"));
 	mkdirSync(join(host, ".ssh"));
 	writeFileSync(join(host, ".ssh", "id_ed25519"), "-----BEGIN OPENSSH PRIVATE KEY-----\n");
 });
 after(() => {
 	if (host) rmSync(host, { recursive: true, force: true });
-	done?.();
 });
 
 // ---- finding 3: detection follows links out ----

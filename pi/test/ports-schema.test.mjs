@@ -5,19 +5,12 @@
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { FLAVOUR, need, piMissing } from "../testlib/harness.mjs";
-import { stubbedPi } from "../testlib/stubs.mjs";
+import { stubbedFile } from "../testlib/stubs.mjs";
 
 const noPi = piMissing();
-let pi;
-let stubs;
-let done;
-
-before(async () => {
-	({ pi, stubs, cleanup: done } = await stubbedPi());
-});
-after(() => done?.());
+const { pi, stubs } = await stubbedFile();
 
 const GOOD = { url: "http://127.0.0.1:18080/", host_ip: "127.0.0.1", host_port: 18080, sandbox_port: 8080, protocol: "tcp" };
 

@@ -5,12 +5,16 @@
 // extension is still loaded and called through pi (harness.mjs).
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { after } from "node:test";
 import { fileURLToPath } from "node:url";
 import { loadExtension, piMissing, world } from "./harness.mjs";
 
 const NAMES = ["sbx-run", "sbx-env", "sbx-watch", "sbx-gc", "sbx-ports", "sbx-verify"];
-// the settings are the real parser's answer (`sbx-env -c`), never a stub's
-const REAL_ENV = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "sbx-env", "sbx-env");
+const TOP = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+// the settings are the real parser's answer (`sbx-env -c`), and the
+// workspace the real rule's (`sbx-run -C`), never a stub's
+const REAL_ENV = join(TOP, "sbx-env", "sbx-env");
+const REAL_RUN = join(TOP, "sbx-run", "sbx-run");
 
 /**
  * Make the stubs under dir and point the extension at them.  sbx-ports
@@ -20,8 +24,14 @@ const REAL_ENV = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "sbx-
 export function stubPrograms(dir) {
 	mkdirSync(dir, { recursive: true });
 	const log = join(dir, "calls.log");
+	const checks = join(dir, "checks.log");
 	const script = (name) => `#!/bin/sh
-# stub ${name}: log the call, answer from files
+# stub ${name}: log the call, answer from files; sbx-run -C, which acts
+# on nothing, goes to the real one and is logged apart
+if [ '${name}' = sbx-run ] && [ "$1" = -C ]; then
+	{ printf '%s' '${name}'; for a in "$@"; do printf '\\t%s' "$a"; done; printf '\\n'; } >>'${checks}'
+	exec '${REAL_RUN}' "$@"
+fi
 { printf '%s' '${name}'; for a in "$@"; do printf '\\t%s' "$a"; done; printf '\\n'; } >>'${log}'
 case '${name}' in
 sbx-env) case \$1 in -c*) exec '${REAL_ENV}' "$@" ;; esac ;;
@@ -41,15 +51,19 @@ exit 0
 		dir,
 		/** the calls so far, as [program, ...args] */
 		calls: () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean).map((l) => l.split("\t")) : []),
-		reset: () => writeFileSync(log, ""),
-		/** the listing sbx-ports prints: [{ ip, port, sandbox, proto }] */
+		reset: () => (writeFileSync(log, ""), writeFileSync(checks, "")),
+		/** the sbx-run -C calls so far, as [program, ...args] */
+		checks: () => (existsSync(checks) ? readFileSync(checks, "utf8").split("\n").filter(Boolean).map((l) => l.split("\t")) : []),
+		/** the listing sbx-ports prints: [{ ip, port, sandbox, proto, loopback }] */
 		setPorts: (ms) =>
 			writeFileSync(
 				join(dir, "ports"),
 				ms
-					.map(({ ip, port, sandbox = 8080, proto = "tcp" }) => {
+					.map(({ ip, port, sandbox = 8080, proto = "tcp", loopback = true }) => {
 						const host = ip.includes(":") ? `[${ip}]` : ip;
-						return `${JSON.stringify({ url: `http://${host}:${port}/`, host_ip: ip, host_port: port, sandbox_port: sandbox, protocol: proto })}\n`;
+						// sbx-ports flags a mapping bound beyond loopback, and only such a one
+						const flag = loopback ? {} : { loopback: false };
+						return `${JSON.stringify({ url: `http://${host}:${port}/`, host_ip: ip, host_port: port, sandbox_port: sandbox, protocol: proto, ...flag })}\n`;
 					})
 					.join(""),
 			),
@@ -68,4 +82,15 @@ export async function stubbedPi() {
 	const stubs = stubPrograms(join(w.base, "stub"));
 	const pi = piMissing().length ? undefined : await loadExtension(w.ws);
 	return { w, stubs, pi, cleanup: () => (pi?.cleanupAgentDir(), w.cleanup()) };
+}
+
+/**
+ * stubbedPi for a whole test file, awaited at its top level (`const { w,
+ * pi, stubs } = await stubbedFile();`): made before the file's tests, and
+ * cleaned up after the last of them.
+ */
+export async function stubbedFile() {
+	const s = await stubbedPi();
+	after(s.cleanup);
+	return s;
 }

@@ -6,12 +6,14 @@
  * prints back to a URL and an sbx spec that fit their buffers.  Built
  * by "make fuzz".
  */
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sbxports.h"
 #include "sbx-internal.h"
+#include "sbx-ports.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -53,14 +55,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 
 	memset(&l, 0, sizeof(l));
-	if (sbx_ports_dockertext(s, &l, NULL, &errstr) == 0)
+	if (dockerps_text(s, &l, NULL, &errstr) == 0)
 		valid(&l);
 	sbx_ports_free(&l);
 
 	/* the parse of what the VM says is bounded whatever it says */
-	if (sbx_ports_dockerps(s, size, &l, NULL, &n, &errstr) == 0) {
+	if (dockerps_parse(s, size, &l, NULL, &n, &errstr) == 0) {
 		valid(&l);
-		if (l.n > SBX_PORTS_WANT_MAX)
+		if (l.n > PORTS_WANT_MAX)
 			abort();
 	}
 	sbx_ports_free(&l);

@@ -1,12 +1,12 @@
 /*
  * rfc3339: print the Unix seconds of each RFC 3339 argument as
- * sbx_rfc3339 reads it, or "invalid"; the sbx-gc suite compares them
+ * gc_rfc3339 reads it, or "invalid"; the sbx-gc suite compares them
  * with date(1).
  */
 #include <stdio.h>
 
 #include "sbx.h"
-#include "sbxtime.h"
+#include "sbx-gc.h"
 
 int
 main(int argc, char *argv[])
@@ -15,7 +15,7 @@ main(int argc, char *argv[])
 	int i;
 
 	for (i = 1; i < argc; i++) {
-		if (sbx_rfc3339(argv[i], &t) == 0)
+		if (gc_rfc3339(argv[i], &t) == 0)
 			printf("%lld\n", t);
 		else
 			printf("invalid\n");

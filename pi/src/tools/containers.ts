@@ -13,6 +13,7 @@ import { mapHostPath, safeArg } from "../paths.ts";
 import { describe, list, ofContainer, sync } from "../ports.ts";
 import { Cancelled, type RunResult } from "../proc.ts";
 import type { Session } from "../session.ts";
+import { EX } from "../status.ts";
 import { brief, jsonLines, result, str, table } from "../text.ts";
 import { checkEnv, checkId, checkImage, checkPort, checkVolume, ENV_NAME_RE, MEMORY_RE, NAME_RE } from "./args.ts";
 import { endRun, shellCommand } from "./inside.ts";
@@ -275,7 +276,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 			const head = `build ${params.context} -> ${tag} (in sandbox "${s.name}")`;
 			const r = await s.docker(args, { signal, what: `docker build ${tag}`, log: "build", stream: { onUpdate, head } });
 			const img = await s.docker(["image", "inspect", "--format", "{{.Id}} {{.Size}}", tag], { signal, what: "docker image inspect", allowFail: true });
-			const [imageId = "", size = ""] = img.code === 0 ? img.stdout.trim().split(" ") : [];
+			const [imageId = "", size = ""] = img.code === EX.OK ? img.stdout.trim().split(" ") : [];
 			const built = imageId ? `built ${tag} (${imageId.replace(/^sha256:/, "").slice(0, 12)}, ${formatSize(Number(size) || 0)})` : `built ${tag}`;
 			return brief([head, built], r, { sandbox: s.name, tag, image: imageId || undefined });
 		},

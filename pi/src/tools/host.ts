@@ -8,6 +8,7 @@ import { Type } from "typebox";
 import { findProgram, installHint, modeLines, PROGRAMS, sbxCli, setting } from "../config.ts";
 import { describe, list, type Mapping, parseMappings } from "../ports.ts";
 import type { Session } from "../session.ts";
+import { EX } from "../status.ts";
 import { failure, removeLogs, result, str } from "../text.ts";
 import { BODY_CAP, request, timedOut } from "./curl.ts";
 import { Int, intArg } from "./schema.ts";
@@ -16,12 +17,6 @@ const METHODS = ["GET", "POST", "PUT", "DELETE", "HEAD", "PATCH", "OPTIONS"];
 const BODY_MAX = 1024 * 1024;
 const TIMEOUT_MAX = 600;
 const HOURS_MAX = 1000000; // sbx-gc -H takes no more
-/** The programs' documented status for "the sandbox does not exist" (sbx-tools(7)). */
-export const EX_NOSANDBOX = 68;
-/** sbx-watch -n's: the sandbox exists, but these tools did not make it (so it is left alone). */
-const EX_NOTOURS = 77;
-/** The programs' documented status for "sbx waits for its daemon restart, confirmed in a terminal" (sbx-tools(7)). */
-export const EX_RESTART = 69;
 
 function gib(bytes: unknown): string {
 	const n = Number(bytes);
@@ -43,26 +38,29 @@ function canonIp(ip: string): string {
 	}
 }
 
-const loopback = (ip: string) => /^127\.\d+\.\d+\.\d+$/.test(ip) || ip === "::1";
-
-/** The URL's host, when it can name a published pair at all: localhost or a loopback literal, no user:password@. */
+/**
+ * The URL's host, when it can name a published pair at all: localhost or
+ * an address literal, no user:password@.  Which addresses are loopback
+ * is sbx-ports' word (pickPair), not this one's.
+ */
 function urlHost(u: URL): string {
 	if (u.username || u.password) throw new Error("docker_curl: a URL with user information (user:password@) is refused; give the host and port alone");
 	const h = u.hostname.replace(/^\[(.*)\]$/, "$1");
-	if (h === "localhost" || (isIP(h) && loopback(canonIp(h)))) return h;
+	if (h === "localhost" || isIP(h)) return h;
 	throw new Error("docker_curl: only 127.0.0.1, localhost or [::1] (the sandbox's published ports); to reach a container from inside, use docker_exec");
 }
 
 /**
- * The one address and port a docker_curl URL may reach: a TCP pair this
- * sandbox's listing shows (sbx-ports ls), nothing else on the host.  The
+ * The one address and port a docker_curl URL may reach: a TCP pair on
+ * the host's loopback that this sandbox's listing shows (sbx-ports ls,
+ * whose lines say which are not loopback), nothing else on the host.  The
  * URL parser has already read 0x7f.1, 2130706433, 127.1 and port 018081
  * as 127.0.0.1 and 18081, and lowered LOCALHOST; the request goes to the
  * pair found here, never to a name resolved later.
  */
 export function pickPair(u: URL, listing: Mapping[]): { ip: string; port: number; note: string } {
 	const h = urlHost(u);
-	const pairs = listing.filter((m) => m.proto.startsWith("tcp") && loopback(canonIp(m.hostIp)));
+	const pairs = listing.filter((m) => m.proto.startsWith("tcp") && m.loopback);
 	const cands =
 		h === "localhost"
 			? [...pairs].sort((a, b) => Number(a.hostIp.includes(":")) - Number(b.hostIp.includes(":")))
@@ -94,7 +92,7 @@ function diagnose(text: string): string {
 	if (/not authenticated|not signed in|not logged in|login required/i.test(text)) return `fix: sign in to Docker with \`${sbxCli()} login\`, then call docker_status again.`;
 	if (/No such file or directory|not found \(exit 127\)|command not found/i.test(text))
 		return `fix: the sbx CLI (Docker Sandboxes) was not found at ${sbxCli()}: install it, or set DOCKER_SANDBOX_SBX to its path.`;
-	if (/sandbox name|DOCKER_SANDBOX "/.test(text)) return "fix: unset DOCKER_SANDBOX or give it a valid name ([A-Za-z0-9][A-Za-z0-9.-]{1,62}).";
+	if (/DOCKER_SANDBOX: /.test(text)) return "fix: unset DOCKER_SANDBOX, or set it to a name the programs take (the line above says what they want).";
 	if (/timed out/.test(text)) return `fix: sbx did not answer in time; \`${sbxCli()} ls\` shows whether its daemon runs.`;
 	return `fix: run \`${sbxCli()} ls\` in a terminal to see what sbx says; docker_verify audits the sandbox once it runs.`;
 }
@@ -130,10 +128,10 @@ async function status(s: Session, signal: AbortSignal | undefined) {
 	let ports = "";
 	if (findProgram("sbx-ports")) {
 		const p = await s.ports(["ls"], { signal, what: "sbx-ports ls", allowFail: true });
-		if (p.code === EX_NOSANDBOX) return notYet();
-		if (p.code === EX_RESTART) return restart();
+		if (p.code === EX.NOSANDBOX) return notYet();
+		if (p.code === EX.RESTART) return restart();
 		try {
-			if (p.code !== 0) throw new Error(`sbx-ports exit ${p.code}: ${p.stderr.trim()}`);
+			if (p.code !== EX.OK) throw new Error(`sbx-ports exit ${p.code}: ${p.stderr.trim()}`);
 			const ms = parseMappings(p.stdout);
 			ports = ms.length ? `host ports: ${describe(ms).join("; ")}` : "host ports: none";
 		} catch (e) {
@@ -146,9 +144,9 @@ async function status(s: Session, signal: AbortSignal | undefined) {
 		env: { ...process.env, DOCKER_SANDBOX_AUTOCREATE: "0" },
 		allowFail: true,
 	});
-	if (r.code === EX_NOSANDBOX) return notYet();
-	if (r.code === EX_RESTART) return restart();
-	if (r.code !== 0) {
+	if (r.code === EX.NOSANDBOX) return notYet();
+	if (r.code === EX.RESTART) return restart();
+	if (r.code !== EX.OK) {
 		const why = failure("docker info", r).message;
 		return result([...head, `state: unknown: ${why}`, diagnose(why), ...modeLines(), watcherLine(s)].join("\n"), {
 			sandbox: name,
@@ -207,14 +205,14 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 			const name = s.sandbox();
 			await s.docker(["version", "--format", "{{.Server.Version}}"], { signal, what: "docker version" }); // provisions it
 			const r = await s.program("sbx-verify", ["-s", name], { signal, what: "sbx-verify", allowFail: true });
-			if (r.code !== 0 && r.code !== 1) throw failure("sbx-verify", r);
+			if (r.code !== EX.OK && r.code !== EX.FAIL) throw failure("sbx-verify", r);
 			const out = r.stdout.trim();
 			const count = (w: string) => out.split("\n").filter((l) => l.startsWith(`${w} `)).length;
 			const [passed, fails, skipped] = [count("PASS"), count("FAIL"), count("SKIP")];
 			const tally = `${passed} passed, ${fails} failed${skipped ? `, ${skipped} skipped (not applicable in this mode)` : ""}`;
-			const footer = r.code === 0 ? `All isolation checks passed (${tally}).` : `${tally}: do not rely on this sandbox until the failures are resolved.`;
+			const footer = r.code === EX.OK ? `All isolation checks passed (${tally}).` : `${tally}: do not rely on this sandbox until the failures are resolved.`;
 			const warn = r.stderr.trim() ? `\n${r.stderr.trim()}` : "";
-			return result(`Isolation audit for sandbox "${name}"\n${out}${warn}\n${footer}`, { sandbox: name, ok: r.code === 0, passed, failed: fails, skipped });
+			return result(`Isolation audit for sandbox "${name}"\n${out}${warn}\n${footer}`, { sandbox: name, ok: r.code === EX.OK, passed, failed: fails, skipped });
 		},
 	});
 
@@ -245,13 +243,13 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 				if (Number.parseInt(disk[4], 10) > 85) warnings.push(`disk ${disk[4]} used: docker_prune reclaims images and build cache`);
 			}
 			const sdf = await s.docker(["system", "df"], { signal, what: "docker system df", allowFail: true });
-			lines.push("", "docker disk:", sdf.code === 0 ? sdf.stdout.trimEnd() : `  unavailable: ${sdf.stderr.trim().split("\n")[0]}`);
+			lines.push("", "docker disk:", sdf.code === EX.OK ? sdf.stdout.trimEnd() : `  unavailable: ${sdf.stderr.trim().split("\n")[0]}`);
 			const st = await s.docker(["stats", "--no-stream", "--format", "{{.Name}}\t{{.CPUPerc}}\t{{.MemUsage}}\t{{.MemPerc}}"], {
 				signal,
 				what: "docker stats",
 				allowFail: true,
 			});
-			const rows = st.code === 0 ? st.stdout.trim() : `unavailable: ${st.stderr.trim().split("\n")[0]}`;
+			const rows = st.code === EX.OK ? st.stdout.trim() : `unavailable: ${st.stderr.trim().split("\n")[0]}`;
 			lines.push("", "running containers (name, cpu, mem, mem%):", rows || "  (none)");
 			lines.push(
 				"",
@@ -333,14 +331,14 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 			const name = s.sandbox();
 			// the programs' one teardown (sbx-watch's), markers and scratch dir included; an armed watcher stays armed
 			const r = await s.program("sbx-watch", ["-n", "-m", "remove", name], { signal, what: `removing sandbox "${name}"`, allowFail: true });
-			if (r.code === EX_NOSANDBOX) return result(`sandbox "${name}" does not exist: nothing to remove.`, { sandbox: name });
-			if (r.code === EX_NOTOURS)
+			if (r.code === EX.NOSANDBOX) return result(`sandbox "${name}" does not exist: nothing to remove.`, { sandbox: name });
+			if (r.code === EX.NOTOURS)
 				return result(
 					`sandbox "${name}" was not made by these tools (made by hand, or pinned with DOCKER_SANDBOX), so it was not removed; ` +
 						`it and everything in it are as they were. To delete it, run \`${sbxCli()} rm ${name}\` yourself.`,
 					{ sandbox: name, removed: false, ours: false },
 				);
-			if (r.code !== 0) throw failure(`removing sandbox "${name}"`, r);
+			if (r.code !== EX.OK) throw failure(`removing sandbox "${name}"`, r);
 			removeLogs(s.logs); // what they tell of is gone
 			return result(`sandbox "${name}" removed (microVM and everything inside it deleted).`, { sandbox: name });
 		},
@@ -360,8 +358,8 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 			const given = params.hours === undefined ? undefined : intArg("docker_gc", "hours", params.hours, 0, HOURS_MAX, 0);
 			const hours = given ?? Math.min(HOURS_MAX, Math.ceil(Number(setting("DOCKER_SANDBOX_GC_HOURS"))));
 			const r = await s.program("sbx-gc", ["-v", "-H", String(hours), "-x", name], { signal, what: "sbx-gc", allowFail: true });
-			if (r.code === 75) return result("gc: another sbx-gc is running; try again later.", { sandbox: name });
-			if (r.code !== 0) throw failure("sbx-gc", r);
+			if (r.code === EX.BUSY) return result("gc: another sbx-gc is running; try again later.", { sandbox: name });
+			if (r.code !== EX.OK) throw failure("sbx-gc", r);
 			return result(`gc sweep (idle >= ${hours} h, pi-sbx-* only, stopped and ownerless only):\n${r.stdout.trim() || "nothing to do"}`, { sandbox: name });
 		},
 	});

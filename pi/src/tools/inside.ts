@@ -6,6 +6,7 @@
  */
 import { commandWords } from "../paths.ts";
 import type { Session } from "../session.ts";
+import { EX } from "../status.ts";
 
 /**
  * A command as the agent means it: a string is shell (sh -c STRING in
@@ -21,6 +22,6 @@ export function shellCommand(cmd: string | string[] | undefined): string[] {
 export async function endRun(s: Session, name: string): Promise<string> {
 	const r = await s.docker(["kill", name], { what: "docker kill (ending a cancelled run)", timeout: 30, allowFail: true }).catch((e: Error) => ({ code: 1, output: e.message }));
 	// not running (any more) is as good as killed
-	if (r.code === 0 || /is not running|No such container/.test(r.output)) return `its container ${name} was stopped`;
+	if (r.code === EX.OK || /is not running|No such container/.test(r.output)) return `its container ${name} was stopped`;
 	return `its container ${name} may still run (stopping it failed: ${r.output.trim().split("\n").pop()?.slice(0, 200) ?? ""})`;
 }

@@ -13,6 +13,7 @@ import { mapHostPath, safeArg } from "../paths.ts";
 import { describe, ofContainer, sync } from "../ports.ts";
 import { Cancelled, type RunResult } from "../proc.ts";
 import type { Session } from "../session.ts";
+import { EX } from "../status.ts";
 import { DOCKERIGNORE, LANGS, type Lang, compose as composeFile, detect, dockerfile } from "../templates.ts";
 import { brief, jsonLines, result, str } from "../text.ts";
 import { endRun, shellCommand } from "./inside.ts";
@@ -309,7 +310,7 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 					});
 					const ids: string[] = [];
 					const made: string[] = [];
-					for (const c of ps.code === 0 ? jsonLines("docker ps", ps.stdout) : []) {
+					for (const c of ps.code === EX.OK ? jsonLines("docker ps", ps.stdout) : []) {
 						made.push(`${str(c.Names)} (${str(c.Status)})`);
 						ids.push(str(c.ID));
 					}

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "sbxtime.h"
+#include "sbx-gc.h"
 
 static int
 digits(const char **p, int n, int *v)
@@ -56,7 +56,7 @@ mdays(int y, int m)
 
 /* Returns 0 with *t set, or -1 with errno EINVAL. */
 int
-sbx_rfc3339(const char *s, long long *t)
+gc_rfc3339(const char *s, long long *t)
 {
 	const char *p = s;
 	int y, mo, d, h, mi, sec, oh = 0, om = 0, sign = 0;

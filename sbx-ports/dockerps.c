@@ -15,35 +15,37 @@
  * The text comes from inside the VM, which the agent controls (a
  * container with -p 20000-20999:20000-20999, a docker CLI replaced by
  * anything): each VM port is taken once, a range wider than RANGE_MAX is
- * never expanded, and past SBX_PORTS_WANT_MAX ports nothing more is kept;
+ * never expanded, and past PORTS_WANT_MAX ports nothing more is kept;
  * what is left out is marked in a set, so the caller can name it.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sbxcli.h"
 #include "sbxjson.h"
 #include "sbxports.h"
-#include "sbx-internal.h"
+#include "sbx-ports.h"
 
 #define RANGE_MAX	1024	/* ports in one range that are looked at */
 
 /* What the parse of one docker ps output keeps and leaves out. */
 struct take {
 	struct sbx_ports	*l;
-	struct sbx_portset	*seen;	/* in l already, or left out */
-	struct sbx_portset	*over;	/* left out: the caller names them */
+	struct portset	*seen;	/* in l already, or left out */
+	struct portset	*over;	/* left out: the caller names them */
 };
 
 int
-sbx_portset_has(const struct sbx_portset *s, int port, int proto)
+portset_has(const struct portset *s, int port, int proto)
 {
 	return port > 0 && port < 65536 &&
 	    (s->bit[proto == SBX_UDP][port >> 3] >> (port & 7)) & 1;
 }
 
 void
-sbx_portset_add(struct sbx_portset *s, int port, int proto)
+portset_add(struct portset *s, int port, int proto)
 {
 	if (port > 0 && port < 65536)
 		s->bit[proto == SBX_UDP][port >> 3] |= 1u << (port & 7);
@@ -75,12 +77,12 @@ take(struct take *t, const struct sbx_port *tmpl, int lo, int hi,
 	int port, wide = hi - lo >= RANGE_MAX;
 
 	for (port = lo; port <= hi; port++) {
-		if (sbx_portset_has(t->seen, port, p.proto))
+		if (portset_has(t->seen, port, p.proto))
 			continue;
-		sbx_portset_add(t->seen, port, p.proto);
-		if (wide || t->l->n >= SBX_PORTS_WANT_MAX) {
+		portset_add(t->seen, port, p.proto);
+		if (wide || t->l->n >= PORTS_WANT_MAX) {
 			if (t->over != NULL)
-				sbx_portset_add(t->over, port, p.proto);
+				portset_add(t->over, port, p.proto);
 			continue;
 		}
 		p.vm = port;
@@ -162,8 +164,8 @@ text(const char *s, struct take *t, const char **errstr)
 
 /* docker's Ports text alone (the fuzz target's entry). */
 int
-sbx_ports_dockertext(const char *s, struct sbx_ports *l,
-    struct sbx_portset *over, const char **errstr)
+dockerps_text(const char *s, struct sbx_ports *l,
+    struct portset *over, const char **errstr)
 {
 	struct take t;
 	int r;
@@ -236,8 +238,8 @@ container(const struct sbx_json *o, struct take *t, const char **errstr)
  * n counts the containers.
  */
 int
-sbx_ports_dockerps(const char *buf, size_t len, struct sbx_ports *l,
-    struct sbx_portset *over, size_t *n, const char **errstr)
+dockerps_parse(const char *buf, size_t len, struct sbx_ports *l,
+    struct portset *over, size_t *n, const char **errstr)
 {
 	const char *p = buf, *end = buf + len, *nl;
 	const struct sbx_json *c;

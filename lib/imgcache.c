@@ -1,0 +1,281 @@
+/*
+ * imgcache.c: where the image cache lives, and its entries.  The root is
+ * $XDG_CACHE_HOME/sbx-tools/images (XDG_CACHE_HOME absolute), else
+ * $HOME/.cache/sbx-tools/images.  Each level is opened with O_NOFOLLOW
+ * from the one above (openat), made 0700 when missing, and must be ours
+ * and writable by nobody else; the root must not lie at or under the
+ * session's workspace, by identity, since the agent writes there.  One
+ * entry per project: a directory DEV-INO of the workspace's identity,
+ * holding `archive` (docker save's tar) and `meta` (meta.c's lines).
+ * A cache that cannot be had is one warning and no cache: nothing fails
+ * because of it.
+ */
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sbximg.h"
+#include "sbx-internal.h"
+
+#define DEPTH_MAX	256	/* ".." steps to the root at most */
+
+/*
+ * Open directory name under dfd as a level of the cache: no link, ours,
+ * group and other unable to write.  -1 with why set, or with why empty
+ * when it is missing and create is not set (no cache yet: no warning).
+ */
+static int
+level(int dfd, const char *name, int create, char *why, size_t size)
+{
+	struct stat st;
+	int fd;
+
+	why[0] = '\0';
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (fd == -1 && errno == ENOENT && create &&
+	    (mkdirat(dfd, name, 0700) == 0 || errno == EEXIST))
+		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+	if (fd == -1) {
+		if (errno == ENOENT && !create)
+			return -1;
+		snprintf(why, size, "%s: %s", name, errno == ELOOP ||
+		    errno == ENOTDIR ? "a symbolic link or not a directory" :
+		    strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) == -1 || st.st_uid != geteuid() ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+		snprintf(why, size, "%s: not the user's own, or writable by "
+		    "others", name);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Is the directory fd at or under ws (by identity)?  1, 0, or -1. */
+static int
+under(int fd, const struct stat *ws)
+{
+	struct stat st, up;
+	int d, n, r = -1;
+
+	if ((d = dup(fd)) == -1)
+		return -1;
+	for (n = 0; n < DEPTH_MAX && fstat(d, &st) == 0; n++) {
+		if (st.st_dev == ws->st_dev && st.st_ino == ws->st_ino) {
+			r = 1;
+			break;
+		}
+		if ((fd = openat(d, "..", O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC)) == -1)
+			break;
+		close(d);
+		d = fd;
+		if (fstat(d, &up) == 0 && up.st_dev == st.st_dev &&
+		    up.st_ino == st.st_ino) {
+			r = 0;	/* the root: its ".." is itself */
+			break;
+		}
+	}
+	close(d);
+	return r;
+}
+
+/*
+ * The cache root: a descriptor, or -1.  ws, when not NULL, is the
+ * session's workspace.  create makes the missing levels (a fill);
+ * without it a missing level is silently no cache (a load, sbx-gc).
+ * Any other failure is one warning.  path gets the root's path.
+ */
+int
+sbx_img_open(const char *ws, int create, char *path, size_t size)
+{
+	static const char *const mine[] = { "sbx-tools", "images" };
+	struct stat wst;
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char why[PATH_MAX + 64];
+	int fd, next, i;
+
+	why[0] = '\0';
+	if (xdg != NULL && xdg[0] == '/') {
+		snprintf(path, size, "%s/sbx-tools/images", xdg);
+		fd = level(AT_FDCWD, xdg, create, why, sizeof(why));
+	} else if (home != NULL && home[0] == '/') {
+		snprintf(path, size, "%s/.cache/sbx-tools/images", home);
+		if ((next = open(home, O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC)) == -1) {
+			snprintf(why, sizeof(why), "%s: %s", home,
+			    strerror(errno));
+			goto bad;
+		}
+		fd = level(next, ".cache", create, why, sizeof(why));
+		close(next);
+	} else {
+		snprintf(path, size, "(no HOME)");
+		snprintf(why, sizeof(why), "neither XDG_CACHE_HOME nor HOME "
+		    "is an absolute path");
+		goto bad;
+	}
+	for (i = 0; fd != -1 && i < 2; i++) {
+		next = level(fd, mine[i], create, why, sizeof(why));
+		close(fd);
+		fd = next;
+	}
+	if (fd == -1)
+		goto bad;
+	if (ws != NULL && (stat(ws, &wst) == -1 || under(fd, &wst) != 0)) {
+		snprintf(why, sizeof(why), "lies in the workspace %s, or that "
+		    "cannot be told", ws);
+		close(fd);
+		goto bad;
+	}
+	return fd;
+bad:
+	if (why[0] != '\0')
+		warnx("image cache %s: %s; images are pulled as usual", path,
+		    why);
+	return -1;
+}
+
+/* The entry of the workspace whose identity is st: "DEV-INO". */
+void
+sbx_img_name(char *buf, size_t size, const struct stat *st)
+{
+	snprintf(buf, size, "%llu-%llu", (unsigned long long)st->st_dev,
+	    (unsigned long long)st->st_ino);
+}
+
+/* Is name an entry's name (digits, '-', digits)? */
+int
+sbx_img_isname(const char *name)
+{
+	size_t d = strspn(name, "0123456789");
+
+	return d > 0 && d < 24 && name[d] == '-' &&
+	    strspn(name + d + 1, "0123456789") > 0 &&
+	    strspn(name + d + 1, "0123456789") < 24 &&
+	    name[d + 1 + strspn(name + d + 1, "0123456789")] == '\0';
+}
+
+/* The entry's directory, as level() opens it; -1 (ENOENT: none yet). */
+int
+sbx_img_entry(int root, const char *name, int create)
+{
+	char why[128];
+	int fd;
+
+	if (!sbx_img_isname(name)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((fd = level(root, name, create, why, sizeof(why))) == -1 &&
+	    why[0] != '\0')
+		errno = EPERM;
+	return fd;
+}
+
+/*
+ * A regular file of the entry, ours, opened without following a link;
+ * flags as open(2).  -1 with errno.
+ */
+int
+sbx_img_file(int efd, const char *file, int flags)
+{
+	struct stat st;
+	int fd;
+
+	/* O_NONBLOCK: a fifo in a file's place never holds the open */
+	if ((fd = openat(efd, file, flags | O_NOFOLLOW | O_CLOEXEC |
+	    O_NONBLOCK, 0600)) == -1)
+		return -1;
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    st.st_uid != geteuid() ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == -1) {
+		close(fd);
+		errno = EPERM;
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Remove the entry name and all it holds (files only; an entry never
+ * holds a directory).  0, or -1.
+ */
+int
+sbx_img_drop(int root, const char *name)
+{
+	struct dirent *de;
+	DIR *dir;
+	int fd, rv = 0;
+
+	if (!sbx_img_isname(name)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((fd = openat(root, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1) {
+		/* a link or a file in an entry's place goes as it is */
+		if (errno == ENOENT)
+			return 0;
+		return unlinkat(root, name, 0);
+	}
+	if ((dir = fdopendir(fd)) == NULL) {
+		close(fd);
+		return -1;
+	}
+	while ((de = readdir(dir)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (unlinkat(fd, de->d_name, 0) == -1 && errno != ENOENT)
+			rv = -1;
+	}
+	closedir(dir);
+	if (unlinkat(root, name, AT_REMOVEDIR) == -1 && errno != ENOENT)
+		rv = -1;
+	return rv;
+}
+
+/*
+ * The bytes an entry takes (its regular files), and the newest change
+ * among them in *mtime.
+ */
+long long
+sbx_img_bytes(int root, const char *name, long long *mtime)
+{
+	struct dirent *de;
+	struct stat st;
+	DIR *dir;
+	long long n = 0;
+	int fd;
+
+	*mtime = 0;
+	if ((fd = openat(root, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return 0;
+	if ((dir = fdopendir(fd)) == NULL) {
+		close(fd);
+		return 0;
+	}
+	while ((de = readdir(dir)) != NULL)
+		if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(st.st_mode)) {
+			n += (long long)st.st_size;
+			if ((long long)st.st_mtime > *mtime)
+				*mtime = (long long)st.st_mtime;
+		}
+	closedir(dir);
+	return n;
+}

@@ -1,0 +1,66 @@
+/*
+ * audit.h: what the files of the isolation audit share (probe.c runs the
+ * script, answers.c reads what it said, checks.c judges).
+ */
+#ifndef AUDIT_H
+#define AUDIT_H
+
+#include <limits.h>
+
+#include "sbx.h"
+#include "sbxports.h"
+#include "sbxstate.h"
+
+struct result;			/* result.h */
+
+#define NCHECKS		10
+#define NMOUNTS		6	/* the canary and five host directories */
+
+struct audit {
+	const char	*name;		/* the sandbox */
+	const char	*argv0;
+	char		 sbx[PATH_MAX];	/* the sbx CLI */
+	char		 sbxrun[PATH_MAX];	/* sbx-run, the transport */
+	char		 statedir[PATH_MAX];
+	int		 dfd;
+	char		 nonce[17];
+	char		 value[17];	/* the allowed probe's value */
+	char		 tmpdir[PATH_MAX];	/* holds the canary docker */
+	char		 ran[PATH_MAX + 8];	/* made if the canary runs */
+	char		 canary[PATH_MAX + 128];	/* the mounts canary */
+	char		 canaryfile[SBX_MARKER_MAX];
+	const char	*home;		/* the host's HOME, or NULL */
+	int		 readonly;	/* read-only mode */
+	int		 marker;	/* NAME.created was read */
+	char		 project[PATH_MAX];	/* the project's path */
+	/* names planted in the transport's environment */
+	char		 sentinel[64];	/* DOCKER_*: scrubbed before sbx */
+	char		 sbxsentinel[64];	/* DOCKER_SANDBOXES_*: reaches sbx */
+	char		 denied[64];	/* SBX_*: reaches sbx, never forwarded */
+	char		 allowed[64];	/* allow-listed: must arrive */
+	char		 poisonhost[128];	/* DOCKER_HOST pointing nowhere */
+	char		 poisonctx[64];	/* DOCKER_CONTEXT naming nothing */
+	/* what came back */
+	struct sbx_buf	 out;		/* the probe script's stdout */
+	struct sbx_buf	 err;
+	int		 status;
+	int		 calls;		/* sbx invocations (counted here) */
+	struct sbx_ports ports;		/* sbx's listing */
+	int		 portsok;
+	char		 portserr[512];
+};
+
+/* probe.c */
+void	 probe_prepare(struct audit *);
+int	 probe_run(struct audit *);
+void	 probe_cleanup(struct audit *);
+
+/* answers.c: the script's lines "sbxv KEY [VALUE]" */
+const char *answer_get(const struct audit *, const char *, char *, size_t);
+int	 answer_has(const struct audit *, const char *, const char *);
+int	 answer_all(const struct audit *, const char *, char *, size_t);
+
+/* checks.c */
+void	 checks_run(const struct audit *, struct result *);
+
+#endif /* AUDIT_H */

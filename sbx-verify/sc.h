@@ -1,0 +1,96 @@
+/*
+ * sc.h: what the files of the self-check (-S) share.  Each assumption the
+ * programs make about sbx, tried with the programs' own functions on a
+ * throwaway sandbox.  selfcheck.c runs it; sccall.c makes the sbx calls
+ * and words the evidence and the verdicts; scremove.c makes sure the
+ * sandbox goes; scbasic.c, scwords.c, scmark.c, scguest.c and scports.c
+ * hold the checks.
+ */
+#ifndef SC_H
+#define SC_H
+
+#include <limits.h>
+
+#include "sbxports.h"
+#include "result.h"
+
+struct sbx_result;		/* sbxchild.h */
+enum sccheck {
+	SC_VERSION, SC_NOINPUT, SC_MISSING, SC_LS, SC_CREATE, SC_EXISTS,
+	SC_EXEC, SC_GUEST, SC_DIALECT, SC_PUBLISH, SC_UNPUBLISH, SC_IDLE,
+	SC_HOLD, SC_STOPPED, SC_RESTART, SC_REMOVE, SC_COUNT
+};
+
+#define SC_SHOWN	720	/* an escaped stream of sc_said, and room */
+struct sc {
+	char		 sbx[PATH_MAX];	/* the sbx CLI */
+	char		**env;		/* for the sbx child */
+	char		 name[64];	/* the throwaway sandbox */
+	char		 ws[PATH_MAX];	/* its workspace, made for it */
+	int		 cdfd;		/* ws/c: the self-check's own cache */
+	int		 timeout;	/* seconds per sbx call */
+	int		 given;		/* DOCKER_SANDBOX_TIMEOUT was set */
+	int		 readonly;	/* create as in read-only mode */
+	int		 fast;		/* -f: the slow checks are skipped */
+	int		 calls;		/* sbx invocations */
+	int		 signo;		/* a signal came: stop, clean up */
+	int		 restart;	/* sbx asked for a daemon restart */
+	char		 restartsaid[SC_SHOWN];	/* the first call that did */
+	int		 created;	/* create was run: rm at the end */
+	int		 gone;		/* rm done and the listing agrees */
+	int		 cantrun;	/* errno: sbx could not be run */
+	long long	 grace;		/* ms: the idle stop as measured, or 0 */
+	struct sbx_portcli pc;		/* the port calls, dialect found once */
+	char		 version[64];
+	pid_t		 remover;	/* scremove.c's child */
+	int		 line;		/* its lifeline */
+	struct result	 r[SC_COUNT];
+};
+
+/* selfcheck.c */
+int	 selfcheck(int, int, int);
+
+/* sccall.c */
+void	 sc_say(struct sc *, enum sccheck, enum verdict, const char *, ...)
+	    PRINTFLIKE(4, 5);
+int	 sc_sbx(struct sc *, struct sbx_result *, char **);
+void	 sc_after(struct sc *, int, int, const char *);
+int	 sc_sleep(struct sc *, long long);
+pid_t	 sc_spawn(struct sc *, char **);
+void	 sc_unspawn(pid_t);
+const char *sc_said(const struct sbx_result *, char *, size_t);
+const char *sc_heard(struct sbx_result *, char *, size_t);
+
+/* scremove.c */
+int	 sc_workspace(struct sc *);
+int	 sc_remover_start(struct sc *);
+int	 sc_remover_fire(struct sc *);
+void	 sc_remover_release(struct sc *);
+
+/* scbasic.c */
+int	 sc_version(struct sc *);
+int	 sc_missing(struct sc *);
+int	 sc_ls(struct sc *);
+int	 sc_create(struct sc *);
+int	 sc_exists(struct sc *);
+int	 sc_exec(struct sc *);
+int	 sc_remove(struct sc *);
+int	 sc_status(struct sc *, char *, size_t);
+
+/* scwords.c */
+int	 sc_noinput(struct sc *);
+void	 sc_restart(struct sc *);
+
+/* scmark.c */
+int	 sc_guest(struct sc *);
+
+/* scguest.c */
+int	 sc_idle(struct sc *);
+int	 sc_hold(struct sc *);
+
+/* scports.c */
+int	 sc_dialect(struct sc *);
+int	 sc_publish(struct sc *);
+int	 sc_stopped(struct sc *);
+
+#endif /* SC_H */

@@ -1,0 +1,228 @@
+/*
+ * imgsave.c: the image cache's fill, at teardown, before the rm of a
+ * sandbox we created.  Two sbx calls: one asks the daemon for its store
+ * and the images it pulled (a repository digest and a tag: a built image
+ * has no digest), the other streams `docker save ID...` into the entry,
+ * by ID so that the archive names nothing.  What the daemon says is the
+ * agent's and only a hint: the next session's pulls decide what is used.
+ * Bounded by the watcher's timeout per call and by the budget; any
+ * failure leaves the entry as it was and the teardown goes on.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sbx.h"
+#include "sbxchild.h"
+#include "sbxcli.h"
+#include "sbxconf.h"
+#include "sbximg.h"
+#include "sbxstate.h"
+#include "sbx-watch.h"
+
+extern char **environ;
+
+#define LIST_MAX	(256 * 1024)	/* bytes of image listing read */
+#define D		"docker -H " SBX_DOCKER_HOST
+
+static const char list_sh[] =
+    D " info --format '{{.Driver}}' && " D " image ls --digests "
+    "--no-trunc --format '{{.Repository}}:{{.Tag}} {{.Digest}} {{.ID}}'";
+
+struct images {
+	struct sbx_imgmeta m;
+	char	 ids[SBX_IMG_REFS_MAX][72];
+	size_t	 nids;
+};
+
+/* One line of the listing: a pulled image's reference, digest and ID. */
+static void
+take(struct images *im, char *line)
+{
+	char *ref, *dig, *id, *sp;
+	size_t i;
+
+	ref = line;
+	if ((sp = strchr(ref, ' ')) == NULL)
+		return;
+	*sp = '\0';
+	dig = sp + 1;
+	if ((sp = strchr(dig, ' ')) == NULL)
+		return;
+	*sp = '\0';
+	id = sp + 1;
+	if (strstr(ref, "<none>") != NULL || strncmp(dig, "sha256:", 7) != 0 ||
+	    strlen(dig) != 71 || strspn(dig + 7, "0123456789abcdef") != 64 ||
+	    !sbx_img_id_valid(id, strlen(id)) ||
+	    !sbx_img_ref_valid(ref, strlen(ref)))
+		return;
+	for (i = 0; i < im->m.nrefs; i++)
+		if (strcmp(im->m.refs[i], ref) == 0)
+			break;
+	if (i == im->m.nrefs && im->m.nrefs < SBX_IMG_REFS_MAX)
+		memcpy(im->m.refs[im->m.nrefs++], ref, strlen(ref) + 1);
+	for (i = 0; i < im->nids; i++)
+		if (strcmp(im->ids[i], id) == 0)
+			return;
+	if (im->nids < SBX_IMG_REFS_MAX)
+		memcpy(im->ids[im->nids++], id, strlen(id) + 1);
+}
+
+/*
+ * Run argv with stdout into fd, stopped past max bytes, stderr dropped
+ * (the daemon's words are the agent's: never on our stderr, never
+ * unbounded in memory); 0 when it exited 0 within both bounds.
+ */
+static int
+tofile(const struct watch *w, char **argv, int fd, long long max)
+{
+	struct sbx_spawn s;
+	struct sbx_result c;
+	int nul, ok;
+
+	if ((nul = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1)
+		return -1;
+	memset(&s, 0, sizeof(s));
+	s.argv = argv;
+	s.envp = w->envp;
+	s.timeout = w->timeout;
+	s.newpgrp = 1;
+	s.in = nul;
+	s.out = fd;
+	s.outmax = max;
+	s.err = nul;
+	ok = sbx_supervise(&s, &c) == 0 && c.status == 0 && !c.toolarge;
+	sbx_result_free(&c);
+	close(nul);
+	return ok ? 0 : -1;
+}
+
+/*
+ * Call 1: the store and the pulled images, through a temporary file in
+ * the cache root; 0, or -1.
+ */
+static int
+listing(const struct watch *w, const char *sbx, int root, struct images *im)
+{
+	char *argv[] = { (char *)sbx, "exec", (char *)w->name, "--", "sh",
+	    "-c", (char *)list_sh, NULL };
+	struct sbx_buf b;
+	char tmp[32], *line, *next;
+	int fd, rv;
+
+	memset(&b, 0, sizeof(b));
+	snprintf(tmp, sizeof(tmp), ".list.%ld", (long)getpid());
+	(void)unlinkat(root, tmp, 0);
+	if ((fd = sbx_img_file(root, tmp, O_RDWR | O_CREAT | O_EXCL)) == -1)
+		return -1;
+	(void)unlinkat(root, tmp, 0);	/* the descriptor is enough */
+	rv = tofile(w, argv, fd, LIST_MAX);
+	if (rv == 0 && (lseek(fd, 0, SEEK_SET) == -1 ||
+	    sbx_buf_readfd(&b, fd, LIST_MAX + 1) == -1 || b.data == NULL))
+		rv = -1;
+	close(fd);
+	for (line = b.data; rv == 0 && line != NULL && *line != '\0';
+	    line = next) {
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		if (line != b.data)
+			take(im, line);
+		else if (strlen(line) <= SBX_IMG_STORE_MAX)
+			memcpy(im->m.store, line, strlen(line) + 1);
+	}
+	sbx_buf_free(&b);
+	return rv == 0 && im->m.store[0] != '\0' && im->nids > 0 ? 0 : -1;
+}
+
+/* Call 2: docker save ID... into fd, at most budget bytes; 0, or -1. */
+static int
+save(const struct watch *w, const char *sbx, const struct images *im,
+    int fd, long long budget)
+{
+	char *argv[8 + SBX_IMG_REFS_MAX + 1];
+	size_t n = 0, i;
+
+	argv[n++] = (char *)sbx;
+	argv[n++] = "exec";
+	argv[n++] = (char *)w->name;
+	argv[n++] = "--";
+	argv[n++] = "docker";
+	argv[n++] = "-H";
+	argv[n++] = SBX_DOCKER_HOST;
+	argv[n++] = "save";
+	for (i = 0; i < im->nids; i++)
+		argv[n++] = (char *)im->ids[i];
+	argv[n] = NULL;
+	return tofile(w, argv, fd, budget);
+}
+
+/*
+ * The fill, when the cache is on and the sandbox is one we created and
+ * are removing.
+ */
+void
+watch_imgsave(const struct watch *w)
+{
+	struct images *im;
+	struct stat st;
+	char text[PATH_MAX + 192], state[16], sbx[PATH_MAX], path[PATH_MAX];
+	char name[SBX_IMG_NAME_MAX], tmp[32] = "", *wsl[2] = { NULL, NULL };
+	long long budget;
+	int root = -1, efd = -1, fd = -1, done = 0;
+
+	if (w->mode != MODE_REMOVE || (budget = sbx_xconf_image_cache()) == 0)
+		return;
+	if ((im = calloc(1, sizeof(*im))) == NULL)
+		return;
+	if (sbx_created_text(w->dfd, w->name, text, sizeof(text)) == -1 ||
+	    sbx_state_field(text, "state", state, sizeof(state)) == NULL ||
+	    strcmp(state, SBX_READY) != 0 ||
+	    sbx_created_workspace(w->dfd, w->name, im->m.workspace,
+	    sizeof(im->m.workspace)) == -1 ||
+	    stat(im->m.workspace, &st) == -1 || !S_ISDIR(st.st_mode))
+		goto out;
+	wsl[0] = im->m.workspace;
+	sbx_img_name(name, sizeof(name), &st);
+	/* a cache that cannot be had costs no call */
+	if ((root = sbx_img_open(im->m.workspace, 1, path, sizeof(path))) ==
+	    -1 || sbx_cli_find(environ, wsl, sbx, sizeof(sbx)) == -1 ||
+	    listing(w, sbx, root, im) == -1 ||
+	    (efd = sbx_img_entry(root, name, 1)) == -1)
+		goto out;
+	snprintf(tmp, sizeof(tmp), ".archive.%ld", (long)getpid());
+	(void)unlinkat(efd, tmp, 0);
+	if ((fd = sbx_img_file(efd, tmp, O_WRONLY | O_CREAT | O_EXCL)) == -1)
+		goto out;
+	if (save(w, sbx, im, fd, budget) == -1 || fstat(fd, &st) == -1)
+		goto out;
+	im->m.size = (long long)st.st_size;
+	im->m.saved = im->m.used = (long long)time(NULL);
+	/* the old meta first: never a meta with another archive */
+	if ((unlinkat(efd, "meta", 0) == -1 && errno != ENOENT) ||
+	    renameat(efd, tmp, efd, "archive") == -1 ||
+	    sbx_img_meta_write(efd, &im->m) == -1)
+		goto out;
+	done = 1;
+	(void)sbx_img_evict(root, budget, name, 0, NULL);
+out:
+	if (fd != -1)
+		close(fd);
+	if (efd != -1 && !done) {
+		(void)unlinkat(efd, tmp, 0);
+		/* an entry made for this fill goes with it */
+		if (faccessat(efd, "meta", F_OK, AT_SYMLINK_NOFOLLOW) == -1)
+			(void)sbx_img_drop(root, name);
+	}
+	if (efd != -1)
+		close(efd);
+	if (root != -1)
+		close(root);
+	free(im);
+}

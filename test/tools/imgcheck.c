@@ -1,0 +1,56 @@
+/*
+ * imgcheck: img_check() of sbx-run/imgcheck.c on one file, for the
+ * imgcheck suite: prints "ok", or "refused: WHY" and exits 1.
+ *   imgcheck [-l limit] file
+ */
+#include <err.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "sbx.h"
+#include "sbx-run.h"
+
+static void SBX_DEAD
+usage(void)
+{
+	(void)fprintf(stderr, "usage: imgcheck [-l limit] file\n");
+	exit(SBX_EX_USAGE);
+}
+
+int
+main(int argc, char *argv[])
+{
+	char why[512];
+	const char *errstr;
+	long long limit = -1;
+	off_t off;
+	int c, fd, rc;
+
+	while ((c = getopt(argc, argv, "l:")) != -1) {
+		switch (c) {
+		case 'l':
+			limit = sbx_strtonum(optarg, 0, 1LL << 62, &errstr);
+			if (errstr != NULL)
+				errx(SBX_EX_USAGE, "limit %s: %s", optarg, errstr);
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc != 1)
+		usage();
+	if ((fd = open(argv[0], O_RDONLY)) == -1)
+		err(SBX_EX_FAIL, "%s", argv[0]);
+	if ((rc = img_check(fd, limit, why, sizeof(why))) == 0)
+		printf("ok\n");
+	else
+		printf("refused: %s\n", why);
+	/* the caller hands fd on as docker load's stdin */
+	if ((off = lseek(fd, 0, SEEK_CUR)) != 0 && off != -1)
+		errx(SBX_EX_FAIL, "img_check moved the file offset");
+	return sbx_fshut() == 0 && rc == 0 ? 0 : 1;
+}
