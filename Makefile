@@ -19,7 +19,7 @@ BIN = sbx-env/sbx-env sbx-run/sbx-run sbx-watch/sbx-watch sbx-gc/sbx-gc \
 RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
 	sbx-run/journal.o sbx-run/workspace.o sbx-run/ending.o \
 	sbx-run/prewarm.o sbx-run/orphan.o sbx-run/race.o \
-	sbx-run/check.o sbx-run/imgload.o sbx-run/imgcheck.o sbx-run/imgjson.o
+	sbx-run/check.o sbx-run/exec.o sbx-run/imgload.o sbx-run/imgcheck.o sbx-run/imgjson.o
 WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/teardown.o \
 	sbx-watch/pidwait.o sbx-watch/prewarm.o sbx-watch/imgsave.o
 GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o sbx-gc/rfc3339.o sbx-gc/imgevict.o

@@ -253,14 +253,8 @@ int
 long_running(char *const *av)
 {
 	static const char *const slow[] = { "pull", "build", "compose", NULL };
-	const char *const *s;
-	int sub;
 
-	sub = subcommand(av);
-	for (s = slow; av[sub] != NULL && *s != NULL; s++)
-		if (strcmp(av[sub], *s) == 0)
-			return 1;
-	return 0;
+	return subcommand_in(av, slow);
 }
 
 /* docker exec's and compose exec's options that take a value */

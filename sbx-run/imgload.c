@@ -46,10 +46,13 @@ static const char load_sh[] =
     H " image prune -f >/dev/null 2>&1\n"
     "exit 0\n";
 
-/* the docker subcommands that may need an image */
+/*
+ * The docker subcommands that may need an image, and tag, which would
+ * name a loaded image before the pulls decide which of them stay
+ */
 static const char *const needy[] = {
 	"pull", "run", "create", "build", "buildx", "builder", "compose",
-	"image", "container", "load", NULL
+	"image", "container", "load", "tag", NULL
 };
 
 static int needs;	/* this run's command is one of them */

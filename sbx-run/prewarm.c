@@ -72,7 +72,7 @@ warm(struct request *r, char **av, int in)
 
 /* Pass the child's words on, keeping the last SBX_PREWARM_SAID bytes. */
 static size_t
-relay(int fd, char *keep)
+pass_words(int fd, char *keep)
 {
 	char buf[4096];
 	size_t len = 0, n;
@@ -146,7 +146,7 @@ prewarm(struct request *r, char **av, int in)
 		exit(warm(r, av, in));
 	}
 	close(p[1]);
-	len = relay(p[0], said);
+	len = pass_words(p[0], said);
 	close(p[0]);
 	while (waitpid(child, &ws, 0) == -1 && errno == EINTR)
 		;
@@ -164,30 +164,6 @@ prewarm(struct request *r, char **av, int in)
 	close(lfd);
 	close(dfd);
 	return forwarded != 0 ? SBX_SIGSTATUS(forwarded) : status;
-}
-
-/*
- * Under the lock, or with none held: a prewarm that failed is reported
- * once, by the call that finds it, with its status and what it said;
- * the next call provisions anew.
- */
-void
-prewarm_report(const struct request *r, int dfd)
-{
-	char said[2 * SBX_PREWARM_SAID], file[SBX_MARKER_MAX];
-	long long when;
-	int status;
-
-	if (sbx_prewarm_read(dfd, r->name, &when, &status, said,
-	    sizeof(said)) == -1 || status == 0)
-		return;
-	(void)sbx_marker_path(file, sizeof(file), r->name, SBX_M_PREWARM);
-	(void)sbx_state_remove(dfd, file);
-	warnx("sandbox %s: provisioning it ahead of this call (sbx-run -P) "
-	    "failed, exit %d; the next call tries again.  It said:", r->name,
-	    status);
-	(void)sbx_writeall(STDERR_FILENO, said, strlen(said));
-	exit(status);
 }
 
 /*

@@ -52,7 +52,8 @@ int	 inner_exec(char *const *, int *, int *, const char **);
 char	**inner_words(char *const *, int *);
 void	 end_inside(const struct request *, const char *);
 
-/* sbx-run.c */
+/* exec.c */
+char	**exec_argv(struct request *, char **, char **, int, int);
 int	 exec_once(struct request *, char **, int, int *, struct sbx_buf *);
 
 /* race.c */
@@ -62,6 +63,7 @@ int	 exec_first(struct request *, char **, int, int *, struct sbx_buf *);
 void	 provision_snapshot(struct request *);
 int	 provision(const struct request *);
 int	 provision_lock(const struct request *, int, const char *);
+void	 prewarm_report(const struct request *, int);
 
 /* imgload.c: the image cache's load after a create, and the wait for it */
 void	 img_argv(char *const *, int);
@@ -71,7 +73,6 @@ void	 img_load(const struct request *, int, const char *);
 /* prewarm.c */
 int	 prewarm(struct request *, char **, int);
 void	 prewarm_await(const struct request *);
-void	 prewarm_report(const struct request *, int);
 
 /* orphan.c */
 struct stale {			/* NAME.owner before the create, if dead then */

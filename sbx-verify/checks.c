@@ -237,15 +237,18 @@ port_binds(const struct audit *a, struct result *r)
 static void
 workspace_ro(const struct audit *a, struct result *r)
 {
-	char b[8];
+	char b[8], created[SBX_MARKER_MAX];
 
 	if (!a->readonly)
 		result_say(r, SKIP, "read-write mode%s: the project is meant "
 		    "to be writable", a->marker ? " (NAME.created says "
 		    "mode=rw)" : "");
-	else if (a->project[0] == '\0')
-		result_say(r, FAIL, "read-only mode, but no %s.created marker "
-		    "names the project, so no write could be tried", a->name);
+	else if (a->project[0] == '\0') {
+		(void)sbx_marker_path(created, sizeof(created), a->name,
+		    SBX_M_CREATED);
+		result_say(r, FAIL, "read-only mode, but no %s marker names "
+		    "the project, so no write could be tried", created);
+	}
 	else if (answer_get(a, "ro.denied", b, sizeof(b)))
 		result_say(r, PASS, "a write to %s failed inside", a->project);
 	else if (answer_get(a, "ro.writable", b, sizeof(b)))

@@ -244,9 +244,12 @@ table() {
 	done
 	common_setup
 	for n in $names; do
-		[ "$n" = DOCKER_SANDBOX_SBX ] && continue	# the stand-in, set again
+		# set again: the stand-in, and the image cache off
+		[ "$n" = DOCKER_SANDBOX_SBX ] && continue
+		[ "$n" = DOCKER_SANDBOX_IMAGE_CACHE ] && continue
 		[ -z "${!n+set}" ] || fail "$n is still set: ${!n}"
 	done
 	[ "$DOCKER_SANDBOX_SBX" = "$TOP/test/bin/sbx" ]
+	[ "$DOCKER_SANDBOX_IMAGE_CACHE" = 0 ]
 	run -0 sbx-env -c
 }

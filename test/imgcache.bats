@@ -361,7 +361,7 @@ hold_load() {
 	fail "the lock was not taken"
 }
 
-@test "imgcache: a docker pull waits for a load in flight, within its timeout; a docker ps does not" {
+@test "imgcache: a docker pull or tag waits for a load in flight, within its timeout; a docker ps does not" {
 	project w
 	run_in "$P" imgc-w1 ps >/dev/null
 	hold_load imgc-w1 4
@@ -373,6 +373,14 @@ hold_load() {
 	wait "$HOLDER"
 	((ps_ms < 3000)) || fail "docker ps took $ps_ms ms"
 	((pull_ms >= 3800)) || fail "docker pull went on after $pull_ms ms"
+	# a tag could name a loaded image before the pulls decide: it waits
+	rm -f "$SBX_STATE_DIR/.imgload.lock.held"
+	hold_load imgc-w1 3
+	t=$(date +%s%N)
+	run_in "$P" imgc-w1 tag "$REF/a:1" mine:1 >/dev/null
+	tag_ms=$((($(date +%s%N) - t) / 1000000))
+	wait "$HOLDER"
+	((tag_ms >= 2800)) || fail "docker tag went on after $tag_ms ms"
 	# within the call's own timeout: -t 2 waits 2 s, then goes on
 	rm -f "$SBX_STATE_DIR/.imgload.lock.held"
 	hold_load imgc-w1 8
