@@ -63,35 +63,35 @@ lib/capture.o lib/conf.o lib/confparse.o lib/createargv.o lib/env.o \
 	sbx-gc/markers.o sbx-gc/sbx-gc.o sbx-ports/bound.o \
 	sbx-ports/dockerps.o sbx-ports/hostport.o sbx-ports/portsmark.o \
 	sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-run/check.o \
-	sbx-run/dockerargs.o sbx-run/ending.o sbx-run/imgcheck.o \
-	sbx-run/imgjson.o sbx-run/imgload.o sbx-run/journal.o \
-	sbx-run/orphan.o sbx-run/prewarm.o sbx-run/provision.o \
-	sbx-run/race.o sbx-run/sbx-run.o sbx-run/workspace.o \
-	sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
-	sbx-verify/sbx-verify.o sbx-verify/scbasic.o sbx-verify/sccall.o \
-	sbx-verify/scguest.o sbx-verify/scmark.o sbx-verify/scports.o \
-	sbx-verify/scremove.o sbx-verify/scwords.o \
+	sbx-run/dockerargs.o sbx-run/ending.o sbx-run/exec.o \
+	sbx-run/imgcheck.o sbx-run/imgjson.o sbx-run/imgload.o \
+	sbx-run/journal.o sbx-run/orphan.o sbx-run/prewarm.o \
+	sbx-run/provision.o sbx-run/race.o sbx-run/sbx-run.o \
+	sbx-run/workspace.o sbx-verify/answers.o sbx-verify/checks.o \
+	sbx-verify/probe.o sbx-verify/sbx-verify.o sbx-verify/scbasic.o \
+	sbx-verify/sccall.o sbx-verify/scguest.o sbx-verify/scmark.o \
+	sbx-verify/scports.o sbx-verify/scremove.o sbx-verify/scwords.o \
 	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
 	sbx-watch/pidwait.o sbx-watch/prewarm.o sbx-watch/sbx-watch.o \
 	sbx-watch/teardown.o: lib/sbx.h
 lib/capture.o lib/guard.o lib/mark.o lib/portcli.o lib/proc.o \
 	lib/sbxcall.o lib/selfpipe.o lib/spawn.o lib/supervise.o \
-	sbx-gc/markers.o sbx-gc/sbx-gc.o sbx-ports/sync.o \
+	sbx-gc/markers.o sbx-gc/sbx-gc.o sbx-ports/sync.o sbx-run/exec.o \
 	sbx-run/imgload.o sbx-run/orphan.o sbx-run/provision.o \
-	sbx-run/sbx-run.o sbx-verify/probe.o sbx-verify/sbx-verify.o \
-	sbx-verify/scbasic.o sbx-verify/sccall.o sbx-verify/scguest.o \
-	sbx-verify/scmark.o sbx-verify/scports.o sbx-verify/scremove.o \
-	sbx-verify/scwords.o sbx-verify/selfcheck.o sbx-watch/imgsave.o \
-	sbx-watch/loop.o sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxchild.h
+	sbx-verify/probe.o sbx-verify/sbx-verify.o sbx-verify/scbasic.o \
+	sbx-verify/sccall.o sbx-verify/scguest.o sbx-verify/scmark.o \
+	sbx-verify/scports.o sbx-verify/scremove.o sbx-verify/scwords.o \
+	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
+	sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxchild.h
 lib/conf.o lib/createargv.o lib/holdargv.o lib/mark.o lib/portcli.o \
 	lib/sbxcall.o lib/sbxcli.o lib/sbxls.o lib/sbxsays.o \
 	lib/sibling.o sbx-gc/sbx-gc.o sbx-ports/dockerps.o \
-	sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-run/orphan.o \
-	sbx-run/provision.o sbx-run/race.o sbx-run/sbx-run.o \
-	sbx-verify/sbx-verify.o sbx-verify/scbasic.o sbx-verify/sccall.o \
-	sbx-verify/scguest.o sbx-verify/scports.o sbx-verify/scremove.o \
-	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
-	sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxcli.h
+	sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-run/exec.o \
+	sbx-run/orphan.o sbx-run/provision.o sbx-run/race.o \
+	sbx-run/sbx-run.o sbx-verify/sbx-verify.o sbx-verify/scbasic.o \
+	sbx-verify/sccall.o sbx-verify/scguest.o sbx-verify/scports.o \
+	sbx-verify/scremove.o sbx-verify/selfcheck.o sbx-watch/imgsave.o \
+	sbx-watch/loop.o sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxcli.h
 lib/conf.o lib/confparse.o lib/env.o lib/imglru.o lib/marker.o \
 	lib/name.o lib/sbxcli.o lib/statedir.o sbx-env/sbx-env.o \
 	sbx-gc/imgevict.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
@@ -108,10 +108,10 @@ lib/json.o lib/jsonout.o lib/portspec.o lib/sbxls.o sbx-env/sbx-env.o \
 	sbx-run/imgjson.o sbx-run/journal.o sbx-verify/result.o \
 	sbx-verify/scbasic.o: lib/sbxjson.h
 lib/mark.o sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o \
-	sbx-run/imgcheck.o sbx-run/imgjson.o sbx-run/imgload.o \
-	sbx-run/journal.o sbx-run/orphan.o sbx-run/prewarm.o \
-	sbx-run/provision.o sbx-run/race.o sbx-run/sbx-run.o \
-	sbx-run/workspace.o sbx-verify/scmark.o: lib/sbxmark.h
+	sbx-run/exec.o sbx-run/imgcheck.o sbx-run/imgjson.o \
+	sbx-run/imgload.o sbx-run/journal.o sbx-run/orphan.o \
+	sbx-run/prewarm.o sbx-run/provision.o sbx-run/race.o \
+	sbx-run/sbx-run.o sbx-run/workspace.o sbx-verify/scmark.o: lib/sbxmark.h
 lib/portcli.o lib/portspec.o sbx-ports/bound.o sbx-ports/dockerps.o \
 	sbx-ports/hostport.o sbx-ports/portsmark.o sbx-ports/sbx-ports.o \
 	sbx-ports/sync.o sbx-verify/answers.o sbx-verify/checks.o \
@@ -134,10 +134,11 @@ lib/clock.o lib/lock.o lib/sbxcall.o lib/supervise.o sbx-run/race.o \
 sbx-gc/imgevict.o sbx-gc/markers.o sbx-gc/rfc3339.o sbx-gc/sbx-gc.o: sbx-gc/sbx-gc.h
 sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/hostport.o \
 	sbx-ports/portsmark.o sbx-ports/sbx-ports.o sbx-ports/sync.o: sbx-ports/sbx-ports.h
-sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o sbx-run/imgcheck.o \
-	sbx-run/imgjson.o sbx-run/imgload.o sbx-run/journal.o \
-	sbx-run/orphan.o sbx-run/prewarm.o sbx-run/provision.o \
-	sbx-run/race.o sbx-run/sbx-run.o sbx-run/workspace.o: sbx-run/sbx-run.h
+sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o sbx-run/exec.o \
+	sbx-run/imgcheck.o sbx-run/imgjson.o sbx-run/imgload.o \
+	sbx-run/journal.o sbx-run/orphan.o sbx-run/prewarm.o \
+	sbx-run/provision.o sbx-run/race.o sbx-run/sbx-run.o \
+	sbx-run/workspace.o: sbx-run/sbx-run.h
 sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
 	sbx-verify/sbx-verify.o: sbx-verify/audit.h
 sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \

@@ -12,6 +12,9 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxchild.h"
+#include "sbxcli.h"
+#include "sbxmark.h"
 #include "sbx-run.h"
 
 /*

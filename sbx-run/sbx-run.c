@@ -20,10 +20,8 @@
 #include <unistd.h>
 
 #include "sbx.h"
-#include "sbxchild.h"
 #include "sbxcli.h"
 #include "sbxconf.h"
-#include "sbxmark.h"
 #include "sbx-run.h"
 
 #define LONG_TIMEOUT	600
