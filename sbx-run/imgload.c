@@ -33,8 +33,8 @@
 
 #define LOAD_TIMEOUT	600	/* seconds for the load when no bound is set */
 #define FDS_MAX		1024	/* closed in the detached child */
-#define EX_STORE	3	/* SCRIPT: another store kind: drop the entry */
-#define EX_LOAD		4	/* SCRIPT: docker load refused it: drop it */
+#define SCRIPT_STORE	3	/* SCRIPT: another store kind: drop the entry */
+#define SCRIPT_LOAD	4	/* SCRIPT: docker load refused it: drop it */
 #define H		"docker -H " SBX_DOCKER_HOST
 
 static const char load_sh[] =
@@ -179,23 +179,23 @@ loader(const struct request *r, int dfd, int root, int efd, int afd,
 	}
 	if (pid == 0) {
 		if (fork() != 0)
-			_exit(0);
+			_exit(SBX_EX_OK);
 		keep[0] = dfd, keep[1] = root, keep[2] = efd;
 		keep[3] = afd, keep[4] = p[1];
 		detach(keep, 5);
 		if ((lfd = sbx_lock_name(dfd, SBX_IMGLOAD_LOCK, r->name,
 		    0)) == -1)
-			_exit(1);
+			_exit(SBX_EX_FAIL);
 		(void)write(p[1], "l", 1);
 		close(p[1]);
 		st = load_call(r, afd, m);
 		if (st == 0) {
 			m->used = (long long)time(NULL);
 			(void)sbx_img_meta_write(efd, m);
-		} else if (st == EX_STORE || st == EX_LOAD)
+		} else if (st == SCRIPT_STORE || st == SCRIPT_LOAD)
 			(void)sbx_img_drop(root, name);
 		close(lfd);
-		_exit(0);
+		_exit(SBX_EX_OK);
 	}
 	close(p[1]);
 	while (waitpid(pid, &ws, 0) == -1 && errno == EINTR)
