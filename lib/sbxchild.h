@@ -3,7 +3,8 @@
  * to its end (relaying, capturing or holding its output, forwarding
  * signals, a timeout), capture.c runs one for its output; selfpipe.c
  * brings trapped signals into the same poll; guard.c ties a child's life
- * to ours; proc.c tells whether a process is still the one we knew.
+ * to ours; detach.c lets a process outlive its caller; proc.c tells
+ * whether a process is still the one we knew.
  * Nothing here knows sbx.
  */
 #ifndef SBXCHILD_H
@@ -71,6 +72,10 @@ int	 sbx_capture(struct sbx_result *, char *const *, char *const *, int);
  * (supervise.c's guardian; sbx-verify -S's remover)
  */
 pid_t	 sbx_lifeline(int *, void (*)(int, const sigset_t *, void *), void *);
+
+/* detach.c: what a process that outlives its caller lets go of */
+void	 sbx_stdio_null(void);
+void	 sbx_close_others(const int *, size_t);
 
 /* proc.c: is a process (pid plus start time) still the one we knew? */
 int	 sbx_proc_start(pid_t, unsigned long long *);

@@ -32,7 +32,6 @@
 #include "sbx-run.h"
 
 #define LOAD_TIMEOUT	600	/* seconds for the load when no bound is set */
-#define FDS_MAX		1024	/* closed in the detached child */
 #define SCRIPT_STORE	3	/* SCRIPT: another store kind: drop the entry */
 #define SCRIPT_LOAD	4	/* SCRIPT: docker load refused it: drop it */
 #define H		"docker -H " SBX_DOCKER_HOST
@@ -137,24 +136,10 @@ load_call(const struct request *r, int afd, const struct sbx_imgmeta *m)
 static void
 detach(const int *keep, size_t nkeep)
 {
-	size_t i;
-	int fd, nul;
-
 	(void)setsid();
 	sbx_selfpipe_child();
-	if ((nul = open("/dev/null", O_RDWR)) != -1) {
-		(void)dup2(nul, STDIN_FILENO);
-		(void)dup2(nul, STDOUT_FILENO);
-		(void)dup2(nul, STDERR_FILENO);
-		if (nul > STDERR_FILENO)
-			close(nul);
-	}
-	for (fd = STDERR_FILENO + 1; fd < FDS_MAX; fd++) {
-		for (i = 0; i < nkeep && keep[i] != fd; i++)
-			;
-		if (i == nkeep)
-			(void)close(fd);
-	}
+	sbx_stdio_null();
+	sbx_close_others(keep, nkeep);
 }
 
 /*

@@ -93,7 +93,7 @@ remover(int line, const sigset_t *old, void *arg)
 	struct sigaction sa;
 	ssize_t r;
 	char b;
-	int i, fd;
+	int i;
 
 	(void)setpgid(0, 0);
 	sbx_selfpipe_child();	/* our traps and self-pipe are the parent's */
@@ -105,13 +105,7 @@ remover(int line, const sigset_t *old, void *arg)
 	(void)sigaction(SIGPIPE, &sa, NULL);
 	sigprocmask(SIG_SETMASK, old, NULL);
 	/* nobody reads us, and a reader of our parent's output must not wait */
-	if ((fd = open("/dev/null", O_RDWR)) != -1) {
-		(void)dup2(fd, STDIN_FILENO);
-		(void)dup2(fd, STDOUT_FILENO);
-		(void)dup2(fd, STDERR_FILENO);
-		if (fd > STDERR_FILENO)
-			close(fd);
-	}
+	sbx_stdio_null();
 	while ((r = read(line, &b, 1)) == -1 && errno == EINTR)
 		;
 	if (r == 1)

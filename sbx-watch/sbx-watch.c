@@ -26,7 +26,6 @@
 #include "sbxstate.h"
 #include "sbx-watch.h"
 
-#define FD_SCAN_MAX	65536	/* descriptors closed after detaching */
 #define PREWARM_HOLD	300	/* seconds the VM is held after a prewarm */
 
 extern char **environ;
@@ -89,43 +88,21 @@ tell(int fd, int code, int error, const char *what)
 	(void)sbx_writeall(fd, &r, sizeof(r));
 }
 
-static void
-close_others(const int *keep, size_t nkeep)
-{
-	long max, fd;
-	size_t i;
-
-	if ((max = sysconf(_SC_OPEN_MAX)) <= 0 || max > FD_SCAN_MAX)
-		max = FD_SCAN_MAX;
-	for (fd = STDERR_FILENO + 1; fd < max; fd++) {
-		for (i = 0; i < nkeep && keep[i] != fd; i++)
-			;
-		if (i == nkeep)
-			(void)close((int)fd);
-	}
-}
-
 /* The detached watcher: take the lock, write the owner, say so, watch. */
 static void SBX_DEAD
 watcher(struct watch *w, int readyfd, pid_t owner,
     unsigned long long ownerstart)
 {
 	char lock[SBX_MARKER_MAX];
-	int keep[4], fd;
+	int keep[4];
 
 	keep[0] = w->dfd;
 	keep[1] = w->lifeline;
 	keep[2] = w->pidfd;
 	keep[3] = readyfd;
 	(void)chdir("/");
-	if ((fd = open("/dev/null", O_RDWR)) != -1) {
-		(void)dup2(fd, STDIN_FILENO);
-		(void)dup2(fd, STDOUT_FILENO);
-		(void)dup2(fd, STDERR_FILENO);
-		if (fd > STDERR_FILENO)
-			close(fd);
-	}
-	close_others(keep, 4);
+	sbx_stdio_null();
+	sbx_close_others(keep, 4);
 	(void)sbx_marker_path(lock, sizeof(lock), w->name, SBX_M_LOCK);
 	if (sbx_lock(w->dfd, lock, 0) == -1) {
 		if (errno == EAGAIN) {

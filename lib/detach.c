@@ -1,0 +1,44 @@
+/*
+ * detach.c: what a process that runs on after its caller lets go of, so
+ * that nobody reading the caller's output waits on it: stdio goes to
+ * /dev/null, every other descriptor is closed but those it keeps.
+ */
+#include <fcntl.h>
+#include <stddef.h>
+#include <unistd.h>
+
+#include "sbxchild.h"
+
+#define FD_SCAN_MAX	65536	/* descriptors looked at past stderr */
+
+/* stdin, stdout and stderr on /dev/null (left as they were if it fails). */
+void
+sbx_stdio_null(void)
+{
+	int fd;
+
+	if ((fd = open("/dev/null", O_RDWR)) == -1)
+		return;
+	(void)dup2(fd, STDIN_FILENO);
+	(void)dup2(fd, STDOUT_FILENO);
+	(void)dup2(fd, STDERR_FILENO);
+	if (fd > STDERR_FILENO)
+		close(fd);
+}
+
+/* Close every descriptor above stderr but the nkeep in keep. */
+void
+sbx_close_others(const int *keep, size_t nkeep)
+{
+	long max, fd;
+	size_t i;
+
+	if ((max = sysconf(_SC_OPEN_MAX)) <= 0 || max > FD_SCAN_MAX)
+		max = FD_SCAN_MAX;
+	for (fd = STDERR_FILENO + 1; fd < max; fd++) {
+		for (i = 0; i < nkeep && keep[i] != fd; i++)
+			;
+		if (i == nkeep)
+			(void)close((int)fd);
+	}
+}
