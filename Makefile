@@ -212,12 +212,13 @@ check: all $(TESTTOOLS)
 
 # the bats suites; the same on sanitized binaries (SBX_SANITIZE=0: not);
 # the pi extension's node tests
+# the suites run make themselves: none of this make's flags (-s) reach them
 check-bats: all $(TESTTOOLS)
-	sh test/run-suites bats
+	MAKEFLAGS= MAKELEVEL= MFLAGS= sh test/run-suites bats
 check-sanitized: all
-	sh test/run-suites sanitized
+	MAKEFLAGS= MAKELEVEL= MFLAGS= sh test/run-suites sanitized
 check-pi: all
-	sh test/run-suites pi
+	MAKEFLAGS= MAKELEVEL= MFLAGS= sh test/run-suites pi
 
 lint: all
 	sh test/lint

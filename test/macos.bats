@@ -55,7 +55,8 @@ build_macos() {
 	local arch=$1 want=$2 dir="$BATS_TEST_TMPDIR/src" p n=0
 	need_zig
 	copy_tree "$dir"
-	run make -C "$dir" CC="$ZIG cc -target $arch-macos" AR="$ZIG ar" all
+	# (a caller's make -s must not silence the commands checked below)
+	run env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$dir" CC="$ZIG cc -target $arch-macos" AR="$ZIG ar" all
 	[ "$status" -eq 0 ] || fail "macOS $arch build failed: $output"
 	# the project's flags were used, not some default of zig's
 	[[ "$output" == *"-Wall -Wextra -Werror"* ]] || fail "flags: $output"
