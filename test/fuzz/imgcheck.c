@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "sbxjson.h"
-#include "sbx-run.h"
+#include "../../sbx-run/sbx-run.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -13,7 +13,7 @@
 
 #include "sbxports.h"
 #include "sbx-internal.h"
-#include "sbx-ports.h"
+#include "../../sbx-ports/sbx-ports.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sbx-gc.h"
+#include "../../sbx-gc/sbx-gc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "sbx.h"
-#include "sbx-run.h"
+#include "../../sbx-run/sbx-run.h"
 
 static void SBX_DEAD
 usage(void)

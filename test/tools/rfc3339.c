@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "sbx.h"
-#include "sbx-gc.h"
+#include "../../sbx-gc/sbx-gc.h"
 
 int
 main(int argc, char *argv[])
