@@ -34,7 +34,8 @@ MAN1 = man/sbx-env.1 man/sbx-run.1 man/sbx-ports.1 man/sbx-verify.1
 MAN7 = man/sbx-tools.7
 MAN8 = man/sbx-gc.8 man/sbx-watch.8
 TESTTOOLS = test/tools/hostile-env test/tools/failalloc.so test/tools/rfc3339 \
-	test/tools/selfpipe test/tools/orphan test/tools/imgcheck
+	test/tools/selfpipe test/tools/orphan test/tools/imgcheck \
+	test/tools/sbxsays
 
 all: $(BIN)
 
@@ -186,6 +187,10 @@ test/tools/rfc3339: test/tools/rfc3339.c sbx-gc/rfc3339.o lib/libsbx.a
 
 test/tools/selfpipe: test/tools/selfpipe.c lib/libsbx.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib $(LDFLAGS) -o $@ test/tools/selfpipe.c \
+		lib/libsbx.a
+
+test/tools/sbxsays: test/tools/sbxsays.c lib/libsbx.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib $(LDFLAGS) -o $@ test/tools/sbxsays.c \
 		lib/libsbx.a
 
 test/tools/orphan: test/tools/orphan.c lib/libsbx.a

@@ -50,6 +50,9 @@ int	 sbx_says_restart_line(const char *, size_t);
 int	 sbx_says_race_line(const char *, size_t);
 int	 sbx_says_notice(const char *, size_t);
 void	 sbx_restart_exit(void) SBX_DEAD;
+#define SBX_RESTART_FIX	"sbx was upgraded and its daemon must restart, " \
+	"which stops every sandbox: run 'sbx daemon restart', or 'sbx ls' " \
+	"in a terminal and confirm"
 
 /* sbxls.c: is a sandbox in the output of `sbx ls --json`, and how? */
 int	 sbx_ls_listed(const char *, size_t, const char *, const char **);

@@ -1,11 +1,13 @@
 /*
- * sbxsays.c: every wording of sbx's that a program acts on.  sbx's texts
- * change between releases, so each matcher lives here, with the releases
- * its wording comes from (tags of the reference notes sbx-today.md and
- * sbx-cli.md), and nowhere else: a program asks what sbx said, never
- * compares sbx's bytes itself.
+ * sbxsays.c: what sbx's answers mean.  sbx words its answers anew between
+ * releases (the prefix, the case, the hints, the notices around them), so
+ * an answer is known by its stable words alone, in any case, after any
+ * prefix, on any line of sbx's standard error; each other line is judged
+ * by its shape: sbx's own noise (blank, indented, "[sbx] ", "WARN:", a
+ * "Label: value" line, a line about sbx's daemon or a sandbox) or not.  A
+ * program asks here what sbx said, never compares sbx's bytes itself, and
+ * where a wrong reading would cost something it confirms it by data.
  */
-#include <ctype.h>
 #include <err.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,259 +17,382 @@
 #include "sbx-internal.h"
 
 #define LINE_MAX_SBX	512	/* longer is no line of sbx's */
-#define NOTICES_MAX	8	/* notice lines before the answer */
-#define HINTS_MAX	6	/* hint lines after it */
+#define HOLD_LINES	24	/* lines of one answer, noise included */
 
-enum { F_NO, F_PREFIX, F_FULL };
+enum line {
+	L_OTHER,	/* no line of sbx's, or an answer not asked about */
+	L_NOISE,	/* sbx's notices, banner, versions, hints, blanks */
+	L_MISSING,	/* the sandbox asked about does not exist */
+	L_RESTART,	/* the daemon waits for its restart */
+	L_RACE		/* the daemon start race was lost */
+};
 
-/*
- * Does s[0..n) match the form pat, or end inside it?  The fixed text of
- * pat compares in any case; %n is the sandbox name, byte for byte; %q a
- * quote, ' or ", the second %q the same as the first; %d one or more
- * digits; %w one or more printable bytes but a space; %s, last only, any
- * printable bytes to the end.  F_FULL
- * sets *used to the bytes it took.
- */
 static int
-form(const char *s, size_t n, const char *pat, const char *name,
-    size_t *used)
+lower(int c)
 {
-	size_t i = 0, k, nl;
-	char q = '\0';
-
-	for (; *pat != '\0'; pat++) {
-		if (*pat != '%') {
-			if (i == n)
-				return F_PREFIX;
-			if (tolower((unsigned char)s[i]) !=
-			    tolower((unsigned char)*pat))
-				return F_NO;
-			i++;
-			continue;
-		}
-		switch (*++pat) {
-		case 'n':
-			nl = strlen(name);
-			for (k = 0; k < nl; k++, i++) {
-				if (i == n)
-					return F_PREFIX;
-				if (s[i] != name[k])
-					return F_NO;
-			}
-			break;
-		case 'q':
-			if (i == n)
-				return F_PREFIX;
-			if ((q == '\0' && s[i] != '\'' && s[i] != '"') ||
-			    (q != '\0' && s[i] != q))
-				return F_NO;
-			q = s[i++];
-			break;
-		case 'd':
-			for (k = i; i < n && isdigit((unsigned char)s[i]); i++)
-				;
-			if (i == n)
-				return F_PREFIX;
-			if (i == k)
-				return F_NO;
-			break;
-		case 'w':
-			for (k = i; i < n && (unsigned char)s[i] > ' ' &&
-			    s[i] != 0x7f; i++)
-				;
-			if (i == n)
-				return F_PREFIX;
-			if (i == k)
-				return F_NO;
-			break;
-		case 's':
-			for (; i < n; i++)
-				if ((unsigned char)s[i] < ' ' || s[i] == 0x7f)
-					return F_NO;
-			break;
-		}
-	}
-	*used = i;
-	return F_FULL;
+	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
 }
 
-/*
- * One line (complete: its newline seen) against a list of forms: 2 it is
- * one of them, 1 it could still become one, 0 neither.
- */
 static int
-line_is(const char *s, size_t n, int complete, const char *const *forms,
-    const char *name)
+namechar(int c)
 {
-	size_t used;
-	int r, could = 0;
-
-	if (n > LINE_MAX_SBX)
-		return 0;
-	for (; *forms != NULL; forms++) {
-		r = form(s, n, *forms, name, &used);
-		if (r == F_FULL && used == n)
-			return complete ? 2 : 1;
-		if (r == F_PREFIX)
-			could = 1;
-	}
-	return complete ? 0 : could;
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
 }
 
-/*
- * Does err hold the form pat anywhere (eol: ending a line)?  Any case,
- * as form() compares.
- */
 static int
-contains(const char *err, const char *pat, const char *name, int eol)
+quote(int c)
 {
-	size_t n, i, used;
+	return c == '\'' || c == '"' || c == '`';
+}
 
-	if (err == NULL)
-		return 0;
-	n = strlen(err);
-	for (i = 0; i < n; i++)
-		if (form(err + i, n - i, pat, name, &used) == F_FULL &&
-		    (!eol || i + used == n || err[i + used] == '\n'))
+/* Where w (lower case) is in s[0..n), in any case: its offset, or -1. */
+static long
+find(const char *s, size_t n, const char *w)
+{
+	size_t i, k, wl = strlen(w);
+
+	for (i = 0; i + wl <= n; i++) {
+		for (k = 0; k < wl && lower((unsigned char)s[i + k]) == w[k];
+		    k++)
+			;
+		if (k == wl)
+			return (long)i;
+	}
+	return -1;
+}
+
+/* Does s[0..n) start with w (lower case), in any case? */
+static int
+starts(const char *s, size_t n, const char *w)
+{
+	size_t wl = strlen(w);
+
+	return n >= wl && find(s, wl, w) == 0;
+}
+
+/* Is w a word of s[0..n): bounded by no letter on either side? */
+static int
+word(const char *s, size_t n, const char *w)
+{
+	size_t wl = strlen(w), at = 0;
+	long i;
+
+	while (at < n && (i = find(s + at, n - at, w)) != -1) {
+		i += (long)at;
+		if ((i == 0 || !namechar((unsigned char)s[i - 1])) &&
+		    ((size_t)i + wl == n ||
+		    !namechar((unsigned char)s[i + wl])))
 			return 1;
+		at = (size_t)i + 1;
+	}
 	return 0;
 }
 
 /*
- * A missing sandbox: "ERROR: no sandbox named 'NAME'" (exec, 0.39-0.46:
- * #504, AGS, FM), "Error: sandbox 'NAME' not found" (rm, stop, 0.39-0.46:
- * TET, MUSE), "ERROR: sandbox 'x' not found" (a 0.43 classifier, BAT-TS),
- * "error: sandbox 'NAME' not found" (every command from 0.47: HURA);
- * "[sbx] " before it when an auto-start fails (#470, 0.39).  Any case,
- * either quote (sbx's 409 texts quote with ", BAT-TS).
+ * Is the name at s[0..n), bounded: no name byte before it (where it
+ * starts at b) nor after it, but a full stop that ends a sentence?
  */
-static const char *const missing_forms[] = {
-	"error: no sandbox named %q%n%q",
-	"error: sandbox %q%n%q not found",
-	"[sbx] error: no sandbox named %q%n%q",
-	"[sbx] error: sandbox %q%n%q not found",
-	NULL
-};
-/* The restart an upgrade asks for: see sbx_says_restart. */
-static const char *const restart_forms[] = {
-	"error: ensure daemon: cannot prompt for restart%s",
-	"[sbx] error: ensure daemon: cannot prompt for restart%s",
-	NULL
-};
-static const char *const missing_words[] = {
-	"no sandbox named %q%n%q",
-	"sandbox %q%n%q not found",
-	NULL
-};
+static int
+name_at(const char *s, size_t n, size_t b, const char *name)
+{
+	size_t nl = strlen(name), e = b + nl;
+
+	if (nl == 0 || e > n || memcmp(s + b, name, nl) != 0)
+		return 0;
+	if (b > 0 && namechar((unsigned char)s[b - 1]))
+		return 0;
+	if (e < n && s[e] == '.' && (e + 1 == n ||
+	    !namechar((unsigned char)s[e + 1])))
+		return 1;
+	return e == n || !namechar((unsigned char)s[e]);
+}
 
 /*
- * What sbx prints of its own before its answer: the daemon it starts
- * ("Starting sandboxd daemon...", "Daemon started (PID n)", "Logs: PATH":
- * #201, 0.31.3, and other callers), the sandbox exec starts ("Sandbox ...
- * started successfully": FM), its "[sbx] " lines (#470, 0.39).
+ * Does the line say that sandbox name does not exist?  The words "no
+ * sandbox named" with the name after them, or "not found" with the name
+ * just before or after them; a quote and a colon may stand between.
+ * Another sandbox's name there is no answer about this one.
  */
-static const char *const notice_forms[] = {
-	"Starting sandboxd daemon...",
-	"Daemon started (PID %d)",
-	"Logs: %s",
-	"Sandbox %n started successfully",
-	"Sandbox %q%n%q started successfully",
-	"[sbx] %s",
-	NULL
-};
+static int
+says_missing(const char *s, size_t n, const char *name)
+{
+	size_t at = 0, b, nl = strlen(name);
+	long i;
 
-/* The same, of a sandbox whose name is not known (docker output). */
-static const char *const any_notice_forms[] = {
-	"Starting sandboxd daemon...",
-	"Daemon started (PID %d)",
-	"Logs: %s",
-	"Sandbox %w started successfully",
-	"[sbx] %s",
-	NULL
-};
+	for (at = 0; (i = find(s + at, n - at, "no sandbox named")) != -1;
+	    at = b) {
+		b = at + (size_t)i + 16;
+		while (b < n && (s[b] == ' ' || quote((unsigned char)s[b])))
+			b++;
+		if (name_at(s, n, b, name))
+			return 1;
+	}
+	for (at = 0; (i = find(s + at, n - at, "not found")) != -1;
+	    at = (size_t)i + 9) {
+		i += (long)at;
+		/* before: NAME, a quote, a colon, spaces */
+		b = (size_t)i;
+		while (b > 0 && s[b - 1] == ' ')
+			b--;
+		if (b > 0 && s[b - 1] == ':')
+			b--;
+		if (b > 0 && quote((unsigned char)s[b - 1]))
+			b--;
+		if (b >= nl && name_at(s, n, b - nl, name))
+			return 1;
+		/* after: a colon, spaces, a quote, NAME */
+		b = (size_t)i + 9;
+		if (b < n && s[b] == ':')
+			b++;
+		while (b < n && s[b] == ' ')
+			b++;
+		if (b < n && quote((unsigned char)s[b]))
+			b++;
+		if (name_at(s, n, b, name))
+			return 1;
+	}
+	return 0;
+}
 
 /*
- * What follows the answer: a blank line, "To create one:" and the
- * indented command (0.39-0.46: #504, AGS), or "  try: sbx ls" (0.47+,
- * HURA).
+ * Does a line of sbx's start with a level that makes it an answer, once
+ * any "[sbx] " is taken off: "error", "fatal", "panic", then ':' or '['?
  */
-static const char *const hint_forms[] = {
-	"",
-	"To create one:",
-	"  %s",
-	NULL
-};
+static int
+errorish(const char *s, size_t n)
+{
+	static const char *const levels[] = { "error", "fatal", "panic" };
+	size_t i, l;
+
+	if (starts(s, n, "[sbx]"))
+		for (s += 5, n -= 5; n > 0 && *s == ' '; s++, n--)
+			;
+	for (i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
+		l = strlen(levels[i]);
+		if (starts(s, n, levels[i]) && n > l &&
+		    (s[l] == ':' || s[l] == '['))
+			return 1;
+	}
+	return 0;
+}
 
 /*
- * The daemon start race (see sbx_says_race): the failed start, then the
- * other daemon's line, the second alone too, either with "[sbx] ".
+ * "Label: value": one to three words of letters, the first one's first
+ * letter a capital, then a colon at the end or before a space (sbx's
+ * "Logs: PATH", "Client Version:  v0.37.1", "To create one:").
  */
-static const char *const race_forms[] = {
-	"error: ensure daemon: daemon exited unexpectedly%s",
-	"[sbx] error: ensure daemon: daemon exited unexpectedly%s",
-	"another daemon is already running%s",
-	"[sbx] another daemon is already running%s",
-	NULL
-};
-static const char *const race_after[] = {
-	"another daemon is already running%s",
-	"[sbx] another daemon is already running%s",
-	"",
-	NULL
-};
+static int
+labelled(const char *s, size_t n)
+{
+	size_t i = 0;
+	int words = 1;
 
-static int	 answer(const char *, size_t, const char *,
-		    const char *const *, const char *const *);
+	if (n == 0 || s[0] < 'A' || s[0] > 'Z')
+		return 0;
+	for (; i < n && s[i] != ':'; i++) {
+		if (s[i] == ' ') {
+			if (i > 0 && s[i - 1] == ' ')
+				return 0;
+			if (++words > 3)
+				return 0;
+		} else if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		    (s[i] >= 'A' && s[i] <= 'Z')))
+			return 0;
+	}
+	return i < n && i > 0 && s[i - 1] != ' ' &&
+	    (i + 1 == n || s[i + 1] == ' ');
+}
 
 /*
- * Does sbx's error output say that sandbox name does not exist, anywhere
- * in it, in any of the wordings above?  A teardown that meets one has
- * nothing left to do.  No command's output is ever read here: this is
- * for sbx's own answers to rm, stop and ports.
+ * What one complete line of sbx's standard error is (its newline and a
+ * CR before it gone).  after: the line before it was sbx's, which makes
+ * an indented line its hint.  name may be "": then no line is L_MISSING.
+ */
+static enum line
+classify(const char *s, size_t n, const char *name, int after)
+{
+	size_t i, b;
+
+	for (i = 0; i < n; i++)	/* sbx prints no controls but a tab */
+		if (((unsigned char)s[i] < ' ' && s[i] != '\t') ||
+		    s[i] == 0x7f)
+			return L_OTHER;
+	if (name[0] != '\0' && says_missing(s, n, name))
+		return L_MISSING;
+	if (find(s, n, "cannot prompt for restart") != -1 ||
+	    find(s, n, "needs to restart") != -1 ||
+	    find(s, n, "sbx daemon restart") != -1)
+		return L_RESTART;
+	if (find(s, n, "another daemon is already running") != -1 ||
+	    find(s, n, "daemon exited unexpectedly") != -1)
+		return L_RACE;
+	/* any other answer: one this caller did not ask about */
+	if (errorish(s, n) || find(s, n, "not found") != -1 ||
+	    find(s, n, "no sandbox named") != -1)
+		return L_OTHER;
+	for (b = 0; b < n && (s[b] == ' ' || s[b] == '\t'); b++)
+		;
+	if (b == n)
+		return L_NOISE;	/* blank */
+	if (b > 0) {
+		/* a hint: after sbx's line, or naming sbx or a label */
+		if (after || word(s + b, n - b, "sbx") ||
+		    labelled(s + b, n - b) || starts(s + b, n - b, "try:"))
+			return L_NOISE;
+		return L_OTHER;
+	}
+	if (starts(s, n, "[sbx]") || starts(s, n, "warn:") ||
+	    starts(s, n, "warn[") || labelled(s, n) ||
+	    word(s, n, "daemon") || word(s, n, "sandboxd") ||
+	    word(s, n, "sandbox"))
+		return L_NOISE;
+	return L_OTHER;
+}
+
+/*
+ * Could the unfinished last line, as far as it goes, be sbx's?  sbx
+ * writes each line whole, so only a start that already says so is
+ * waited for: "[sbx]", a level word and its colon, or the start of one.
+ * A command's prompt without a newline goes out at once.
+ */
+static int
+unfinished(const char *s, size_t n)
+{
+	static const char *const opening[] = {
+		"[sbx]", "error:", "error[", "warn:", "warn["
+	};
+	size_t i, k, m;
+
+	if (n == 0 || n > LINE_MAX_SBX)
+		return 0;
+	for (i = 0; i < sizeof(opening) / sizeof(opening[0]); i++) {
+		m = strlen(opening[i]);
+		if (n < m)
+			m = n;
+		for (k = 0; k < m &&
+		    lower((unsigned char)s[k]) == opening[i][k]; k++)
+			;
+		if (k == m)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * How far text (an exec's standard error so far) is sbx's whole answer
+ * want: its lines are sbx's noise and at least one want line, at most
+ * HOLD_LINES of them, none longer than sbx's, the last maybe unfinished.
+ * SBX_NF_LINE when all of it is complete and is that answer, SBX_NF_PREFIX
+ * while it could still become it, SBX_NF_NO once it cannot.  A line that
+ * went by complete is never taken back: what is SBX_NF_NO stays so.
+ */
+static int
+answer(const char *text, size_t len, const char *name, enum line want)
+{
+	const char *nl;
+	size_t n, lines = 0;
+	enum line k;
+	int found = 0, after = 0;
+
+	if (text == NULL)	/* nothing held yet: an empty buffer */
+		len = 0;
+	while (len > 0) {
+		if ((nl = memchr(text, '\n', len)) == NULL)
+			return unfinished(text, len) ? SBX_NF_PREFIX :
+			    SBX_NF_NO;
+		n = (size_t)(nl - text);
+		if (n > LINE_MAX_SBX || ++lines > HOLD_LINES)
+			return SBX_NF_NO;
+		k = classify(text, n > 0 && text[n - 1] == '\r' ? n - 1 : n,
+		    name, after);
+		if (k == want)
+			found = 1;
+		else if (k != L_NOISE)
+			return SBX_NF_NO;
+		after = 1;
+		text += n + 1;
+		len -= n + 1;
+	}
+	return found ? SBX_NF_LINE : SBX_NF_PREFIX;
+}
+
+/* Is any line of err (NUL-terminated, or NULL) a want line? */
+static int
+any_line(const char *err, const char *name, enum line want)
+{
+	const char *nl;
+	size_t n;
+
+	if (err == NULL)
+		return 0;
+	for (; *err != '\0'; err = nl + 1) {
+		if ((nl = strchr(err, '\n')) == NULL)
+			nl = err + strlen(err);
+		n = (size_t)(nl - err);
+		if (n > 0 && err[n - 1] == '\r')
+			n--;
+		if (n <= LINE_MAX_SBX && classify(err, n, name, 0) == want)
+			return 1;
+		if (*nl == '\0')
+			break;
+	}
+	return 0;
+}
+
+/* Does any line of err hold w, in any case? */
+static int
+any_words(const char *err, const char *w)
+{
+	return err != NULL && find(err, strlen(err), w) != -1;
+}
+
+/* The name, if it can be a sandbox's: else "", which nothing names. */
+static const char *
+asked(const char *name)
+{
+	return name == NULL || strlen(name) > SBX_NAME_MAX ? "" : name;
+}
+
+/*
+ * Does sbx's error output say that sandbox name does not exist, on any
+ * line?  "ERROR: no sandbox named 'NAME'" (exec, 0.39-0.46: #504, AGS,
+ * FM), "Error: sandbox 'NAME' not found" (rm, stop: TET, MUSE), "error:
+ * sandbox 'NAME' not found" (0.47: HURA), with "[sbx] " (#470), another
+ * quote or none.  Only sbx's own answers are read so (rm, stop, ports):
+ * an exec's stderr is the command's too (sbx_says_notfound_line).
  */
 int
 sbx_says_notfound(const char *err, const char *name)
 {
-	const char *const *f;
-
-	/* a longer name is no sandbox's */
-	if (err == NULL || name == NULL || strlen(name) > SBX_NAME_MAX)
-		return 0;
-	for (f = missing_words; *f != NULL; f++)
-		if (contains(err, *f, name, 0))
-			return 1;
-	return 0;
+	name = asked(name);
+	return name[0] != '\0' && any_line(err, name, L_MISSING);
 }
 
 /*
- * How far text (what an exec printed on stderr so far) matches sbx's
- * whole answer for a missing sandbox: at most NOTICES_MAX notice lines,
- * the not-found line, at most HINTS_MAX hint lines, nothing else.
- * SBX_NF_LINE when all of it is complete and is that answer, SBX_NF_PREFIX
- * while it could still become it, SBX_NF_NO once it cannot.  sbx-run
- * holds stderr back only while it is not SBX_NF_NO: what a command
- * prints can be held only as long as it looks like sbx, a few short
- * lines, and a prompt without a newline goes out once it parts from
- * every form.  An answer is still only a reason to ask sbx (provision.c):
- * a command can print all of this itself.
+ * How far text, what an exec printed on stderr so far, is sbx's whole
+ * answer for a missing sandbox (see answer()).  sbx-run holds stderr back
+ * only while it is not SBX_NF_NO.  An answer is still only a reason to
+ * ask sbx (provision.c): a command can print all of this itself.
  */
 int
 sbx_says_notfound_line(const char *text, size_t len, const char *name)
 {
-	if (name == NULL || strlen(name) > SBX_NAME_MAX)
+	name = asked(name);
+	if (name[0] == '\0')
 		return SBX_NF_NO;
-	return answer(text, len, name, missing_forms, hint_forms);
+	return answer(text, len, name, L_MISSING);
 }
 
 /*
  * As sbx_says_notfound_line, for sbx's answer that it waits for its
  * daemon restart (sbx_says_restart), which an exec gives before it runs
- * anything.
+ * anything; the versions an interactive restart prints may come first.
  */
 int
 sbx_says_restart_line(const char *text, size_t len)
 {
-	return answer(text, len, "", restart_forms, hint_forms);
+	return answer(text, len, "", L_RESTART);
 }
 
 /*
@@ -278,42 +403,7 @@ sbx_says_restart_line(const char *text, size_t len)
 int
 sbx_says_race_line(const char *text, size_t len)
 {
-	return answer(text, len, "", race_forms, race_after);
-}
-
-/* Notices, one line of forms, lines of after: how far text is that answer. */
-static int
-answer(const char *text, size_t len, const char *name,
-    const char *const *forms, const char *const *after_forms)
-{
-	const char *nl;
-	size_t n;
-	int after = 0, notices = 0, hints = 0, r;
-
-	if (text == NULL) {	/* nothing held yet: an empty buffer */
-		text = "";
-		len = 0;
-	}
-	while (len > 0) {
-		nl = memchr(text, '\n', len);
-		n = nl != NULL ? (size_t)(nl - text) : len;
-		if (!after) {
-			if ((r = line_is(text, n, nl != NULL, forms,
-			    name)) == 2)
-				after = 1;
-			else if (r == 0 && (notices++ == NOTICES_MAX ||
-			    (r = line_is(text, n, nl != NULL, notice_forms,
-			    name)) == 0))
-				return SBX_NF_NO;
-		} else if (hints++ == HINTS_MAX || (r = line_is(text, n,
-		    nl != NULL, after_forms, name)) == 0)
-			return SBX_NF_NO;
-		if (nl == NULL)
-			return SBX_NF_PREFIX;
-		text += n + 1;
-		len -= n + 1;
-	}
-	return after ? SBX_NF_LINE : SBX_NF_PREFIX;
+	return answer(text, len, "", L_RACE);
 }
 
 /*
@@ -325,87 +415,108 @@ answer(const char *text, size_t len, const char *name,
 int
 sbx_says_exists(const char *err)
 {
-	return err != NULL && strstr(err, "already exists") != NULL;
+	return any_words(err, "already exists");
 }
 
 /*
  * Does sbx say it has no such command as verb?  Cobra's own refusal,
  * `unknown command "ports" for "sbx"` (every release: sbx's command line
- * is cobra's; sbx-cli.md), asked of the `ports` and `port` dialects.
+ * is cobra's; sbx-cli.md), asked of the `ports` and `port` dialects: the
+ * words and the verb quoted after them, in any case, on any line.
  */
 int
 sbx_says_unknown_verb(const char *err, const char *verb)
 {
 	char pat[64];
+	size_t i;
 
 	if (err == NULL || verb == NULL || strlen(verb) > 32)
 		return 0;
-	snprintf(pat, sizeof(pat), "unknown command \"%s\"", verb);
-	return strstr(err, pat) != NULL;
+	(void)snprintf(pat, sizeof(pat), "unknown command \"%s\"", verb);
+	for (i = 0; pat[i] != '\0'; i++)
+		pat[i] = (char)lower((unsigned char)pat[i]);
+	return any_words(err, pat);
 }
 
 /*
  * Does sbx say it does not know flag?  Cobra's refusal, "unknown flag:
  * --no-input" (sbx-cli.md; the flag is only in the newest reference,
- * D-port), printed before sbx does anything.
+ * D-port), printed before sbx does anything: the flag must end the words
+ * or be followed by a space, so a longer flag is another.
  */
 int
 sbx_says_unknown_flag(const char *err, const char *flag)
 {
 	char pat[64];
+	size_t n, pl;
+	long i;
 
-	/* (a flag holds no '%': it would read as a form's token) */
-	if (flag == NULL || strlen(flag) > 40 || strchr(flag, '%') != NULL)
+	if (err == NULL || flag == NULL || strlen(flag) > 40)
 		return 0;
-	snprintf(pat, sizeof(pat), "unknown flag: %s", flag);
-	return contains(err, pat, "", 1);
+	(void)snprintf(pat, sizeof(pat), "unknown flag: %s", flag);
+	for (pl = 0; pat[pl] != '\0'; pl++)
+		pat[pl] = (char)lower((unsigned char)pat[pl]);
+	for (n = strlen(err); (i = find(err, n, pat)) != -1;
+	    err += i + 1, n -= (size_t)i + 1)
+		if ((size_t)i + pl == n || err[i + pl] == '\n' ||
+		    err[i + pl] == '\r' || err[i + pl] == ' ')
+			return 1;
+	return 0;
 }
 
 /*
- * Does sbx say it cannot run until its daemon restart is confirmed in a
- * terminal?  "ERROR: ensure daemon: cannot prompt for restart: stdin is
- * not a terminal; run the command in an interactive terminal to confirm
- * the restart" when the CLI is newer than the running daemon (WARDEN,
- * 0.43.0 upgrade; BEACH), "error:" from 0.47.
+ * Does sbx say it cannot run until its daemon restart is confirmed?
+ * "ERROR: ensure daemon: cannot prompt for restart: stdin is not a
+ * terminal; ..." when the CLI is newer than the running daemon (WARDEN,
+ * 0.43.0; BEACH), "error:" from 0.47; "Docker Sandboxes has been updated
+ * and needs to restart" where a terminal is asked (#381, 0.37.1); or a
+ * line that names the fix, "sbx daemon restart" (D-trbl).
  */
 int
 sbx_says_restart(const char *err)
 {
-	return contains(err, "ensure daemon: cannot prompt for restart", "", 0);
+	return any_line(err, "", L_RESTART);
 }
 
 /*
  * Did sbx lose the race of two first calls to start its daemon?  "ERROR:
  * ensure daemon: daemon exited unexpectedly: exit status 1" with "another
- * daemon is already running (PID n)" (DEN).  That call failed before sbx
- * did anything, so it may be made again; only for calls whose output is
- * all sbx's (never an exec's, which a command can print).
+ * daemon is already running (PID n)" (DEN), either with any prefix.
+ * That call failed before sbx did anything, so it may be made again;
+ * only for calls whose output is all sbx's (never an exec's, which a
+ * command can print).
  */
 int
 sbx_says_race(const char *err)
 {
-	return contains(err, "ensure daemon: daemon exited unexpectedly", "",
-	    0) || contains(err, "another daemon is already running", "", 0);
+	return any_line(err, "", L_RACE);
 }
 
-/* sbx waits for its restart: say so in one line naming the fix, exit 69. */
+/*
+ * sbx waits for its restart: say so in one line naming the fixes, exit
+ * 69.  Nothing here runs either: the restart stops every sandbox.
+ */
 void
 sbx_restart_exit(void)
 {
-	errx(SBX_EX_RESTART, "sbx was upgraded: run 'sbx ls' in a terminal "
-	    "and confirm the daemon restart (it stops every sandbox)");
+	errx(SBX_EX_RESTART, "%s", SBX_RESTART_FIX);
 }
 
 /*
  * Is the line (without its newline) one of sbx's own notices, which sbx
  * prints on standard output on some systems (#201, Windows 0.31.3) and so
- * into what an exec's command printed there?  For readers of docker's
- * JSON lines: no such line is JSON.
+ * into what an exec's command printed there?  By shape, as answer()
+ * takes sbx's noise; a blank line is none.  No such line is JSON.
  */
 int
 sbx_says_notice(const char *line, size_t len)
 {
-	return line_is(line, len, 1, any_notice_forms, "") == 2;
+	if (len > 0 && line[len - 1] == '\r')
+		len--;
+	if (len == 0 || len > LINE_MAX_SBX || line[0] == ' ' ||
+	    line[0] == '\t')
+		return 0;
+	return classify(line, len, "", 0) == L_NOISE;
 }
 
 /* ---------------------------------------------------------------- ports */

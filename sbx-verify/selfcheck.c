@@ -148,8 +148,7 @@ advice(const struct sc *sc)
 		if (sc->r[i].verdict == FAIL && i != SC_RESTART)
 			nfail++;
 	if (sc->restart)
-		warnx("sbx was upgraded: run 'sbx ls' in a terminal and "
-		    "confirm the daemon restart (it stops every sandbox)");
+		warnx("%s", SBX_RESTART_FIX);
 	if (nfail > 0)
 		warnx("%d of %d assumptions about sbx failed with sbx %s: "
 		    "please report it on %s, with the version line and each "

@@ -7,7 +7,7 @@
 
 load sim-helper
 
-FIX="sbx was upgraded: run 'sbx ls' in a terminal and confirm the daemon restart (it stops every sandbox)"
+FIX="sbx was upgraded and its daemon must restart, which stops every sandbox: run 'sbx daemon restart', or 'sbx ls' in a terminal and confirm"
 
 setup_file() {
 	sim_setup_file

@@ -10,7 +10,7 @@ load lifecycle
 
 N=pi-sbx-4242-abcd1234
 RESTART="error: ensure daemon: cannot prompt for restart: stdin is not a terminal; run the command in an interactive terminal to confirm the restart"
-FIX="sbx was upgraded: run 'sbx ls' in a terminal and confirm the daemon restart (it stops every sandbox)"
+FIX="sbx was upgraded and its daemon must restart, which stops every sandbox: run 'sbx daemon restart', or 'sbx ls' in a terminal and confirm"
 
 setup() {
 	lifecycle_setup
