@@ -205,6 +205,35 @@ labelled(const char *s, size_t n)
 }
 
 /*
+ * sbx prints UTF-8 and no controls but a tab: no C0 byte, no DEL, no C1
+ * (U+0080 to U+009F), no byte that is not UTF-8.
+ */
+static int
+printable(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i, k, more;
+
+	for (i = 0; i < n; i++) {
+		if (u[i] < 0x80) {
+			if ((u[i] < ' ' && u[i] != '\t') || u[i] == 0x7f)
+				return 0;
+			continue;
+		}
+		if (u[i] < 0xc2 || u[i] > 0xf4)
+			return 0;
+		more = u[i] < 0xe0 ? 1 : u[i] < 0xf0 ? 2 : 3;
+		if (u[i] == 0xc2 && i + 1 < n && u[i + 1] < 0xa0)
+			return 0;	/* C1 */
+		for (k = 1; k <= more; k++)
+			if (i + k >= n || (u[i + k] & 0xc0) != 0x80)
+				return 0;
+		i += more;
+	}
+	return 1;
+}
+
+/*
  * What one complete line of sbx's standard error is (its newline and a
  * CR before it gone).  after: the line before it was sbx's, which makes
  * an indented line its hint.  name may be "": then no line is L_MISSING.
@@ -212,12 +241,10 @@ labelled(const char *s, size_t n)
 static enum line
 classify(const char *s, size_t n, const char *name, int after)
 {
-	size_t i, b;
+	size_t b;
 
-	for (i = 0; i < n; i++)	/* sbx prints no controls but a tab */
-		if (((unsigned char)s[i] < ' ' && s[i] != '\t') ||
-		    s[i] == 0x7f)
-			return L_OTHER;
+	if (!printable(s, n))
+		return L_OTHER;
 	if (name[0] != '\0' && says_missing(s, n, name))
 		return L_MISSING;
 	if (find(s, n, "cannot prompt for restart") != -1 ||

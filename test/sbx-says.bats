@@ -310,3 +310,158 @@ $RACE_TEXT" ] || fail "$stderr"
 	[ "$(stub_count)" -eq $((n + 1)) ]
 	[ "$(stub_rawargv "$((n + 1))" | sed -n 2p)" = --no-input ]
 }
+
+# ---------------------------------------------------------------- the readers
+
+# says WHAT [ARG]: the reader's word for the text of $1 (printf %b)
+says() {
+	local text=$1
+	shift
+	printf '%b' "$text" | "$TOP/test/tools/sbxsays" "$@"
+}
+
+# Every prefix sbx has printed or may print, and the words around.
+PREFIXES=("ERROR: " "error: " "Error: " "[sbx] " "[sbx] ERROR: " "[sbx] error: " "" "Error: ensure daemon: ")
+NOTICE_OLD='Starting sandboxd daemon...\nDaemon started (PID 4242)\nLogs: /home/u/.local/state/sandboxes/sandboxes/sandboxd/daemon.log\n'
+NOTICE_NEW='Starting sandboxd daemon...\nDaemon started (PID: 6927, socket: /home/u/.local/state/sandboxes/sandboxes/sandboxd/sandboxd.sock)\nLogs: /home/u/.local/state/sandboxes/sandboxes/sandboxd/daemon.log\n'
+VERSIONS='Client Version:  v0.37.1 9d1e2f3a\nServer Version:  v0.37.0 4b5c6d7e\n\n'
+STOPPED='Stopping daemon at /home/u/.local/state/sandboxes/sandboxes/sandboxd/sandboxd.sock\n\xe2\x9c\x93 Daemon stopped successfully\n'
+HINTS=('' '  try: sbx ls\n' '\nTo create one:\n  sbx create AGENT WORKSPACE\n' 'WARN: mcp gateway teardown: context deadline exceeded\n')
+
+@test "words class: a missing sandbox is known by its words in every prefix, case and quote, with sbx's lines around it in either order" {
+	local p w a h k=0 t
+	for p in "${PREFIXES[@]}"; do
+		for w in "sandbox 'box' not found" 'sandbox "box" not found' \
+		    "no sandbox named 'box'" "no sandbox named box" "sandbox box not found" \
+		    "SANDBOX \`box\` NOT FOUND" "No Sandbox Named \"box\"" \
+		    "get sandbox: not found: box" "sandbox box: not found"; do
+			for a in '' "$NOTICE_OLD" "$NOTICE_NEW" "$VERSIONS" "$STOPPED" '\n'; do
+				h=${HINTS[k % ${#HINTS[@]}]}
+				k=$((k + 1))
+				t="$a$p$w\n$h"
+				[ "$(says "$t" notfound-line box)" = line ] || fail "not held whole: $t"
+				[ "$(says "$t" notfound box)" = yes ] || fail "not read: $t"
+				# in the other order, and with CRLF
+				t="$h$p$w\n$a"
+				[ "$(says "$t" notfound-line box)" = line ] || fail "not held whole: $t"
+				t=$(printf '%b' "$a$p$w\n$h" | sed 's/$/\r/')
+				[ "$(says "$t\n" notfound-line box)" = line ] || fail "CRLF: $t"
+			done
+		done
+	done
+}
+
+@test "words class: another sandbox's name, a longer or shorter name, the words alone: not this sandbox missing" {
+	local t
+	for t in "error: sandbox 'box2' not found" "error: sandbox 'bo' not found" \
+	    "error: sandbox 'my-box' not found" "error: no sandbox named box.old" \
+	    "error: no sandbox named 'box_2'" "error: sandbox not found" \
+	    "error: sandbox 'other' not found (box)" "error: \\xc2\\x9b box not found" \
+	    "[sbx] Sandbox other started successfully\nerror: sandbox 'box2' not found" \
+	    "error: no sandbox named\nbox"; do
+		[ "$(says "$t\n" notfound-line box)" = no ] || fail "held: $t"
+		[ "$(says "$t\n" notfound box)" = no ] || fail "read: $t"
+	done
+	# a name that is a prefix of another, both ways
+	[ "$(says "error: sandbox 'pi-a-1' not found\n" notfound pi-a-12)" = no ]
+	[ "$(says "error: sandbox 'pi-a-12' not found\n" notfound pi-a-1)" = no ]
+	[ "$(says "error: sandbox 'pi-a-12' not found\n" notfound pi-a-12)" = yes ]
+	# the name ends a sentence; a name with a dot in it
+	[ "$(says "error: no sandbox named box.\n" notfound box)" = yes ]
+	[ "$(says "error: no sandbox named 'a.b'\n" notfound a.b)" = yes ]
+	[ "$(says "error: no sandbox named 'a.b'\n" notfound a)" = no ]
+	# a name longer than any sandbox's, none at all
+	long=$(printf 'b%.0s' $(seq 64))
+	[ "$(says "error: no sandbox named $long\n" notfound "$long")" = no ]
+	[ "$(says "error: no sandbox named box\n" notfound-line "$long")" = no ]
+	[ "$(says "error: no sandbox named box\n" notfound)" = no ]
+}
+
+@test "words class: a command's line among sbx's, a control byte, a huge line, too many lines: never sbx's whole answer" {
+	local t
+	A="error: sandbox 'box' not found\n"
+	for t in "hello\n$A" "$A""hello\n" "$A""error: something else\n" \
+	    "$A""\x1b[31m\n" "\x00$A" "$A""  \x9b2J\n" "$A""  \xc2\x9b2J\n" "$A""WARN: \xff\n" "Daemon \x07 started\n$A" \
+	    "$A""Building: step 1\n{\"a\":1}\n" "$A""ls: cannot access\n"; do
+		[ "$(says "$t" notfound-line box)" = no ] || fail "held: $t"
+	done
+	# a line longer than sbx's
+	big=$(printf 'x%.0s' $(seq 600))
+	[ "$(says "WARN: $big\n$A" notfound-line box)" = no ]
+	[ "$(says "error: sandbox 'box' not found $big\n" notfound-line box)" = no ]
+	# more lines than an answer holds
+	t=$(printf 'WARN: x\\n%.0s' $(seq 30))
+	[ "$(says "$t$A" notfound-line box)" = no ]
+	t=$(printf 'WARN: x\\n%.0s' $(seq 20))
+	[ "$(says "$t$A" notfound-line box)" = line ]
+	# noise alone is no answer yet: held, never read as one
+	[ "$(says "$NOTICE_NEW$VERSIONS" notfound-line box)" = prefix ]
+	[ "$(says "" notfound-line box)" = prefix ]
+}
+
+@test "words class: a prompt without a newline goes out at once; an unfinished line of sbx's is waited for" {
+	# each prefix's answer: the last line unfinished is let go unless
+	# it opens as sbx's lines do
+	run -0 bash -c "printf 'Password: ' | '$TOP/test/tools/sbxsays' -p notfound-line box | sort -u | tr '\n' ' '"
+	[ "$output" = "no prefix " ] || fail "$output"
+	[ "$(says 'Password: ' notfound-line box)" = no ]
+	[ "$(says "$NOTICE_NEW"'Continue? [y/N] ' notfound-line box)" = no ]
+	[ "$(says 'Restart now? (y/N): ' restart-line)" = no ]
+	for t in 'E' 'err' 'ERROR: no sandbox na' '[sb' '[sbx] error: sandbox' 'WARN: mcp'; do
+		[ "$(says "$NOTICE_OLD$t" notfound-line box)" = prefix ] || fail "let go: $t"
+	done
+	# never taken back: once a complete line lets it go, every longer text is let go
+	t="WARN: x\nhello\nerror: sandbox 'box' not found\n"
+	run -0 bash -c "printf '%b' \"$t\" | '$TOP/test/tools/sbxsays' -p notfound-line box | uniq | tr '\n' ' '"
+	[ "$output" = "prefix no " ] || fail "$output"
+}
+
+@test "words class: the restart and the race in every prefix and case, after versions and notices; each only as itself" {
+	local p r
+	for p in "${PREFIXES[@]}"; do
+		for r in "ensure daemon: cannot prompt for restart: stdin is not a terminal; run the command in an interactive terminal to confirm the restart" \
+		    "Cannot prompt for restart: --no-input is set; run 'sbx daemon restart'" \
+		    "Docker Sandboxes has been updated and needs to restart. All running sandboxes will be stopped.\n${p}--no-input is set: run 'sbx daemon restart' to restart now"; do
+			for a in '' "$VERSIONS" "$NOTICE_NEW" '\n'; do
+				[ "$(says "$a$p$r\n" restart-line)" = line ] || fail "$a$p$r"
+				[ "$(says "$a$p$r\n" restart)" = yes ] || fail "$a$p$r"
+				[ "$(says "$a$p$r\n" race-line)" = no ] || fail "race: $a$p$r"
+				[ "$(says "$a$p$r\n" notfound-line box)" = no ] || fail "missing: $a$p$r"
+			done
+		done
+		for r in "ensure daemon: daemon exited unexpectedly: exit status 1\n${p}another daemon is already running (PID 4242)" \
+		    "ANOTHER DAEMON IS ALREADY RUNNING (PID 1)" "Daemon exited unexpectedly: exit status 1"; do
+			for a in '' "$NOTICE_OLD" "WARN: x\n"; do
+				[ "$(says "$a$p$r\n" race-line)" = line ] || fail "$a$p$r"
+				[ "$(says "$a$p$r\n" race)" = yes ] || fail "$a$p$r"
+				[ "$(says "$a$p$r\n" restart-line)" = no ] || fail "restart: $a$p$r"
+			done
+		done
+	done
+	# a command's line with it: not sbx's whole answer
+	[ "$(says "make: *** [all] Error 1\nerror: ensure daemon: daemon exited unexpectedly\n" race-line)" = no ]
+	[ "$(says "cannot prompt for restart\nsegfault\n" restart-line)" = no ]
+	[ "$(says "all fine\n" restart)" = no ]
+	[ "$(says "all fine\n" race)" = no ]
+}
+
+@test "words class: cobra's refusals, the taken name and sbx's notices, in any case and prefix" {
+	for p in "${PREFIXES[@]}"; do
+		[ "$(says "${p}unknown command \"ports\" for \"sbx\"\nRun 'sbx --help' for usage.\n" verb ports)" = yes ] || fail "$p"
+		[ "$(says "${p}Unknown Command \"PORTS\" for \"sbx\"\n" verb ports)" = yes ] || fail "$p"
+		[ "$(says "${p}unknown command \"port\" for \"sbx\"\n" verb ports)" = no ] || fail "$p"
+		[ "$(says "${p}unknown flag: --no-input\n" flag --no-input)" = yes ] || fail "$p"
+		[ "$(says "${p}UNKNOWN FLAG: --no-input\r\n" flag --no-input)" = yes ] || fail "$p"
+		[ "$(says "${p}unknown flag: --no-input-x\n" flag --no-input)" = no ] || fail "$p"
+		[ "$(says "$NOTICE_NEW${p}request failed: 409 Conflict: sandbox \"x\" Already Exists\n" exists)" = yes ] || fail "$p"
+	done
+	for t in 'Starting sandboxd daemon...' 'Daemon started (PID: 6927, socket: /run/x.sock)' \
+	    'Daemon started (PID 4)' 'Logs: /x/daemon.log' 'Stopping daemon at /x' \
+	    '\xe2\x9c\x93 Daemon stopped successfully' "Sandbox 'box' started successfully" \
+	    '[sbx] anything' 'WARN: mcp gateway' 'Client Version:  v0.55.0'; do
+		[ "$(says "$t" notice)" = yes ] || fail "$t"
+	done
+	for t in '{"ID":"abc","Names":"web"}' '' '  indented' 'error: no such thing' 'plain words'; do
+		[ "$(says "$t" notice)" = no ] || fail "$t"
+	done
+}
