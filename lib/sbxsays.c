@@ -378,7 +378,14 @@ any_words(const char *err, const char *w)
 static const char *
 asked(const char *name)
 {
-	return name == NULL || strlen(name) > SBX_NAME_MAX ? "" : name;
+	size_t i;
+
+	if (name == NULL || strlen(name) > SBX_NAME_MAX)
+		return "";
+	for (i = 0; name[i] != '\0'; i++)
+		if (!namechar((unsigned char)name[i]))
+			return "";
+	return name;
 }
 
 /*
