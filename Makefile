@@ -11,9 +11,9 @@ LIBOBJ = lib/capture.o lib/clock.o lib/conf.o lib/confparse.o \
 	lib/imgcache.o lib/imglru.o lib/imgmeta.o lib/io.o lib/json.o \
 	lib/jsonout.o lib/lock.o lib/mark.o lib/marker.o lib/markerio.o \
 	lib/marksh.o lib/name.o lib/num.o lib/portcli.o lib/portspec.o \
-	lib/proc.o lib/relay.o lib/sbxcall.o lib/sbxcli.o lib/sbxls.o \
-	lib/sbxsays.o lib/selfpipe.o lib/shown.o lib/sibling.o lib/spawn.o \
-	lib/state.o lib/statedir.o lib/supervise.o
+	lib/proc.o lib/relay.o lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o \
+	lib/sbxls.o lib/sbxsays.o lib/selfpipe.o lib/shown.o lib/sibling.o \
+	lib/spawn.o lib/state.o lib/statedir.o lib/supervise.o lib/unplaced.o
 BIN = sbx-env/sbx-env sbx-run/sbx-run sbx-watch/sbx-watch sbx-gc/sbx-gc \
 	sbx-ports/sbx-ports sbx-verify/sbx-verify
 RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
@@ -58,42 +58,44 @@ lib/capture.o lib/conf.o lib/confparse.o lib/createargv.o lib/detach.o \
 	lib/imgmeta.o lib/io.o lib/json.o lib/lock.o lib/mark.o \
 	lib/marker.o lib/markerio.o lib/marksh.o lib/name.o lib/num.o \
 	lib/portcli.o lib/portspec.o lib/proc.o lib/relay.o \
-	lib/sbxcall.o lib/sbxcli.o lib/sbxls.o lib/sbxsays.o \
-	lib/selfpipe.o lib/shown.o lib/sibling.o lib/spawn.o lib/state.o \
-	lib/statedir.o lib/supervise.o sbx-env/sbx-env.o \
-	sbx-gc/markers.o sbx-gc/sbx-gc.o sbx-ports/bound.o \
-	sbx-ports/dockerps.o sbx-ports/hostport.o sbx-ports/portsmark.o \
-	sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-run/check.o \
-	sbx-run/dockerargs.o sbx-run/ending.o sbx-run/exec.o \
-	sbx-run/imgcheck.o sbx-run/imgjson.o sbx-run/imgload.o \
-	sbx-run/journal.o sbx-run/orphan.o sbx-run/prewarm.o \
-	sbx-run/provision.o sbx-run/race.o sbx-run/sbx-run.o \
-	sbx-run/workspace.o sbx-verify/answers.o sbx-verify/checks.o \
-	sbx-verify/probe.o sbx-verify/sbx-verify.o sbx-verify/scbasic.o \
-	sbx-verify/sccall.o sbx-verify/scguest.o sbx-verify/scmark.o \
-	sbx-verify/scports.o sbx-verify/scremove.o sbx-verify/scwords.o \
-	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
-	sbx-watch/pidwait.o sbx-watch/prewarm.o sbx-watch/sbx-watch.o \
-	sbx-watch/teardown.o: lib/sbx.h
-lib/capture.o lib/detach.o lib/guard.o lib/mark.o lib/portcli.o \
-	lib/proc.o lib/sbxcall.o lib/selfpipe.o lib/spawn.o \
-	lib/supervise.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
-	sbx-ports/sync.o sbx-run/exec.o sbx-run/imgload.o \
-	sbx-run/orphan.o sbx-run/provision.o sbx-verify/probe.o \
+	lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o lib/sbxls.o \
+	lib/sbxsays.o lib/selfpipe.o lib/shown.o lib/sibling.o \
+	lib/spawn.o lib/state.o lib/statedir.o lib/supervise.o \
+	lib/unplaced.o sbx-env/sbx-env.o sbx-gc/markers.o \
+	sbx-gc/sbx-gc.o sbx-ports/bound.o sbx-ports/dockerps.o \
+	sbx-ports/hostport.o sbx-ports/portsmark.o sbx-ports/sbx-ports.o \
+	sbx-ports/sync.o sbx-run/check.o sbx-run/dockerargs.o \
+	sbx-run/ending.o sbx-run/exec.o sbx-run/imgcheck.o \
+	sbx-run/imgjson.o sbx-run/imgload.o sbx-run/journal.o \
+	sbx-run/orphan.o sbx-run/prewarm.o sbx-run/provision.o \
+	sbx-run/race.o sbx-run/sbx-run.o sbx-run/workspace.o \
+	sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
 	sbx-verify/sbx-verify.o sbx-verify/scbasic.o sbx-verify/sccall.o \
 	sbx-verify/scguest.o sbx-verify/scmark.o sbx-verify/scports.o \
 	sbx-verify/scremove.o sbx-verify/scwords.o \
 	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
+	sbx-watch/pidwait.o sbx-watch/prewarm.o sbx-watch/sbx-watch.o \
+	sbx-watch/teardown.o: lib/sbx.h
+lib/capture.o lib/detach.o lib/guard.o lib/mark.o lib/portcli.o \
+	lib/proc.o lib/sbxcall.o lib/sbxgone.o lib/selfpipe.o \
+	lib/spawn.o lib/supervise.o lib/unplaced.o sbx-gc/markers.o \
+	sbx-gc/sbx-gc.o sbx-ports/sync.o sbx-run/exec.o \
+	sbx-run/imgload.o sbx-run/orphan.o sbx-run/provision.o \
+	sbx-verify/probe.o sbx-verify/sbx-verify.o sbx-verify/scbasic.o \
+	sbx-verify/sccall.o sbx-verify/scguest.o sbx-verify/scmark.o \
+	sbx-verify/scports.o sbx-verify/scremove.o sbx-verify/scwords.o \
+	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
 	sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxchild.h
 lib/conf.o lib/createargv.o lib/holdargv.o lib/mark.o lib/portcli.o \
-	lib/sbxcall.o lib/sbxcli.o lib/sbxls.o lib/sbxsays.o \
-	lib/sibling.o sbx-gc/sbx-gc.o sbx-ports/dockerps.o \
-	sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-run/exec.o \
-	sbx-run/orphan.o sbx-run/provision.o sbx-run/race.o \
-	sbx-run/sbx-run.o sbx-verify/sbx-verify.o sbx-verify/scbasic.o \
-	sbx-verify/sccall.o sbx-verify/scguest.o sbx-verify/scports.o \
-	sbx-verify/scremove.o sbx-verify/selfcheck.o sbx-watch/imgsave.o \
-	sbx-watch/loop.o sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxcli.h
+	lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o lib/sbxls.o \
+	lib/sbxsays.o lib/sibling.o lib/unplaced.o sbx-gc/sbx-gc.o \
+	sbx-ports/dockerps.o sbx-ports/sbx-ports.o sbx-ports/sync.o \
+	sbx-run/exec.o sbx-run/orphan.o sbx-run/provision.o \
+	sbx-run/race.o sbx-run/sbx-run.o sbx-verify/sbx-verify.o \
+	sbx-verify/scbasic.o sbx-verify/sccall.o sbx-verify/scguest.o \
+	sbx-verify/scports.o sbx-verify/scremove.o \
+	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
+	sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxcli.h
 lib/conf.o lib/confparse.o lib/env.o lib/imglru.o lib/marker.o \
 	lib/name.o lib/sbxcli.o lib/statedir.o sbx-env/sbx-env.o \
 	sbx-gc/imgevict.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
@@ -122,12 +124,12 @@ lib/portcli.o lib/portspec.o sbx-ports/bound.o sbx-ports/dockerps.o \
 	sbx-verify/scports.o sbx-verify/scremove.o sbx-verify/scwords.o \
 	sbx-verify/selfcheck.o: lib/sbxports.h
 lib/lock.o lib/marker.o lib/markerio.o lib/portcli.o lib/sbxcall.o \
-	lib/state.o lib/statedir.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
-	sbx-ports/portsmark.o sbx-ports/sbx-ports.o sbx-run/check.o \
-	sbx-run/imgload.o sbx-run/journal.o sbx-run/orphan.o \
-	sbx-run/prewarm.o sbx-run/provision.o sbx-run/workspace.o \
-	sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
-	sbx-verify/sbx-verify.o sbx-verify/scremove.o \
+	lib/state.o lib/statedir.o lib/unplaced.o sbx-gc/markers.o \
+	sbx-gc/sbx-gc.o sbx-ports/portsmark.o sbx-ports/sbx-ports.o \
+	sbx-run/check.o sbx-run/imgload.o sbx-run/journal.o \
+	sbx-run/orphan.o sbx-run/prewarm.o sbx-run/provision.o \
+	sbx-run/workspace.o sbx-verify/answers.o sbx-verify/checks.o \
+	sbx-verify/probe.o sbx-verify/sbx-verify.o sbx-verify/scremove.o \
 	sbx-verify/scwords.o sbx-watch/imgsave.o sbx-watch/loop.o \
 	sbx-watch/prewarm.o sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxstate.h
 lib/clock.o lib/lock.o lib/sbxcall.o lib/supervise.o sbx-run/race.o \

@@ -154,8 +154,9 @@ sbx_mark_end(const char *sbx, char *const *env, const char *name,
 		(void)snprintf(e->why, sizeof(e->why),
 		    "the ending exec timed out after %d s", timeout);
 	} else if (res.status != 0) {
-		e->state = sbx_says_notfound(res.err.data, name) ? SBX_END_GONE :
-		    SBX_END_UNREACHED;
+		/* words from inside could say it too: sbx's listing decides */
+		e->state = sbx_gone(&res, sbx, env, name, timeout, -1) ?
+		    SBX_END_GONE : SBX_END_UNREACHED;
 		if (res.err.len > 0)
 			first_line(e, res.err.data, res.err.len);
 		else

@@ -98,7 +98,6 @@ int	 sbx_runnable(const char *);
 /* sbxsays.c: the words only the library matches */
 int	 sbx_says_unknown_verb(const char *, const char *);	/* portcli.c */
 int	 sbx_says_unknown_flag(const char *, const char *);	/* sbxcall.c */
-int	 sbx_says_race(const char *);				/* sbxcall.c */
 
 /* imgcache.c: an entry's name and size, for imglru.c's sweep */
 int	 sbx_img_isname(const char *);

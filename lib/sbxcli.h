@@ -47,12 +47,21 @@ int	 sbx_says_exists(const char *);
 int	 sbx_says_stopped(const char *);
 int	 sbx_says_restart(const char *);
 int	 sbx_says_restart_line(const char *, size_t);
+int	 sbx_says_race(const char *);
 int	 sbx_says_race_line(const char *, size_t);
 int	 sbx_says_notice(const char *, size_t);
 void	 sbx_restart_exit(void) SBX_DEAD;
 #define SBX_RESTART_FIX	"sbx was upgraded and its daemon must restart, " \
 	"which stops every sandbox: run 'sbx daemon restart', or 'sbx ls' " \
 	"in a terminal and confirm"
+
+/* sbxgone.c: sbx's "not found" confirmed by its listing */
+int	 sbx_gone(const struct sbx_result *, const char *, char *const *,
+	    const char *, int, int);
+
+/* unplaced.c: an answer of sbx's the programs cannot place, shown */
+void	 sbx_unplaced(const struct sbx_result *, const char *, char *const *,
+	    int, const char *);
 
 /* sbxls.c: is a sandbox in the output of `sbx ls --json`, and how? */
 int	 sbx_ls_listed(const char *, size_t, const char *, const char **);

@@ -44,6 +44,7 @@ pid_t	 sbx_lock_name_holder(int, const char *, const char *);
 #define SBX_GC_LOCK		".gc.lock"		/* sbx-gc sweeps */
 #define SBX_DIALECT_CACHE	"sbx-port-dialect"	/* sbx's port verbs */
 #define SBX_NOINPUT_CACHE	"sbx-no-input"		/* sbx refused --no-input */
+#define SBX_UNPLACED_CACHE	"sbx-unplaced"	/* its version was shown */
 enum sbx_marker {
 	SBX_M_CREATED,		/* sbx-run provisioned it */
 	SBX_M_FAILED,		/* sbx-watch's teardown gave up */

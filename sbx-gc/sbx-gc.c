@@ -163,7 +163,7 @@ sweep_one(const struct box *b)
 	if ((lfd = gc_provlock(&gc, b->name, "kept")) == -1)
 		return 0;
 	if (sbx(&c, "rm", "--force", b->name) != 0 &&
-	    !sbx_says_notfound(c.err.data, b->name)) {
+	    !sbx_gone(&c, sbxpath, sbxenv, b->name, timeout, gc.dfd)) {
 		if (c.timedout)
 			warnx("sandbox %s: sbx rm --force: timed out after %d s",
 			    b->name, timeout);

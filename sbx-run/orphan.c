@@ -90,7 +90,8 @@ withdraw(const struct request *r, int dfd, int timeout)
 		status = sbx_exec_status(errno);
 	else
 		status = c.timedout ? SBX_EX_TIMEOUT : c.status;
-	if (status != 0 && !sbx_says_notfound(c.err.data, r->name))
+	if (status != 0 &&
+	    !sbx_gone(&c, r->sbx, r->env, r->name, timeout, dfd))
 		errx(status == SBX_EX_TIMEOUT ? SBX_EX_TIMEOUT : SBX_EX_FAIL,
 		    "sandbox %s: its session ended while it was being "
 		    "created, and sbx rm --force failed (exit %d)", r->name,

@@ -165,10 +165,14 @@ create(const struct request *r, const struct create *c, int dfd,
 	    sbx_says_exists(cmd.err.data);
 	/*
 	 * sbx's own words, unless they only say that ours was no news; what
-	 * it prints on stdout despite --quiet is no part of the command's
+	 * it prints on stdout despite --quiet is no part of the command's.
+	 * A failure no reader here placed is shown as such, never guessed at.
 	 */
 	(void)sbx_writeall(STDERR_FILENO, cmd.out.data, cmd.out.len);
-	if (!already && cmd.err.len > 0)
+	if (!already && cmd.status != 0 && !cmd.timedout && cmd.signo == 0 &&
+	    cmd.err.len + cmd.out.len > 0 && !sbx_says_race(cmd.err.data))
+		sbx_unplaced(&cmd, r->sbx, r->env, dfd, "sbx create");
+	else if (!already && cmd.err.len > 0)
 		(void)sbx_writeall(STDERR_FILENO, cmd.err.data, cmd.err.len);
 	cut_short(r, timeout, &cmd, "create");
 	if (cmd.status == 0 && orphaned(r, dfd, &st))

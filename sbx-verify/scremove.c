@@ -80,7 +80,8 @@ rm_once(struct sc *sc)
 	if (sbx_call(&c, av, sc->env, sc->timeout > 0 ? sc->timeout :
 	    RM_TIMEOUT, -1) == -1)
 		return -1;
-	gone = c.status == 0 || sbx_says_notfound(c.err.data, sc->name);
+	gone = c.status == 0 || sbx_gone(&c, sc->sbx, sc->env, sc->name,
+	    sc->timeout > 0 ? sc->timeout : RM_TIMEOUT, -1);
 	sbx_result_free(&c);
 	return gone ? 0 : -1;
 }

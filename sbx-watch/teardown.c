@@ -72,6 +72,21 @@ sbx(const struct watch *w, const char *verb, const char *flag,
 	return c->status;
 }
 
+/* sbx said the sandbox is not there: is it unlisted too (sbxgone.c)? */
+static int
+gone_indeed(const struct watch *w, const struct sbx_result *c)
+{
+	char path[PATH_MAX];
+	struct sbx_result p;
+
+	memset(&p, 0, sizeof(p));
+	if (watch_sbxpath(w, path, sizeof(path), &p) == -1) {
+		sbx_result_free(&p);
+		return 0;
+	}
+	return sbx_gone(c, path, w->envp, w->name, w->timeout, w->dfd);
+}
+
 static void
 record_failure(const struct watch *w, const char *verb, int tries,
     const struct sbx_result *c)
@@ -134,7 +149,7 @@ watch_teardown(const struct watch *w, int fg)
 	watch_imgsave(w);	/* the images, before a removal (imgsave.c) */
 	for (try = 1; w->mode != MODE_NONE && try <= TRIES; try++) {
 		if (sbx(w, verb, flag, &c) == 0 ||
-		    (gone = sbx_says_notfound(c.err.data, w->name))) {
+		    (gone = gone_indeed(w, &c))) {
 			/* a sandbox sbx does not know is gone all the same */
 			ok = 1;
 			removed = w->mode == MODE_REMOVE || gone;

@@ -68,20 +68,21 @@ record() {
 	run -1 --separate-stderr sbx-run -P -s "$N"
 	[[ "$stderr" == *"ERROR: Not authenticated to Docker"*"Sign in with: sbx login"* ]]
 	grep -qx 'status=1' "$SBX_STATE_DIR/$N.prewarm"
-	grep -qx 'said=ERROR: Not authenticated to Docker' "$SBX_STATE_DIR/$N.prewarm"
-	grep -qx 'said=Sign in with: sbx login' "$SBX_STATE_DIR/$N.prewarm"
+	grep -qx 'said=  ERROR: Not authenticated to Docker' "$SBX_STATE_DIR/$N.prewarm"
+	grep -qx 'said=  Sign in with: sbx login' "$SBX_STATE_DIR/$N.prewarm"
 	n=$(stub_count)
 	run -1 --separate-stderr sbx-run -s "$N" ps
 	[ "$(stub_count)" -eq "$n" ]
 	[[ "${stderr_lines[0]}" == "sbx-run: sandbox $N: provisioning it ahead of this call (sbx-run -P) failed, exit 1; the next call tries again."* ]]
-	[ "${stderr_lines[1]}" = "ERROR: Not authenticated to Docker" ]
-	[ "${stderr_lines[2]}" = "Sign in with: sbx login" ]
-	[[ "${stderr_lines[3]}" == "sbx-run: sandbox $N: sbx create failed (exit 1)" ]]
+	[ "${stderr_lines[1]}" = "sbx-run: sbx create: sbx answered (exit 1) in words sbx-tools cannot place:" ]
+	[ "${stderr_lines[2]}" = "  ERROR: Not authenticated to Docker" ]
+	[ "${stderr_lines[4]}" = "  Sign in with: sbx login" ]
+	[[ "${stderr_lines[-1]}" == "sbx-run: sandbox $N: sbx create failed (exit 1)" ]]
 	[ ! -e "$SBX_STATE_DIR/$N.prewarm" ]
 	# reported once: the next call provisions as any first call does
 	rm "$SBX_STUB_DIR/rc.create" "$SBX_STUB_DIR/err.create"
 	run -0 sbx-run -s "$N" ps
-	[ "$(verbs)" = "create ls exec create exec " ]
+	[ "$(verbs)" = "create version ls exec create exec " ]
 }
 
 @test "prewarm: the status of -P is the first call's: a timed-out create is 124 at both" {
@@ -165,19 +166,22 @@ record() {
 	[ "$(stub_count exec)" -eq 7 ]
 }
 
-@test "prewarm record class: what -P said is kept to its last 2 KiB, whole lines, bytes as they were" {
+@test "prewarm record class: what -P said is kept to its last 2 KiB, whole lines, as -P said it" {
 	echo 1 >"$SBX_STUB_DIR/rc.create"
-	{
-		for i in $(seq 400); do printf 'early line %d\n' "$i"; done
-		printf 'ERROR: last words \033[31mred\033[0m\n'
-	} >"$SBX_STUB_DIR/err.create"
+	# sbx's first lines, each escaped by -P to four times its length
+	for i in 1 2 3 4 5 6; do
+		printf 'ERROR: line %d ' "$i"
+		head -c 180 /dev/zero | tr '\0' '\001'
+		printf '\n'
+	done >"$SBX_STUB_DIR/err.create"
 	run -1 sbx-run -P -s "$N"
 	size=$(wc -c <"$SBX_STATE_DIR/$N.prewarm")
 	((size <= 4096)) || fail "record of $size bytes"
-	! grep -q 'early line 1$' "$SBX_STATE_DIR/$N.prewarm"
-	grep -q $'^said=ERROR: last words \033\\[31mred' "$SBX_STATE_DIR/$N.prewarm"
+	! grep -q 'ERROR: line 1 ' "$SBX_STATE_DIR/$N.prewarm"
+	grep -q '^said=  ERROR: line 5 \\001\\001' "$SBX_STATE_DIR/$N.prewarm"
+	! LC_ALL=C grep -q "$(printf '\001')" "$SBX_STATE_DIR/$N.prewarm"
 	grep -v '^said=\|^time=\|^status=' "$SBX_STATE_DIR/$N.prewarm" && fail "a line that is no field"
 	run -1 --separate-stderr sbx-run -s "$N" ps
-	[[ "$stderr" == *$'ERROR: last words \033[31mred\033[0m'* ]]
-	[[ "${stderr_lines[1]}" == "early line "* ]]
+	[[ "$stderr" == *'ERROR: line 5 \001'* ]]
+	[[ "${stderr_lines[-1]}" == "sbx-run: sandbox $N: sbx create failed (exit 1)" ]] || fail "$stderr"
 }

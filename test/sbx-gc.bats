@@ -270,6 +270,22 @@ removed_names() {
 	[ ! -e "$SBX_STATE_DIR/pi-sbx-${D}-c0000000.created" ]
 }
 
+@test "lying words class: an rm that says not found while sbx still lists the sandbox, or names another, keeps its markers" {
+	local a=pi-sbx-${D}-a0000000 b=pi-sbx-${D}-b0000000
+	stub_sandbox "$a" stopped; created "$a" 48
+	stub_sandbox "$b" stopped; created "$b" 48
+	# a's rm says not found but leaves it listed; b's says it and b is gone
+	printf '1\n1\n' >"$SBX_STUB_DIR/rc.rm"
+	echo "ERROR: no sandbox named '$a'" >"$SBX_STUB_DIR/err.rm"
+	run -1 --separate-stderr "$G"
+	[ -e "$SBX_STATE_DIR/$a.created" ] || fail "a's marker dropped: $stderr"
+	[[ $stderr == *"sandbox $a: sbx rm --force: exit status 1"* ]] || fail "$stderr"
+	# each answer is confirmed by one listing, no more
+	[ "$(cut -d' ' -f1 "$SBX_STUB_DIR/calls.log" | tr '\n' ' ')" = "ls rm ls rm " ] ||
+	    fail "$(cat "$SBX_STUB_DIR/calls.log")"
+	[ -e "$SBX_STATE_DIR/$b.created" ] || fail "b's marker dropped for a's words"
+}
+
 @test "sbx-gc: a concurrent run exits 75 without a word (-v says why)" {
 	echo 2 >"$SBX_STUB_DIR/delay.ls"
 	"$G" 3>&- &

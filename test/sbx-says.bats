@@ -465,3 +465,32 @@ HINTS=('' '  try: sbx ls\n' '\nTo create one:\n  sbx create AGENT WORKSPACE\n' '
 		[ "$(says "$t" notice)" = no ] || fail "$t"
 	done
 }
+
+@test "unplaced class: a create answer no reader places fails 1 and shows sbx's first lines, escaped and bounded; the version and sbx-verify -S once per sbx" {
+	echo 1 >"$SBX_STUB_DIR/rc.create"
+	printf 'error: the moon \033[2J is \302\233 wrong\nsecond\n\nfourth\nfifth\nsixth\n' >"$SBX_STUB_DIR/err.create"
+	printf 'Client Version:  v0.99.0 \033]0;x\007\n' >"$SBX_STUB_DIR/out.version"
+	run -1 --separate-stderr sbx-run -s "$N" ps
+	[ "${stderr_lines[0]}" = "sbx-run: sbx create: sbx answered (exit 1) in words sbx-tools cannot place:" ] || fail "$stderr"
+	[ "${stderr_lines[1]}" = '  error: the moon \033[2J is \302\233 wrong' ] || fail "$stderr"
+	[ "${stderr_lines[6]}" = "  ..." ] || fail "$stderr"
+	[[ ${stderr_lines[7]} == "sbx-run: sbx Client Version:  v0.99.0 \\033]0;x\\007: run 'sbx-verify -S'"* ]] || fail "$stderr"
+	[ "${stderr_lines[8]}" = "sbx-run: sandbox $N: sbx create failed (exit 1)" ] || fail "$stderr"
+	# no byte of a control reaches the terminal
+	! printf '%s' "$stderr" | LC_ALL=C grep -q "$(printf '[\001-\011\013-\037\177]')"
+	! printf '%s' "$stderr" | LC_ALL=C grep -q "$(printf '\302\233')"
+	[ ! -e "$SBX_STATE_DIR/$N.created" ]
+	# once per sbx: the next failure shows the lines, not the version
+	n=$(stub_count version)
+	run -1 --separate-stderr sbx-run -s "$N" ps
+	[[ $stderr != *"sbx-verify -S"* ]] || fail "$stderr"
+	[ "$(stub_count version)" -eq "$n" ]
+	# another sbx binary: once more
+	cp "$TOP/test/bin/sbx" "$BATS_TEST_TMPDIR/sbx"
+	DOCKER_SANDBOX_SBX="$BATS_TEST_TMPDIR/sbx" run -1 --separate-stderr sbx-run -s "$N" ps
+	[[ $stderr == *"sbx-verify -S"* ]] || fail "$stderr"
+	# a line longer than shown is cut, and says so
+	printf 'error: %0500d\n' 0 >"$SBX_STUB_DIR/err.create"
+	run -1 --separate-stderr sbx-run -s "$N" ps
+	[ "${#stderr_lines[1]}" -le 210 ] && [[ ${stderr_lines[1]} == *" ..." ]] || fail "$stderr"
+}

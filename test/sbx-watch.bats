@@ -281,14 +281,34 @@ finished() {
 	[ ! -e "$SBX_STATE_DIR/$N.lock" ]
 }
 
-@test "sbx-watch: an rm that says the sandbox is gone is not retried" {
+@test "sbx-watch: an rm that says the sandbox is gone, and the listing agrees, is not retried" {
 	provisioned "$N"
+	rm -f "$SBX_STUB_DIR/sandboxes/$N"
 	echo 1 >"$SBX_STUB_DIR/rc.rm"
 	echo "Error: sandbox '$N' not found" >"$SBX_STUB_DIR/err.rm"
 	watched_session_killed
-	[ "$(stub_count)" -eq 1 ]
+	# the words, then the listing that confirms them
+	[ "$(cut -d' ' -f1 "$SBX_STUB_DIR/calls.log" | tr '\n' ' ')" = "rm ls " ] ||
+	    fail "$(cat "$SBX_STUB_DIR/calls.log")"
 	[ ! -e "$SBX_STATE_DIR/$N.failed" ]
 	[ ! -e "$SBX_STATE_DIR/$N.created" ]
+}
+
+@test "lying words class: an rm that says gone while sbx lists the sandbox, or names another, is no removal: tried again, marker kept" {
+	local w
+	for w in "Error: sandbox '$N' not found" "[sbx] Sandbox '$N-old' not found" \
+	    "error: sandbox 'other' not found"; do
+		provisioned "$N"
+		rm -f "$SBX_STATE_DIR/$N.failed"
+		: >"$SBX_STUB_DIR/calls.log"
+		echo 1 >"$SBX_STUB_DIR/rc.rm"
+		echo "$w" >"$SBX_STUB_DIR/err.rm"
+		run -1 "$W" -n "$N"
+		[ -e "$SBX_STUB_DIR/sandboxes/$N" ]
+		[ -f "$SBX_STATE_DIR/$N.created" ] || fail "$w: marker dropped"
+		grep -qx 'tries=5' "$SBX_STATE_DIR/$N.failed" || fail "$w: $(cat "$SBX_STATE_DIR/$N.failed")"
+		[ "$(grep -c '^rm ' "$SBX_STUB_DIR/calls.log")" -eq 5 ] || fail "$w: $(cat "$SBX_STUB_DIR/calls.log")"
+	done
 }
 
 @test "sbx-watch: a never-created sandbox gets no sbx call at all, even with -k" {
