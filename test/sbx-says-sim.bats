@@ -162,3 +162,55 @@ verbs_after() {
 	done
 	rm -f "$SBX_STATE_DIR/sbx-no-input"
 }
+
+# lie TEXT: a command that prints TEXT (printf %b) on stderr, exits 1
+lie() {
+	sbx-run -s "$1" -x sh -c 'echo ran >>"$1"; printf "%b" "$2" >&2; exit 1' sh "$WS/ran-$1" "$2"
+}
+
+@test "sim lying words class: a command that prints sbx's own answers and exits 1 runs once, is never provisioned again nor retried" {
+	local t v
+	run -0 sbx-run -s say-l -x true
+	V='Client Version:  v0.55.0\nServer Version:  v0.54.0 9d1e2f3a\n\n'
+	S='Starting sandboxd daemon...\nDaemon started (PID: 6927, socket: /root/.local/state/sandboxes/sandboxes/sandboxd/sandboxd.sock)\nLogs: /root/daemon.log\n'
+	for t in "error: sandbox 'say-l' not found\n  try: sbx ls\n" \
+	    "${V}ERROR: no sandbox named say-l\n\nTo create one:\n  sbx create AGENT WORKSPACE\n" \
+	    "${S}[sbx] Sandbox \"say-l\" not found\r\n" \
+	    "${V}error: ensure daemon: cannot prompt for restart: --no-input is set\n" \
+	    "Docker Sandboxes has been updated and needs to restart.\nERROR: run 'sbx daemon restart'\n" \
+	    "${S}ERROR: ensure daemon: daemon exited unexpectedly: exit status 1\nERROR: another daemon is already running (PID 4242)\n"; do
+		rm -f "$WS/ran-say-l"
+		n=$(sim_ncalls)
+		run -1 --separate-stderr lie say-l "$t"
+		[ "$(wc -l <"$WS/ran-say-l")" -eq 1 ] || fail "ran twice: $t"
+		[ "$stderr" = "$(printf '%b' "$t")" ] || fail "words: $stderr"
+		v=$(verbs_after "$n")
+		# one call that tells the lie apart, never a create or a second run
+		case $v in
+		"exec ls " | "exec version " | "exec exec ") ;;
+		*) fail "$t: $(sim_calls_after "$n")" ;;
+		esac
+	done
+	# a sandbox no marker speaks for: sbx create itself says it exists
+	run -0 sbx-run -s say-m -x true
+	rm -f "$SBX_STATE_DIR/say-m.created"
+	n=$(sim_ncalls)
+	run -1 --separate-stderr lie say-m "ERROR: no sandbox named 'say-m'\n"
+	[ "$(wc -l <"$WS/ran-say-m")" -eq 1 ]
+	[ "$(verbs_after "$n")" = "exec create " ] || fail "$(sim_calls_after "$n")"
+	[ "$stderr" = "ERROR: no sandbox named 'say-m'" ] || fail "$stderr"
+	"$SIM" rm --force say-l
+	"$SIM" rm --force say-m
+}
+
+@test "sim lying words class: a not-found line of another sandbox, or one among the command's lines, is the command's: no call at all" {
+	run -0 sbx-run -s say-o -x true
+	for t in "error: sandbox 'say-o2' not found\n" "error: sandbox 'say' not found\n" \
+	    "building...\nerror: sandbox 'say-o' not found\n"; do
+		n=$(sim_ncalls)
+		run -1 --separate-stderr lie say-o "$t"
+		[ "$(verbs_after "$n")" = "exec " ] || fail "$t: $(sim_calls_after "$n")"
+		[ "$stderr" = "$(printf '%b' "$t")" ] || fail "$stderr"
+	done
+	"$SIM" rm --force say-o
+}

@@ -494,3 +494,27 @@ HINTS=('' '  try: sbx ls\n' '\nTo create one:\n  sbx create AGENT WORKSPACE\n' '
 	run -1 --separate-stderr sbx-run -s "$N" ps
 	[ "${#stderr_lines[1]}" -le 210 ] && [[ ${stderr_lines[1]} == *" ..." ]] || fail "$stderr"
 }
+
+@test "race class: the race retried when every line of sbx's answer carries its prefix, after notices; the command runs once" {
+	local t
+	stub_sandbox "$N" running
+	export SBX_STUB_EXEC_RUN=1
+	for t in 'ERROR: ensure daemon: daemon exited unexpectedly: exit status 1\nERROR: another daemon is already running (PID 4242)\n' \
+	    'error: ensure daemon: daemon exited unexpectedly: exit status 1\nerror: another daemon is already running (PID 4242)\n' \
+	    'Starting sandboxd daemon...\nDaemon started (PID: 6927, socket: /home/u/.local/state/sandboxes/sandboxd.sock)\n[sbx] Error: Another daemon is already running (PID 4242)\r\nWARN: x\n'; do
+		rm -rf "$SBX_STUB_DIR/calls" "$SBX_STUB_DIR/seq" "$RAN"
+		printf '%b' "$t" >"$SBX_STUB_DIR/race.text"
+		echo 1 >"$SBX_STUB_DIR/race.exec"
+		run -0 --separate-stderr sbx-run -x -s "$N" sh -c "echo ran >>$RAN"
+		[ -z "$stderr" ] || fail "$t: $stderr"
+		[ "$(ran)" -eq 1 ] || fail "$t"
+		[ "$(exec_calls)" = "exec ask exec " ] || fail "$t: $(exec_calls)"
+	done
+	# the same words from the command itself: asked about, not run again
+	rm -rf "$SBX_STUB_DIR/calls" "$SBX_STUB_DIR/seq" "$RAN"
+	run -1 --separate-stderr sbx-run -x -s "$N" sh -c \
+	    "echo ran >>$RAN; printf 'ERROR: daemon exited unexpectedly\nERROR: another daemon is already running\n' >&2; exit 1"
+	[ "$(ran)" -eq 1 ]
+	[ "$(exec_calls)" = "exec ask " ] || fail "$(exec_calls)"
+	[[ $stderr == "ERROR: daemon exited unexpectedly"* ]] || fail "$stderr"
+}
