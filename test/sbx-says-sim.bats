@@ -214,3 +214,17 @@ lie() {
 	done
 	"$SIM" rm --force say-o
 }
+
+@test "sim steady class: reading sbx by its words costs nothing when all goes well: one sbx call per program call" {
+	run -0 sbx-run -s say-s -x true
+	n=$(sim_ncalls)
+	run -0 --separate-stderr sbx-run -s say-s -x sh -c 'echo out; echo err >&2'
+	[ "$output" = out ] && [ "$stderr" = err ] || fail "$output / $stderr"
+	[ "$(verbs_after "$n")" = "exec " ] || fail "$(sim_calls_after "$n")"
+	n=$(sim_ncalls)
+	run -0 sbx-ports -s say-s ls
+	[ "$(sim_calls_after "$n" | wc -l)" -eq 1 ] || fail "$(sim_calls_after "$n")"
+	n=$(sim_ncalls)
+	run -0 sbx-watch -n say-s
+	[ "$(verbs_after "$n")" = "rm " ] || fail "$(sim_calls_after "$n")"
+}
