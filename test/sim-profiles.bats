@@ -368,18 +368,21 @@ exec_open() {	# exec_open pid: that sbx exec is under way
 	run -0 "$SIM" rm --force "$n63" a.b-9
 }
 
+publish_free() {	# publish_free port: pro-a's port on a free host port, SIM_PORT
+	sim_free_port
+	"$SIM" port publish pro-a "$SIM_PORT:$1" >/dev/null
+}
+
 sim_listens() {	# sim_listens port: a host listener on 127.0.0.1:port
 	ss -Hltn | awk '{ print $4 }' | grep -qx "127.0.0.1:$1"
 }
 
 @test "ports: a service on 127.0.0.1 only inside the sandbox is not reached through a published port; one on every interface is" {
 	local lo any
-	sim_free_port
+	publish_free 9100
 	lo=$SIM_PORT
-	"$SIM" port publish pro-a "$lo:9100" >/dev/null
-	sim_free_port
+	publish_free 9101
 	any=$SIM_PORT
-	"$SIM" port publish pro-a "$any:9101" >/dev/null
 	"$SIM" exec pro-a -- sh -c 'socat TCP4-LISTEN:9100,bind=127.0.0.1,reuseaddr,fork SYSTEM:"echo lo" >/dev/null 2>&1 &
 	    socat TCP4-LISTEN:9101,reuseaddr,fork SYSTEM:"echo any" >/dev/null 2>&1 &'
 	for _ in $(seq 50); do
@@ -400,9 +403,8 @@ sim_listens() {	# sim_listens port: a host listener on 127.0.0.1:port
 @test "ports: a stop releases the host ports and keeps the mappings; the start publishes them again, an ephemeral one on a new port" {
 	local hp eph new
 	sim_unpublish_all pro-a
-	sim_free_port
+	publish_free 9102
 	hp=$SIM_PORT
-	"$SIM" port publish pro-a "$hp:9102" >/dev/null
 	"$SIM" port publish pro-a 9103 >/dev/null
 	eph=$("$SIM" port ls pro-a --json | json_get '[p["host_port"] for p in d if p["sandbox_port"] == 9103][0]')
 	sim_listens "$hp"
@@ -425,9 +427,8 @@ sim_listens() {	# sim_listens port: a host listener on 127.0.0.1:port
 @test "ports: an explicit host port taken while stopped fails the start under --no-input, the sandbox stays stopped; on a terminal sbx asks for another" {
 	local hp holder other
 	sim_unpublish_all pro-a
-	sim_free_port
+	publish_free 9104
 	hp=$SIM_PORT
-	"$SIM" port publish pro-a "$hp:9104" >/dev/null
 	"$SIM" stop pro-a
 	socat "TCP4-LISTEN:$hp,bind=127.0.0.1,reuseaddr,fork" /dev/null 3>&- &
 	holder=$!
