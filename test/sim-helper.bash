@@ -52,6 +52,21 @@ sim_noinput() {
 	[ "${SBX_SIM_PROFILE:-0.55}" = 0.55 ]
 }
 
+# The lines of stdin but sbx's own that SBX_SIM_WORDS=vary prints
+# around an answer (test/sbx-sim/README.md, "Words"): the daemon's
+# notices, WARN: lines, version lines, the auto-start notice and blank
+# lines, which a program passes on with a command's standard error as
+# real sbx's.  Under the exact words it drops nothing.
+sim_drop_own() {
+	if [ "${SBX_SIM_WORDS:-exact}" != vary ]; then
+		cat
+		return 0
+	fi
+	grep -v -e '^Starting sandboxd daemon\.\.\.$' -e '^Daemon started (PID' \
+	    -e '^Logs: .*/daemon\.log$' -e '^WARN: ' -e '^Client Version:  ' \
+	    -e '^Server Version:  ' -e '^Sandbox .* started successfully$' -e '^$' || :
+}
+
 # What the simulated sbx says of a missing sandbox NAME to VERB.
 sim_missing_text() {	# name verb
 	case ${SBX_SIM_PROFILE:-0.55}:$2 in

@@ -12,6 +12,8 @@ setup_file() {
 	sim_setup_file
 	# each test names the profile it is about; unset is the default
 	unset SBX_SIM_PROFILE
+	# each profile's own words; the tests of SBX_SIM_WORDS=vary say so
+	export SBX_SIM_WORDS=exact
 	export WSP="$BATS_FILE_TMPDIR/wsp"
 	mkdir -p "$WSP"
 	[ -n "$SIM_MISSING" ] && return 0
@@ -81,8 +83,10 @@ setup() {
 	for args in version "ls --json" "exec pro-a -- true" "rm --force pro-a" "stop pro-a"; do
 		# shellcheck disable=SC2086
 		run -1 --separate-stderr "$SIM" $args </dev/null
-		[ "$stderr" = "error: ensure daemon: cannot prompt for restart: stdin is not a terminal; run the command in an interactive terminal to confirm the restart" ] ||
+		# 0.55: the version lines first (#381)
+		[[ $stderr =~ ^Client\ Version:\ \ v0\.55\.0\ [0-9a-f]{40}$'\n'Server\ Version:\ \ v0\.54\.0\ [0-9a-f]{40}$'\n\n'"error: ensure daemon: cannot prompt for restart: stdin is not a terminal; run the command in an interactive terminal to confirm the restart"$ ]] ||
 		    fail "$args: $stderr"
+		[ -z "$output" ]
 	done
 	SBX_SIM_PROFILE=0.46 run -1 --separate-stderr "$SIM" ls </dev/null
 	[[ $stderr == "ERROR: ensure daemon: cannot prompt for restart: stdin is not a terminal;"* ]]
@@ -100,7 +104,9 @@ setup() {
 	run -0 "$SIM" exec pro-a -- true
 	export SBX_SIM_FAULT=restart
 	IN=n run -1 on_tty "$SIM" ls -q
-	[[ $output == *"[y/N]"* ]] && [[ $output == *"restart not confirmed"* ]]
+	[[ $output == *"Client Version:  v0.55.0 "* ]]
+	[[ $output == *"Docker Sandboxes has been updated and needs to restart. All running sandboxes will be stopped."$'\r\n'"Restart now? (y/N): "* ]] || fail "$output"
+	[[ $output == *"restart not confirmed"* ]]
 	IN=y run -0 on_tty "$SIM" ls --json
 	[[ $output == *'"status": "stopped"'* ]]
 	[ "$(grep -c ' ls restart$' "$SBX_SIM_ROOT/prompts.log")" -eq 2 ]
@@ -112,7 +118,7 @@ setup() {
 
 @test "fault notice-stdout and notice-stderr: the daemon's notices on the first call after sim-reset only" {
 	local want
-	want="$(printf 'Starting sandboxd daemon\\.\\.\\.\nDaemon started \\(PID [0-9]+\\)\nLogs: [^\n]+')"
+	want="$(printf 'Starting sandboxd daemon\\.\\.\\.\nDaemon started \\(PID: [0-9]+, socket: [^\n]+/\\.local/state/sandboxes/sandboxes/sandboxd/sandboxd\\.sock\\)\nLogs: [^\n]+/daemon\\.log')"
 	SBX_SIM_FAULT=notice-stderr run -0 --separate-stderr "$SIM" ls -q
 	[ "$output" = pro-a ]
 	[[ $stderr =~ ^$want$ ]] || fail "$stderr"
@@ -196,4 +202,250 @@ setup() {
 	SBX_SIM_FAIL=ls:1:auth IN= run -1 on_tty "$SIM" --no-input ls -q
 	IN=n run -1 on_tty "$SIM" create --no-input --quiet --name pro-x shell "$BATS_TEST_TMPDIR/nope"
 	[ ! -e "$SBX_SIM_ROOT/prompts.log" ]
+}
+
+# SBX_SIM_WORDS=vary (README.md, "Words"): a fixed sequence of calls
+# that need no sandbox, in a root of its own, under seed $1; each call's
+# status, stdout (O|) and stderr (E|) into the file $2.
+words_seq() {
+	local root args
+	root=$(mktemp -d /tmp/sbxsim.XXXXXX)
+	(
+		export SBX_SIM_ROOT=$root SBX_SIM_WORDS=vary SBX_SIM_SEED=$1
+		unset SBX_SIM_FAULT
+		for args in "exec nope -- true" "ls --bogus" "rm --force nope" "stop nope" \
+		    "ls --json" "version" "inspect nope" "port ls nope --json" \
+		    "create --name bad- shell" "exec -d nope -- true" "frob"; do
+			printf '== %s\n' "$args"
+			# shellcheck disable=SC2086
+			rc=0
+			"$SIM" $args >"$root.o" 2>"$root.e" </dev/null || rc=$?
+			printf 'rc=%s\n' "$rc"
+			sed 's/^/O|/' "$root.o"
+			sed 's/^/E|/' "$root.e"
+		done
+		printf '== restart\n'
+		SBX_SIM_FAULT=restart "$SIM" --no-input ls -q 2>&1 </dev/null | sed 's/^/B|/'
+		"$SIM" sim-reset || exit 1
+		printf '== race\n'
+		SBX_SIM_FAULT=race "$SIM" ls -q 2>&1 </dev/null | sed 's/^/B|/'
+	) >"$2"
+	rm -f "$root.o" "$root.e"
+	SBX_SIM_ROOT=$root "$SIM" sim-cleanup
+}
+
+@test "words vary: a seed replays its lines exactly; another seed prints others; an unknown mode or seed fails every call" {
+	words_seq 7 "$BATS_TEST_TMPDIR/a"
+	words_seq 7 "$BATS_TEST_TMPDIR/b"
+	cmp "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	words_seq 8 "$BATS_TEST_TMPDIR/c"
+	! cmp -s "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/c"
+	# the calls came in the same order and ended the same way
+	[ "$(grep -E '^(==|rc=)' "$BATS_TEST_TMPDIR/a")" = "$(grep -E '^(==|rc=)' "$BATS_TEST_TMPDIR/c")" ]
+	SBX_SIM_WORDS=some run -1 --separate-stderr "$SIM" ls -q
+	[[ $stderr == *"SBX_SIM_WORDS must be exact or vary"* ]]
+	SBX_SIM_WORDS=vary SBX_SIM_SEED=x1 run -1 --separate-stderr "$SIM" ls -q
+	[[ $stderr == *"SBX_SIM_SEED must be a number"* ]]
+}
+
+@test "words vary: across seeds every variation appears, and each answer keeps its stable words and its data" {
+	local all=$BATS_TEST_TMPDIR/all f want sec
+	: >"$all"
+	for s in $(seq 1 40); do
+		f=$BATS_TEST_TMPDIR/s$s
+		words_seq "$s" "$f"
+		cat "$f" >>"$all"
+		# per call: the status and the meaning stay
+		awk '/^== /{ c = substr($0, 4) } { print c "\t" $0 }' "$f" >"$f.t"
+		sec() { grep -F "$1"$'\t' "$f.t" | cut -f2-; }
+		[ "$(sec 'exec nope -- true' | grep -c '^rc=1$')" -eq 1 ] || fail "seed $s exec"
+		sec 'exec nope -- true' | grep -qi '^E|.*\(nope.* not found\|no sandbox named.*nope\)' || fail "seed $s: $(sec 'exec nope -- true')"
+		# exec's stdout is the command's: nothing of sbx's own
+		! sec 'exec nope -- true' | grep -q '^O|' || fail "seed $s: exec stdout"
+		for v in 'rm --force nope' 'stop nope' 'inspect nope' 'port ls nope --json'; do
+			sec "$v" | grep -qi '^E|.*\(sandbox .\?nope.\? not found\|no sandbox named .\?nope\)' || fail "seed $s $v: $(sec "$v")"
+		done
+		sec 'ls --bogus' | grep -qi '^E|.*unknown flag: --bogus$' || fail "seed $s: $(sec 'ls --bogus')"
+		sec 'frob' | grep -qi '^E|.*unknown command "frob" for "sbx"$' || fail "seed $s: $(sec frob)"
+		sec 'exec -d nope -- true' | grep -qi '^E|.*--detach is not supported for exec' || fail "seed $s: $(sec 'exec -d nope -- true')"
+		sec 'create --name bad- shell' | grep -qi '^E|.*must end with an alphanumeric character' || fail "seed $s: create"
+		sec restart | grep -qi 'cannot prompt for restart\|needs to restart' || fail "seed $s: $(sec restart)"
+		sec race | grep -qi 'daemon exited unexpectedly' && sec race | grep -qi 'another daemon is already running' ||
+		    fail "seed $s: $(sec race)"
+		# data stays data: the JSON document whole, the version line
+		sec 'ls --json' | sed -n 's/^O|//p' | sed -n '/^{$/,/^}$/p' | json_get 'd["sandboxes"]' | grep -qx '\[\]' ||
+		    fail "seed $s: $(sec 'ls --json')"
+		sec version | grep -q '^O|sbx version: v0\.55\.0 [0-9a-f]\{40\}$' || fail "seed $s: $(sec version)"
+	done
+	for want in '^E|ERROR: ' '^E|error: ' '^E|Error: ' '^E|\[sbx\] ERROR: ' '^E|\[sbx\] error: ' '^E|\[sbx\] [a-zA-Z]' \
+	    '^E|sandbox ' '^E|no sandbox named' '^E|.*Sandbox ' '^E|.*No sandbox named' '^E|.*Unknown flag' \
+	    "'nope'" '"nope"' 'sandbox nope not found' 'no sandbox named nope$' \
+	    '^E|  try: sbx ls$' '^E|To create one:$' '^E|  sbx create AGENT WORKSPACE$' "^E|Run 'sbx ls --help' for usage.$" \
+	    '^E|$' '^O|$' '^E|Client Version:  v0\.55\.0 ' '^E|Server Version:  v0\.54\.0 ' \
+	    '^O|Starting sandboxd daemon\.\.\.$' '^E|Starting sandboxd daemon\.\.\.$' \
+	    '^[EO]|Daemon started (PID: [0-9]*, socket: /.*/\.local/state/sandboxes/sandboxes/sandboxd/sandboxd\.sock)$' \
+	    '^[EO]|Daemon started (PID [0-9]*)$' '^[EO]|Logs: /.*/daemon\.log$' \
+	    '^O|WARN: mcp gateway teardown: context deadline exceeded$' '^E|WARN: mcp gateway teardown' \
+	    '^B|.*ensure daemon: cannot prompt for restart: --no-input is set; run the command' \
+	    "^B|.*cannot prompt for restart: --no-input is set; run 'sbx daemon restart'" \
+	    '^B|Docker Sandboxes has been updated and needs to restart' '^B|Client Version:' \
+	    '^B|another daemon is already running' '^B|.*[a-z] another daemon is already running\|^B|[^a]*: another daemon'; do
+		grep -q -- "$want" "$all" || fail "no seed printed: $want"
+	done
+	# the JSON listing: notices on stdout before and after it, never inside
+	grep -B1 '^O|{$' "$all" | grep -q '^O|Logs: ' || fail "no notice before a listing"
+}
+
+@test "words: exec's -d is refused on every profile since 0.45, before anything runs" {
+	for p in 0.46 0.47 0.55; do
+		SBX_SIM_PROFILE=$p run -1 --separate-stderr "$SIM" exec -d pro-a -- touch /tmp/detached
+		[ "$stderr" = "$(SBX_SIM_PROFILE=$p sim_errword): --detach is not supported for exec; omit -d to run the command in the foreground" ] ||
+		    fail "$p: $stderr"
+	done
+	run -1 "$SIM" exec --detach pro-a -- touch /tmp/detached
+	run -1 "$SIM" exec pro-a -- test -e /tmp/detached
+}
+
+exec_open() {	# exec_open pid: that sbx exec is under way
+	compgen -G "$SBX_SIM_ROOT/s/*/active/$1" >/dev/null
+}
+
+@test "exec: the local sbx exec ignores SIGTERM, its command goes on; only SIGKILL ends it" {
+	local pid st=0
+	"$SIM" exec pro-a -- rm -f /tmp/termed
+	"$SIM" exec pro-a -- sh -c 'sleep 2; touch /tmp/termed' 3>&- &
+	pid=$!
+	for _ in $(seq 100); do
+		exec_open "$pid" && break
+		sleep 0.05
+	done
+	exec_open "$pid"
+	kill -TERM "$pid"
+	# the exec waits for its command, which ends in 2 s: status 0
+	wait "$pid" || st=$?
+	[ "$st" -eq 0 ]
+	run -0 "$SIM" exec pro-a -- test -e /tmp/termed
+	"$SIM" exec pro-a -- sleep 30 3>&- &
+	pid=$!
+	for _ in $(seq 100); do
+		exec_open "$pid" && break
+		sleep 0.05
+	done
+	kill -TERM "$pid"
+	kill -0 "$pid"
+	kill -KILL "$pid"
+	st=0
+	wait "$pid" || st=$?
+	[ "$st" -eq 137 ]
+	# (the guest's sleep goes on: that is a guest command's way)
+	"$SIM" exec pro-a -- pkill -x sleep || true
+	# another verb still ends on SIGTERM
+	SBX_SIM_HANG=ls:1 "$SIM" ls -q 3>&- &
+	pid=$!
+	for _ in $(seq 100); do
+		[ "$(pgrep -c -P "$pid")" -ge 2 ] && break
+		sleep 0.05
+	done
+	kill -TERM "$pid"
+	st=0
+	wait "$pid" || st=$?
+	[ "$st" -eq 143 ]
+	pkill -f "^sbxsim-hang-$(cat "$SBX_SIM_ROOT/tag")" || true
+}
+
+@test "names: at most 63 characters, starting and ending with a letter or digit; default reserved" {
+	local n63 n64
+	n63=a$(printf '%061d' 0)9
+	n64=${n63}x
+	for n in ab- ab. -ab .ab a default "$n64" 'a_b' 'a b'; do
+		run -1 --separate-stderr "$SIM" create --quiet --name "$n" shell "$WSP"
+		[[ $stderr == "error: invalid sandbox name \"$n\": "* ]] || fail "$n: $stderr"
+	done
+	run -1 --separate-stderr "$SIM" create --quiet --name ab- shell "$WSP"
+	[ "$stderr" = 'error: invalid sandbox name "ab-": must end with an alphanumeric character' ]
+	run -0 "$SIM" create --quiet --name "$n63" shell "$WSP"
+	run -0 "$SIM" create --quiet --name a.b-9 shell "$WSP"
+	run -0 "$SIM" rm --force "$n63" a.b-9
+}
+
+publish_free() {	# publish_free port: pro-a's port on a free host port, SIM_PORT
+	sim_free_port
+	"$SIM" port publish pro-a "$SIM_PORT:$1" >/dev/null
+}
+
+sim_listens() {	# sim_listens port: a host listener on 127.0.0.1:port
+	ss -Hltn | awk '{ print $4 }' | grep -qx "127.0.0.1:$1"
+}
+
+@test "ports: a service on 127.0.0.1 only inside the sandbox is not reached through a published port; one on every interface is" {
+	local lo any
+	publish_free 9100
+	lo=$SIM_PORT
+	publish_free 9101
+	any=$SIM_PORT
+	"$SIM" exec pro-a -- sh -c 'socat TCP4-LISTEN:9100,bind=127.0.0.1,reuseaddr,fork SYSTEM:"echo lo" >/dev/null 2>&1 &
+	    socat TCP4-LISTEN:9101,reuseaddr,fork SYSTEM:"echo any" >/dev/null 2>&1 &'
+	for _ in $(seq 50); do
+		"$SIM" exec pro-a -- sh -c 'ss -Hltn | grep -q "127.0.0.1:9100 " && ss -Hltn | grep -q ":9101 "' && break
+		sleep 0.1
+	done
+	# inside, the loopback service answers
+	run -0 "$SIM" exec pro-a -- socat -T 2 - TCP4:127.0.0.1:9100
+	[ "$output" = lo ]
+	run -0 socat -T 2 - "TCP4:127.0.0.1:$any" </dev/null
+	[ "$output" = any ]
+	run socat -T 2 - "TCP4:127.0.0.1:$lo" </dev/null
+	[ -z "$output" ]
+	"$SIM" exec pro-a -- pkill -f 'TCP4-LISTEN:910[01]' || true
+	sim_unpublish_all pro-a
+}
+
+@test "ports: a stop releases the host ports and keeps the mappings; the start publishes them again, an ephemeral one on a new port" {
+	local hp eph new
+	sim_unpublish_all pro-a
+	publish_free 9102
+	hp=$SIM_PORT
+	"$SIM" port publish pro-a 9103 >/dev/null
+	eph=$("$SIM" port ls pro-a --json | json_get '[p["host_port"] for p in d if p["sandbox_port"] == 9103][0]')
+	sim_listens "$hp"
+	sim_listens "$eph"
+	"$SIM" stop pro-a
+	! sim_listens "$hp"
+	! sim_listens "$eph"
+	run -0 "$SIM" port ls pro-a --json
+	[ "$(json_get '[(p["host_port"], p["sandbox_port"]) for p in d]' <<<"$output")" = "[[$hp, 9102], [$eph, 9103]]" ] ||
+	    [ "$(json_get '[(p["host_port"], p["sandbox_port"]) for p in d]' <<<"$output")" = "[[$eph, 9103], [$hp, 9102]]" ] ||
+	    fail "$output"
+	"$SIM" exec pro-a -- true
+	sim_listens "$hp"
+	new=$("$SIM" port ls pro-a --json | json_get '[p["host_port"] for p in d if p["sandbox_port"] == 9103][0]')
+	[ "$new" != "$eph" ]
+	sim_listens "$new"
+	sim_unpublish_all pro-a
+}
+
+@test "ports: an explicit host port taken while stopped fails the start under --no-input, the sandbox stays stopped; on a terminal sbx asks for another" {
+	local hp holder other
+	sim_unpublish_all pro-a
+	publish_free 9104
+	hp=$SIM_PORT
+	"$SIM" stop pro-a
+	socat "TCP4-LISTEN:$hp,bind=127.0.0.1,reuseaddr,fork" /dev/null 3>&- &
+	holder=$!
+	for _ in $(seq 50); do sim_listens "$hp" && break; sleep 0.05; done
+	run -1 --separate-stderr "$SIM" --no-input exec pro-a -- true </dev/null
+	[ "$stderr" = "error: failed to start sandbox: publish port 127.0.0.1:$hp -> 9104/tcp4: listen tcp 127.0.0.1:$hp: bind: address already in use" ] ||
+	    fail "$stderr"
+	[ "$("$SIM" ls --json | json_get '[s["status"] for s in d["sandboxes"] if s["name"] == "pro-a"][0]')" = stopped ]
+	run -1 "$SIM" exec pro-a -- true </dev/null
+	[ "$("$SIM" port ls pro-a --json | json_get '[p["host_port"] for p in d]')" = "[$hp]" ]
+	sim_free_port
+	other=$SIM_PORT
+	IN=$other run -0 on_tty "$SIM" exec pro-a -- true
+	[[ $output == *"Host port 127.0.0.1:$hp (sandbox port 9104/tcp4) is in use. Enter another host port, or nothing to cancel: "* ]] || fail "$output"
+	grep -q ' exec port-conflict$' "$SBX_SIM_ROOT/prompts.log"
+	[ "$("$SIM" port ls pro-a --json | json_get '[p["host_port"] for p in d]')" = "[$other]" ]
+	sim_listens "$other"
+	kill "$holder"
+	sim_unpublish_all pro-a
 }
