@@ -60,7 +60,7 @@ prewarm_bg() {
 }
 
 status_of() {
-	"$SIM" ls --json | python3 -c 'import json,sys
+	sim_look ls --json | python3 -c 'import json,sys
 for s in json.load(sys.stdin)["sandboxes"]:
     if s["name"] == sys.argv[1]: print(s["status"])' "$1"
 }
