@@ -234,8 +234,8 @@ status_of() {
 # ---------------------------------------------------------------- teardown (last)
 
 @test "teardown: sbx rm --force of all three, then the suite's cleanup, leave nothing on the host" {
-	run -0 "$SIM" rm --force e2e-a e2e-b e2e-ro
-	run -0 "$SIM" ls --json
+	run -0 sim_look rm --force e2e-a e2e-b e2e-ro
+	run -0 sim_look ls --json
 	[ "$(json_get 'd["sandboxes"]' <<<"$output")" = "[]" ]
 	run -0 sim_teardown_assert
 }
