@@ -50,7 +50,7 @@ verbs_after() {
 }
 
 status_of() {
-	"$SIM" ls --json | json_get "[s[\"status\"] for s in d[\"sandboxes\"] if s[\"name\"] == \"$1\"][0]"
+	sim_look ls --json | json_get "[s[\"status\"] for s in d[\"sandboxes\"] if s[\"name\"] == \"$1\"][0]"
 }
 
 # ---------------------------------------------------------------- provisioning
@@ -93,7 +93,7 @@ status_of() {
 	grep -qx "Published 127.0.0.1:$SIM_PORT -> 8080/tcp4" <<<"$output"
 	run -0 sim_fetch "http://127.0.0.1:$SIM_PORT/"
 	[ "$output" = "<h1>deployed by sbx-run</h1>" ]
-	run -0 --separate-stderr sbx-run -s e2e-a logs web
+	run -0 sbx-run -s e2e-a logs web
 	[[ $output == *"response:200"* ]]
 	run -0 --separate-stderr sbx-run -s e2e-a exec web cat /www/index.html
 	[ "$output" = "<h1>deployed by sbx-run</h1>" ]
@@ -234,8 +234,8 @@ status_of() {
 # ---------------------------------------------------------------- teardown (last)
 
 @test "teardown: sbx rm --force of all three, then the suite's cleanup, leave nothing on the host" {
-	run -0 "$SIM" rm --force e2e-a e2e-b e2e-ro
-	run -0 "$SIM" ls --json
+	run -0 sim_look rm --force e2e-a e2e-b e2e-ro
+	run -0 sim_look ls --json
 	[ "$(json_get 'd["sandboxes"]' <<<"$output")" = "[]" ]
 	run -0 sim_teardown_assert
 }

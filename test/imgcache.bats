@@ -77,7 +77,7 @@ setup() {
 
 teardown() {
 	local n
-	for n in $("$SIM" ls --json 2>/dev/null | json_get '" ".join(s["name"] for s in d["sandboxes"])'); do
+	for n in $(sim_look ls --json 2>/dev/null | json_get '" ".join(s["name"] for s in d["sandboxes"])'); do
 		case $n in imgc-*) "$SIM" rm -f "$n" >/dev/null 2>&1 ;; esac
 	done
 	return 0

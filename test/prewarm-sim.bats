@@ -60,7 +60,7 @@ prewarm_bg() {
 }
 
 status_of() {
-	"$SIM" ls --json | python3 -c 'import json,sys
+	sim_look ls --json | python3 -c 'import json,sys
 for s in json.load(sys.stdin)["sandboxes"]:
     if s["name"] == sys.argv[1]: print(s["status"])' "$1"
 }
@@ -104,7 +104,7 @@ for s in json.load(sys.stdin)["sandboxes"]:
 	SBX_SIM_FAIL=create:1 SBX_SIM_HANG=ls:1 SBX_SIM_HANG_SECONDS=2 prewarm_bg pw-fails
 	run -1 --separate-stderr sbx-run -s pw-fails -x true
 	[[ "$stderr" == *"provisioning it ahead of this call (sbx-run -P) failed, exit 1"* ]]
-	[[ "$stderr" == *"$(sim_errword): "* ]]
+	[[ ${stderr,,} == *"failed to create sandbox: failed to run sandbox container"* ]]
 	wait "$PW" || true
 	[ "$(verbs_after "$n")" = "create version ls " ] || fail "$(sim_calls_after "$n")"
 	# once: the next call provisions (the intent the failed listing left

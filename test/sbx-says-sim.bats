@@ -89,7 +89,7 @@ verbs_after() {
 	[ "$(sim_calls_after "$n" | grep -vc ' 1 ')" -eq 0 ]
 	# a person confirms: every sandbox stopped, and the tools work again
 	IN=y run -0 on_tty "$SIM" ls -q
-	[ "$("$SIM" ls --json | json_get '[s["status"] for s in d["sandboxes"] if s["name"] == "say-r"][0]')" = stopped ]
+	[ "$(sim_look ls --json | json_get '[s["status"] for s in d["sandboxes"] if s["name"] == "say-r"][0]')" = stopped ]
 	run -0 sbx-run -s say-r -x true
 	run -0 sbx-watch -n say-r
 }

@@ -67,6 +67,12 @@ sim_drop_own() {
 	    -e '^Server Version:  ' -e '^Sandbox .* started successfully$' -e '^$' || :
 }
 
+# A test's own look at the simulator's state, in its exact words: only
+# the programs' calls meet the varied ones (README.md, "Words").
+sim_look() {
+	SBX_SIM_WORDS=exact "$SIM" "$@"
+}
+
 # What the simulated sbx says of a missing sandbox NAME to VERB.
 sim_missing_text() {	# name verb
 	case ${SBX_SIM_PROFILE:-0.55}:$2 in

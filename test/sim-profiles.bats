@@ -205,11 +205,11 @@ setup() {
 }
 
 # SBX_SIM_WORDS=vary (README.md, "Words"): a fixed sequence of calls
-# that need no sandbox, in a root of its own, under seed $1; each call's
-# status, stdout (O|) and stderr (E|) into the file $2.
+# that need no sandbox, under seed $1, in the root $3 or one of its own;
+# each call's status, stdout (O|) and stderr (E|) into the file $2.
 words_seq() {
-	local root args
-	root=$(mktemp -d /tmp/sbxsim.XXXXXX)
+	local root=${3:-} args
+	[ -n "$root" ] || root=$(mktemp -d /tmp/sbxsim.XXXXXX)
 	(
 		export SBX_SIM_ROOT=$root SBX_SIM_WORDS=vary SBX_SIM_SEED=$1
 		unset SBX_SIM_FAULT
@@ -231,7 +231,7 @@ words_seq() {
 		SBX_SIM_FAULT=race "$SIM" ls -q 2>&1 </dev/null | sed 's/^/B|/'
 	) >"$2"
 	rm -f "$root.o" "$root.e"
-	SBX_SIM_ROOT=$root "$SIM" sim-cleanup
+	[ -n "${3:-}" ] || SBX_SIM_ROOT=$root "$SIM" sim-cleanup
 }
 
 @test "words vary: a seed replays its lines exactly; another seed prints others; an unknown mode or seed fails every call" {
@@ -249,11 +249,13 @@ words_seq() {
 }
 
 @test "words vary: across seeds every variation appears, and each answer keeps its stable words and its data" {
-	local all=$BATS_TEST_TMPDIR/all f want sec
+	local all=$BATS_TEST_TMPDIR/all f want sec root
 	: >"$all"
+	# one root for all (a cleanup each would cost more than the calls)
+	root=$(mktemp -d /tmp/sbxsim.XXXXXX)
 	for s in $(seq 1 40); do
 		f=$BATS_TEST_TMPDIR/s$s
-		words_seq "$s" "$f"
+		words_seq "$s" "$f" "$root"
 		cat "$f" >>"$all"
 		# per call: the status and the meaning stay
 		awk '/^== /{ c = substr($0, 4) } { print c "\t" $0 }' "$f" >"$f.t"
@@ -292,6 +294,7 @@ words_seq() {
 	    '^B|another daemon is already running' '^B|.*[a-z] another daemon is already running\|^B|[^a]*: another daemon'; do
 		grep -q -- "$want" "$all" || fail "no seed printed: $want"
 	done
+	SBX_SIM_ROOT=$root "$SIM" sim-cleanup
 	# the JSON listing: notices on stdout before and after it, never inside
 	grep -B1 '^O|{$' "$all" | grep -q '^O|Logs: ' || fail "no notice before a listing"
 }
