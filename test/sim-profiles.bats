@@ -340,6 +340,12 @@ exec_open() {	# exec_open pid: that sbx exec is under way
 	st=0
 	wait "$pid" || st=$?
 	[ "$st" -eq 137 ]
+	# its calls.log line all the same, from the watcher
+	for _ in $(seq 40); do
+		grep -q ' 137 exec pro-a -- sleep 30$' "$SBX_SIM_ROOT/calls.log" && break
+		sleep 0.05
+	done
+	grep -q ' 137 exec pro-a -- sleep 30$' "$SBX_SIM_ROOT/calls.log"
 	# (the guest's sleep goes on: that is a guest command's way)
 	"$SIM" exec pro-a -- pkill -x sleep || true
 	# another verb still ends on SIGTERM
