@@ -95,27 +95,35 @@ setup() {
 		    fail "check-$p: $output"
 	done
 	# the runner with no argument, in a tree of its own: a bats suite, the
-	# e2e suite (twice: once more on sbx 0.46), the agent loop (twice)
+	# e2e suite (twice: once more on sbx 0.46), the agent loop (twice),
+	# the pi 1.x tier in its parts; each says where it ran
 	local t=$BATS_TEST_TMPDIR/tree at=@test
 	mkdir -p "$t/test" "$t/pi/test"
 	cp "$R" "$t/test/run-suites"
 	printf '%s "a" { true; }\n' "$at" >"$t/test/a.bats"
-	printf '%s "e2e on %%s" { [ -n "${SBX_SIM_PROFILE:-new}" ]; }\n' "$at" >"$t/test/e2e.bats"
-	printf 'import test from "node:test";\ntest("one", () => {});\ntest("two", () => {});\n' \
-	    >"$t/pi/test/agentloop.test.mjs"
+	printf '%s "e2e" { echo "e2e ${SBX_SIM_PROFILE:-newest}" >>"%s/ran"; }\n' \
+	    "$at" "$t" >"$t/test/e2e.bats"
+	printf 'import test from "node:test";\nimport { appendFileSync } from "node:fs";\n' |
+	    tee "$t/pi/test/agentloop.test.mjs" >"$t/pi/test/pi-1x.test.mjs"
+	printf 'appendFileSync("%s/ran", `loop ${process.env.SBX_SIM_PROFILE ?? "newest"}\\n`);\ntest("one", () => {});\ntest("two", () => {});\n' \
+	    "$t" >>"$t/pi/test/agentloop.test.mjs"
+	printf 'appendFileSync("%s/ran", `1x ${process.env.SBX_PI_1X_SHARD}\\n`);\ntest("1x", () => {});\n' \
+	    "$t" >>"$t/pi/test/pi-1x.test.mjs"
 	command -v node >/dev/null || skip_unless_ci "node is needed"
 	SBX_SANITIZE=0 RUNNER="$t/test/run-suites" run runner ""
 	[ "$status" -eq 0 ] || fail "$output"
 	[ "$(printf '%s\n' "$output" | grep -v '^# ')" = "bats: 3 passed, 0 failed
 sanitized: 0 passed, 0 failed
-pi: 4 passed, 0 failed
-7 passed, 0 failed" ] || fail "$output"
+pi: 10 passed, 0 failed
+13 passed, 0 failed" ] || fail "$output"
+	[ "$(sort "$t/ran" | tr '\n' ,)" = "1x 0/6,1x 1/6,1x 2/6,1x 3/6,1x 4/6,1x 5/6,e2e 0.46,e2e newest,loop 0.46,loop newest," ] ||
+	    fail "$(cat "$t/ran")"
 	for p in bats sanitized pi; do
 		printf '%s\n' "$output" | grep -q "^# $p: [0-9]*m[0-9][0-9]s wall, " || fail "no wall time of $p: $output"
 	done
-	[[ ${lines[-2]} == "# 5 suites: "*" wall, "*" at once" ]] || fail "$output"
+	[[ ${lines[-2]} == "# 11 suites: "*" wall, "*" at once" ]] || fail "$output"
 	printf '%s\n' 'begin bats' 'begin sanitized' 'begin pi' 'end bats 3 0 0' \
-	    'end sanitized 0 0 0' 'end pi 4 0 0' | cmp - "$SBX_TEST_COUNTS"
+	    'end sanitized 0 0 0' 'end pi 10 0 0' | cmp - "$SBX_TEST_COUNTS"
 }
 
 # Suites in $BATS_TEST_TMPDIR/s1.bats ...: each writes + when it begins
