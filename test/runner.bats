@@ -126,8 +126,8 @@ pi: 10 passed, 0 failed
 	    'end sanitized 0 0 0' 'end pi 10 0 0' | cmp - "$SBX_TEST_COUNTS"
 }
 
-# Suites in $BATS_TEST_TMPDIR/s1.bats ...: each writes + when it begins
-# and - when it ends into ev, having waited (10 s at most) until $1 had
+# Suites in $BATS_TEST_TMPDIR/s1.bats ...: each writes "+ NAME" when it
+# begins and "- NAME" when it ends into ev, having waited (10 s at most) until $1 had
 # begun: it passes if they had.
 barrier_suites() {	# how-many-begin-together suites...
 	local want=$1 s at=@test
@@ -136,12 +136,12 @@ barrier_suites() {	# how-many-begin-together suites...
 	for s in "$@"; do
 		cat >"$BATS_TEST_TMPDIR/$s.bats" <<-EOF
 		$at "$s" {
-			echo + >>"$BATS_TEST_TMPDIR/ev"
+			echo "+ $s" >>"$BATS_TEST_TMPDIR/ev"
 			for _ in \$(seq 100); do
 				[ "\$(grep -c + "$BATS_TEST_TMPDIR/ev")" -ge $want ] && break
 				sleep 0.1
 			done
-			echo - >>"$BATS_TEST_TMPDIR/ev"
+			echo "- $s" >>"$BATS_TEST_TMPDIR/ev"
 			[ "\$(grep -c + "$BATS_TEST_TMPDIR/ev")" -ge $want ]
 		}
 		EOF
@@ -181,4 +181,29 @@ most_at_once() {
 	    "$BATS_TEST_TMPDIR/one.bats" "$BATS_TEST_TMPDIR/one.bats"
 	[ "$status" -eq 0 ] || fail "$output"
 	[ "${lines[-1]}" = "3 passed, 0 failed" ]
+}
+
+@test "runner: the longest suite of the last run starts first; a first run goes by test/suite-times" {
+	barrier_suites 1 s1 s2 s3
+	printf '1\tsuites\ts1.bats\n100\tsuites\ts3.bats\n50\tsuites\ts2.bats\n' >"$SBX_TEST_TIMES"
+	SBX_TEST_JOBS=1 run runner "" "$BATS_TEST_TMPDIR"/s[1-3].bats
+	[ "$status" -eq 0 ] || fail "$output"
+	[ "$(grep '^+' "$BATS_TEST_TMPDIR/ev" | cut -d' ' -f2 | tr '\n' ' ')" = "s3 s2 s1 " ] ||
+	    fail "$(cat "$BATS_TEST_TMPDIR/ev")"
+	# reported in the order named all the same
+	[ "$(printf '%s\n' "$output" | grep '^# s' | cut -d: -f1 | tr '\n' ' ')" = "# s1.bats # s2.bats # s3.bats " ]
+	# no times of its own: the tree's, in a tree of its own
+	local t=$BATS_TEST_TMPDIR/tree
+	mkdir -p "$t/test"
+	cp "$R" "$t/test/run-suites"
+	printf '1\tsuites\ts1.bats\n50\tsuites\ts2.bats\n100\tsuites\ts3.bats\n' >"$t/test/suite-times"
+	rm "$SBX_TEST_TIMES"
+	barrier_suites 1 s1 s2 s3
+	SBX_TEST_JOBS=1 RUNNER="$t/test/run-suites" run runner "" "$BATS_TEST_TMPDIR"/s[1-3].bats
+	[ "$status" -eq 0 ] || fail "$output"
+	[ "$(grep '^+' "$BATS_TEST_TMPDIR/ev" | cut -d' ' -f2 | tr '\n' ' ')" = "s3 s2 s1 " ] ||
+	    fail "$(cat "$BATS_TEST_TMPDIR/ev")"
+	# and this run's times are kept, not the tree's changed
+	[ "$(cut -f3 "$SBX_TEST_TIMES" | sort | tr '\n' ' ')" = "s1.bats s2.bats s3.bats " ]
+	[ "$(cut -f1 "$t/test/suite-times" | tr '\n' ' ')" = "1 50 100 " ]
 }
