@@ -183,10 +183,9 @@ sim_teardown_file() {
 # A free host port (tcp or udp) in SIM_PORT; random, so that suites
 # running side by side do not collide.  The host ports of the suites,
 # which make check runs side by side: 18000-20999 are the numbers the
-# stand-in suites expect sbx-ports to find free (no other suite binds
-# them: sbx-ports.bats's own tier-2 tests bind 18501-18503, and 17000-17099
-# for its range), 21000-31999 are drawn here and for the registry
-# (registry.bash) and the soak's ranges.
+# stand-in suites expect sbx-ports to find free (no suite binds them),
+# 17000-17099 sbx-ports.bats's range, 21000-31999 drawn here and for the
+# registry (registry.bash) and the soak's ranges.
 sim_free_port() {
 	local p flag=-Hltn
 	[ "${1:-tcp}" = udp ] && flag=-Hlun
