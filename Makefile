@@ -210,12 +210,9 @@ test/tools/failalloc.so: test/tools/failalloc.c
 
 # make check: its three parts in turn, each whatever the last found, then
 # the one closing line "N passed, N failed" over all three
+# the three parts side by side, SBX_TEST_JOBS suites at a time (default 3)
 check: all $(TESTTOOLS)
-	@sh test/run-suites reset
-	-@$(MAKE) -s check-bats
-	-@$(MAKE) -s check-sanitized
-	-@$(MAKE) -s check-pi
-	@sh test/run-suites total bats sanitized pi
+	@MAKEFLAGS= MAKELEVEL= MFLAGS= sh test/run-suites
 
 # the bats suites; the same on sanitized binaries (SBX_SANITIZE=0: not);
 # the pi extension's node tests

@@ -42,6 +42,18 @@ watcher_pid() {
 	sed -n 's/^watcher=//p' "$SBX_STATE_DIR/$1.owner"
 }
 
+# The processes whose command line matches the pgrep pattern and whose
+# environment names this test's state directory: not another suite's,
+# which may run beside this one under the same sandbox name.
+of_this_test() {	# pattern
+	local p
+	for p in $(pgrep -f "$1"); do
+		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null |
+		    grep -qxF "SBX_STATE_DIR=$SBX_STATE_DIR" && echo "$p"
+	done
+	return 0
+}
+
 # The start time of a process, as sbx-watch records it (Linux).
 start_of() {
 	sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f20

@@ -32,10 +32,10 @@ reg_missing() {
 	printf '%s' "${m# }"
 }
 
-reg_free_port() {	# a TCP port nobody listens on in 20000-29999
+reg_free_port() {	# a TCP port nobody listens on in 21000-29999 (sim-helper.bash)
 	local p
 	for _ in $(seq 200); do
-		p=$((20000 + RANDOM % 10000))
+		p=$((21000 + RANDOM % 9000))
 		ss -Hltn | awk '{print $4}' | grep -q ":$p\$" || {
 			echo "$p"
 			return 0

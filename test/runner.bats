@@ -13,12 +13,14 @@ runner() {	# CI-value args...
 	path=$(printf '%s\n' "$PATH" | tr : '\n' | grep -v bats-core | paste -sd :)
 	env -i PATH="$path" HOME="$HOME" TMPDIR="${TMPDIR:-/tmp}" CI="$ci" \
 	    SBX_SANITIZE="${SBX_SANITIZE:-1}" SBX_TEST_LOG="$SBX_TEST_LOG" \
-	    SBX_TEST_COUNTS="$SBX_TEST_COUNTS" sh "$R" "$@"
+	    SBX_TEST_COUNTS="$SBX_TEST_COUNTS" SBX_TEST_TIMES="$SBX_TEST_TIMES" \
+	    ${SBX_TEST_JOBS:+SBX_TEST_JOBS="$SBX_TEST_JOBS"} sh "${RUNNER:-$R}" "$@"
 }
 
 setup() {
 	export SBX_TEST_LOG="$BATS_TEST_TMPDIR/log.tap"
 	export SBX_TEST_COUNTS="$BATS_TEST_TMPDIR/counts"
+	export SBX_TEST_TIMES="$BATS_TEST_TMPDIR/times"
 	R="$TOP/test/run-suites"
 	# (written so, since bats would take a test line here for its own)
 	local t=@test
@@ -71,7 +73,11 @@ setup() {
 	runner "" reset
 	SBX_SANITIZE=0 run runner "" sanitized
 	[ "$status" -eq 0 ]
-	[ "$output" = "sanitized: 0 passed, 0 failed" ]
+	[ "${lines[0]}" = "sanitized: 0 passed, 0 failed" ]
+	[ "${lines[1]}" = "# sanitized: 0m00s wall, 0m00s in its suites" ]
+	[ "${lines[2]}" = "# 0 suites: 0m00s wall, 0m00s in the suites added up, 3 at once" ] ||
+	    [[ ${lines[2]} == "# 0 suites: 0m01s wall, "* ]]
+	[ "${#lines[@]}" -eq 3 ]
 	grep -qx 'begin sanitized' "$SBX_TEST_COUNTS"
 	grep -qx 'end sanitized 0 0 0' "$SBX_TEST_COUNTS"
 	run runner "" total sanitized
@@ -79,19 +85,125 @@ setup() {
 	[ "$output" = "0 passed, 0 failed" ]
 }
 
-@test "runner: make check runs the three parts in turn, then the one closing line" {
+@test "runner: make check runs the runner once, which runs the three parts side by side; each part also runs alone" {
 	run make -s -n -C "$TOP" check
 	[ "$status" -eq 0 ]
-	# make -n runs the recursive makes, with -n: their lines come too
-	local want="sh test/run-suites reset
-make -s check-bats
-MAKEFLAGS= MAKELEVEL= MFLAGS= sh test/run-suites bats
-make -s check-sanitized
-MAKEFLAGS= MAKELEVEL= MFLAGS= sh test/run-suites sanitized
-make -s check-pi
-MAKEFLAGS= MAKELEVEL= MFLAGS= sh test/run-suites pi
-sh test/run-suites total bats sanitized pi"
-	# (the recursive make may be named by its path)
-	[ "$(printf '%s\n' "$output" | sed 's|^[^ ]*make |make |' |
-	    grep -E '^((MAKEFLAGS= MAKELEVEL= MFLAGS= )?sh test/run-suites|make -s check-)')" = "$want" ]
+	[ "$(printf '%s\n' "$output" | grep 'run-suites')" = "MAKEFLAGS= MAKELEVEL= MFLAGS= sh test/run-suites" ]
+	for p in bats sanitized pi; do
+		run make -s -n -C "$TOP" "check-$p"
+		[ "$(printf '%s\n' "$output" | grep 'run-suites')" = "MAKEFLAGS= MAKELEVEL= MFLAGS= sh test/run-suites $p" ] ||
+		    fail "check-$p: $output"
+	done
+	# the runner with no argument, in a tree of its own: a bats suite, the
+	# e2e suite (twice: once more on sbx 0.46), the agent loop (twice),
+	# the pi 1.x tier in its parts; each says where it ran
+	local t=$BATS_TEST_TMPDIR/tree at=@test
+	mkdir -p "$t/test" "$t/pi/test"
+	cp "$R" "$t/test/run-suites"
+	printf '%s "a" { true; }\n' "$at" >"$t/test/a.bats"
+	printf '%s "e2e" { echo "e2e ${SBX_SIM_PROFILE:-newest}" >>"%s/ran"; }\n' \
+	    "$at" "$t" >"$t/test/e2e.bats"
+	printf 'import test from "node:test";\nimport { appendFileSync } from "node:fs";\n' |
+	    tee "$t/pi/test/agentloop.test.mjs" >"$t/pi/test/pi-1x.test.mjs"
+	printf 'appendFileSync("%s/ran", `loop ${process.env.SBX_SIM_PROFILE ?? "newest"}\\n`);\ntest("one", () => {});\ntest("two", () => {});\n' \
+	    "$t" >>"$t/pi/test/agentloop.test.mjs"
+	printf 'appendFileSync("%s/ran", `1x ${process.env.SBX_PI_1X_SHARD}\\n`);\ntest("1x", () => {});\n' \
+	    "$t" >>"$t/pi/test/pi-1x.test.mjs"
+	command -v node >/dev/null || skip_unless_ci "node is needed"
+	SBX_SANITIZE=0 RUNNER="$t/test/run-suites" run runner ""
+	[ "$status" -eq 0 ] || fail "$output"
+	[ "$(printf '%s\n' "$output" | grep -v '^# ')" = "bats: 3 passed, 0 failed
+sanitized: 0 passed, 0 failed
+pi: 10 passed, 0 failed
+13 passed, 0 failed" ] || fail "$output"
+	[ "$(sort "$t/ran" | tr '\n' ,)" = "1x 0/6,1x 1/6,1x 2/6,1x 3/6,1x 4/6,1x 5/6,e2e 0.46,e2e newest,loop 0.46,loop newest," ] ||
+	    fail "$(cat "$t/ran")"
+	for p in bats sanitized pi; do
+		printf '%s\n' "$output" | grep -q "^# $p: [0-9]*m[0-9][0-9]s wall, " || fail "no wall time of $p: $output"
+	done
+	[[ ${lines[-2]} == "# 11 suites: "*" wall, "*" at once" ]] || fail "$output"
+	printf '%s\n' 'begin bats' 'begin sanitized' 'begin pi' 'end bats 3 0 0' \
+	    'end sanitized 0 0 0' 'end pi 10 0 0' | cmp - "$SBX_TEST_COUNTS"
+}
+
+# Suites in $BATS_TEST_TMPDIR/s1.bats ...: each writes "+ NAME" when it
+# begins and "- NAME" when it ends into ev, having waited (10 s at most) until $1 had
+# begun: it passes if they had.
+barrier_suites() {	# how-many-begin-together suites...
+	local want=$1 s at=@test
+	shift
+	: >"$BATS_TEST_TMPDIR/ev"
+	for s in "$@"; do
+		cat >"$BATS_TEST_TMPDIR/$s.bats" <<-EOF
+		$at "$s" {
+			echo "+ $s" >>"$BATS_TEST_TMPDIR/ev"
+			for _ in \$(seq 100); do
+				[ "\$(grep -c + "$BATS_TEST_TMPDIR/ev")" -ge $want ] && break
+				sleep 0.1
+			done
+			echo "- $s" >>"$BATS_TEST_TMPDIR/ev"
+			[ "\$(grep -c + "$BATS_TEST_TMPDIR/ev")" -ge $want ]
+		}
+		EOF
+	done
+}
+
+# The most suites that ran at once, from ev.
+most_at_once() {
+	awk '$1 == "+" { n++; if (n > m) m = n } $1 == "-" { n-- } END { print m }' \
+	    "$BATS_TEST_TMPDIR/ev"
+}
+
+@test "runner: SBX_TEST_JOBS suites at once, never more; reported in the order named; each suite's seconds in the times file" {
+	barrier_suites 2 s1 s2 s3 s4
+	SBX_TEST_JOBS=2 run runner "" "$BATS_TEST_TMPDIR"/s[1-4].bats
+	[ "$status" -eq 0 ] || fail "$output"
+	[ "$(most_at_once)" -eq 2 ] || fail "$(cat "$BATS_TEST_TMPDIR/ev")"
+	[ "$(printf '%s\n' "$output" | grep '^# s' | cut -d: -f1 | tr '\n' ' ')" = "# s1.bats # s2.bats # s3.bats # s4.bats " ] ||
+	    fail "$output"
+	[ "${lines[-1]}" = "4 passed, 0 failed" ]
+	[ "$(cut -f2- "$SBX_TEST_TIMES" | sort | tr '\t\n' ': ')" = "suites:s1.bats suites:s2.bats suites:s3.bats suites:s4.bats " ] ||
+	    fail "$(cat "$SBX_TEST_TIMES")"
+	! cut -f1 "$SBX_TEST_TIMES" | grep -v '^[0-9][0-9]*$'
+	# three together cannot begin two at a time: the first two wait 10 s
+	# and fail
+	barrier_suites 3 s1 s2 s3
+	SBX_TEST_JOBS=2 run runner "" "$BATS_TEST_TMPDIR"/s[1-3].bats
+	[ "$status" -ne 0 ]
+	[ "$(most_at_once)" -eq 2 ] || fail "$(cat "$BATS_TEST_TMPDIR/ev")"
+}
+
+@test "runner: two runs of one suite file never run at once, whatever the lanes" {
+	local at=@test
+	printf '%s "alone" {\n\tmkdir "%s/held"\n\tsleep 0.5\n\trmdir "%s/held"\n}\n' \
+	    "$at" "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR" >"$BATS_TEST_TMPDIR/one.bats"
+	SBX_TEST_JOBS=3 run runner "" "$BATS_TEST_TMPDIR/one.bats" \
+	    "$BATS_TEST_TMPDIR/one.bats" "$BATS_TEST_TMPDIR/one.bats"
+	[ "$status" -eq 0 ] || fail "$output"
+	[ "${lines[-1]}" = "3 passed, 0 failed" ]
+}
+
+@test "runner: the longest suite of the last run starts first; a first run goes by test/suite-times" {
+	barrier_suites 1 s1 s2 s3
+	printf '1\tsuites\ts1.bats\n100\tsuites\ts3.bats\n50\tsuites\ts2.bats\n' >"$SBX_TEST_TIMES"
+	SBX_TEST_JOBS=1 run runner "" "$BATS_TEST_TMPDIR"/s[1-3].bats
+	[ "$status" -eq 0 ] || fail "$output"
+	[ "$(grep '^+' "$BATS_TEST_TMPDIR/ev" | cut -d' ' -f2 | tr '\n' ' ')" = "s3 s2 s1 " ] ||
+	    fail "$(cat "$BATS_TEST_TMPDIR/ev")"
+	# reported in the order named all the same
+	[ "$(printf '%s\n' "$output" | grep '^# s' | cut -d: -f1 | tr '\n' ' ')" = "# s1.bats # s2.bats # s3.bats " ]
+	# no times of its own: the tree's, in a tree of its own
+	local t=$BATS_TEST_TMPDIR/tree
+	mkdir -p "$t/test"
+	cp "$R" "$t/test/run-suites"
+	printf '1\tsuites\ts1.bats\n50\tsuites\ts2.bats\n100\tsuites\ts3.bats\n' >"$t/test/suite-times"
+	rm "$SBX_TEST_TIMES"
+	barrier_suites 1 s1 s2 s3
+	SBX_TEST_JOBS=1 RUNNER="$t/test/run-suites" run runner "" "$BATS_TEST_TMPDIR"/s[1-3].bats
+	[ "$status" -eq 0 ] || fail "$output"
+	[ "$(grep '^+' "$BATS_TEST_TMPDIR/ev" | cut -d' ' -f2 | tr '\n' ' ')" = "s3 s2 s1 " ] ||
+	    fail "$(cat "$BATS_TEST_TMPDIR/ev")"
+	# and this run's times are kept, not the tree's changed
+	[ "$(cut -f3 "$SBX_TEST_TIMES" | sort | tr '\n' ' ')" = "s1.bats s2.bats s3.bats " ]
+	[ "$(cut -f1 "$t/test/suite-times" | tr '\n' ' ')" = "1 50 100 " ]
 }

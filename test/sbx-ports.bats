@@ -410,39 +410,43 @@ tcp 18452 18452" ]
 
 @test "sim: docker rm then sync unpublishes; a second sync makes no publish or unpublish call" {
 	sim_sandbox p1
-	sim_web p1 c1 -p 18501:80 80
+	sim_free_port
+	h=$SIM_PORT
+	sim_web p1 c1 -p "$h:80" 80
 	run -0 sbx-ports -s "$SIM_SB" sync
-	run -0 curl -fsS --max-time 5 http://127.0.0.1:18501/
+	run -0 curl -fsS --max-time 5 "http://127.0.0.1:$h/"
 	n=$(sim_calls)
 	run -0 sbx-ports -s "$SIM_SB" sync
 	[ "$(sim_calls_since "$n" | grep -c -- '--publish\|--unpublish\| publish \| unpublish ')" -eq 0 ]
 	run -0 sbx-run -s "$SIM_SB" rm -f c1
 	run -0 sbx-ports -s "$SIM_SB" sync
 	run -0 sbx-ports -s "$SIM_SB" ls
-	[[ $output != *":18501/"* ]]
-	run ! curl -fsS --max-time 2 http://127.0.0.1:18501/
+	[[ $output != *":$h/"* ]]
+	run ! curl -fsS --max-time 2 "http://127.0.0.1:$h/"
 }
 
 @test "sim: compose up and down" {
 	sim_sandbox p1
+	sim_free_port
+	h=$SIM_PORT
 	mkdir -p "$WS/app"
-	cat >"$WS/app/compose.yaml" <<-'EOF'
+	cat >"$WS/app/compose.yaml" <<-EOF
 	version: "3"
 	services:
 	  web:
 	    image: busybox:local
 	    command: httpd -f -p 80 -h /www
 	    ports:
-	      - "18502:80"
+	      - "$h:80"
 	EOF
 	run -0 sbx-run -s "$SIM_SB" compose -f "$WS/app/compose.yaml" -p app up -d
 	run -0 --separate-stderr sbx-ports -s "$SIM_SB" sync
-	[[ $output == *"http://127.0.0.1:18502/ -> 18502/tcp4"* ]]
-	run -0 curl -fsS --max-time 5 http://127.0.0.1:18502/
+	[[ $output == *"http://127.0.0.1:$h/ -> $h/tcp4"* ]]
+	run -0 curl -fsS --max-time 5 "http://127.0.0.1:$h/"
 	run -0 sbx-run -s "$SIM_SB" compose -f "$WS/app/compose.yaml" -p app down -t 0
 	run -0 sbx-ports -s "$SIM_SB" sync
 	run -0 sbx-ports -s "$SIM_SB" ls
-	[[ $output != *":18502/"* ]]
+	[[ $output != *":$h/"* ]]
 }
 
 @test "sim: 20 containers synced in at most 4 sbx calls" {
@@ -471,10 +475,12 @@ tcp 18452 18452" ]
 		key=pd${prof%%/*}${prof#*/}
 		key=${key//./}
 		sim_sandbox "$key"
-		sim_web "$key" d1 -p 18503:80 80
+		sim_free_port
+		h=$SIM_PORT
+		sim_web "$key" d1 -p "$h:80" 80
 		run -0 --separate-stderr sbx-ports -s "$SIM_SB" sync
-		[ "$output" = "http://127.0.0.1:18503/ -> 18503/tcp4" ] || fail "$prof: $output $stderr"
-		run -0 curl -fsS --max-time 5 http://127.0.0.1:18503/
+		[ "$output" = "http://127.0.0.1:$h/ -> $h/tcp4" ] || fail "$prof: $output $stderr"
+		run -0 curl -fsS --max-time 5 "http://127.0.0.1:$h/"
 		dia=port
 		[ "${prof%/*}" = 0.55 ] || dia=ports
 		[ "$(cat "$SBX_STATE_DIR/sbx-port-dialect")" = $dia ] || fail "$prof: cached $(cat "$SBX_STATE_DIR/sbx-port-dialect")"
@@ -482,7 +488,7 @@ tcp 18452 18452" ]
 		run -0 sbx-run -s "$SIM_SB" rm -f d1
 		run -0 sbx-ports -s "$SIM_SB" sync
 		[ "$(sim_calls_since "$n" | grep -c " $dia \(unpublish\|--unpublish\)")" -eq 1 ] || fail "$prof: $(sim_calls_since "$n")"
-		run ! curl -fsS --max-time 2 http://127.0.0.1:18503/
+		run ! curl -fsS --max-time 2 "http://127.0.0.1:$h/"
 		run -0 sbx-run -s "$SIM_SB" rm -f d1 2>/dev/null || true
 		"$SIM_SBX" rm -f "$SIM_SB" >/dev/null
 	done
@@ -516,16 +522,17 @@ tcp 18452 18452" ]
 	unset SBX_SIM_FAULT SBX_SIM_PROFILE
 }
 
-@test "sim: -p 20000-20099:20000-20099 in the VM: 64 host ports and a refusal naming the rest, none of them bound" {
+# (17000-17099: no other suite binds them, see sim_free_port)
+@test "sim: -p 17000-17099:17000-17099 in the VM: 64 host ports and a refusal naming the rest, none of them bound" {
 	sim_sandbox p4
-	run -0 sbx-run -s "$SIM_SB" run -d --name r1 -p 20000-20099:20000-20099 busybox:local sleep 600
+	run -0 sbx-run -s "$SIM_SB" run -d --name r1 -p 17000-17099:17000-17099 busybox:local sleep 600
 	run -1 --separate-stderr sbx-ports -s "$SIM_SB" sync
 	[ "${#lines[@]}" -eq 64 ]
-	[[ $stderr == *"not published (a sandbox holds at most 64 host ports: DOCKER_SANDBOX_PORTS_MAX): 20064-20099/tcp" ]]
+	[[ $stderr == *"not published (a sandbox holds at most 64 host ports: DOCKER_SANDBOX_PORTS_MAX): 17064-17099/tcp" ]]
 	run -0 sbx-ports -s "$SIM_SB" -j ls
 	[ "${#lines[@]}" -eq 64 ]
-	for p in 20064 20080 20099; do
+	for p in 17064 17080 17099; do
 		! ss -Hltn | awk '{ print $4 }' | grep -q ":$p\$" || fail "$p is bound on the host"
 	done
-	ss -Hltn | awk '{ print $4 }' | grep -qx "127.0.0.1:20063"
+	ss -Hltn | awk '{ print $4 }' | grep -qx "127.0.0.1:17063"
 }

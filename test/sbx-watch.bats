@@ -421,7 +421,7 @@ finished() {
 	run -0 --separate-stderr "$W" -m stop -p $$ "$N"
 	[ -z "$output" ] && [ -z "$stderr" ]
 	[ "$(watcher_pid "$N")" = "$wp" ]
-	[ "$(pgrep -fc "sbx-watch.* $N\$")" -eq 1 ]
+	[ "$(of_this_test "sbx-watch.* $N\$" | wc -l)" -eq 1 ]
 	kill -9 "$SESSION"
 	finished "$wp"
 	[ "$(stub_count)" -eq 1 ]

@@ -790,7 +790,7 @@ sim_down_within() {	# sim_down_within name seconds
 	tag=$(sim_tag)
 	[ -n "$tag" ]
 	# something to clean: a container, a forwarder, a guest process
-	"$SIM" exec sim-a -- $DK run -d --name last busybox:local sleep 300 >/dev/null
+	"$SIM" exec sim-a -- $DK run -d --name last busybox:local sleep 308 >/dev/null
 	sim_free_port
 	"$SIM" port publish sim-a "$SIM_PORT:8080" >/dev/null
 	"$SIM" exec sim-b -- sh -c 'sleep 309 >/dev/null 2>&1 &'
@@ -801,7 +801,7 @@ sim_down_within() {	# sim_down_within name seconds
 	ms=$((($(date +%s%N) - start) / 1000000))
 	echo "# teardown of 2 sandboxes: $ms ms" >&3
 	run ! pgrep -fx 'sleep 309'
-	run ! pgrep -fx 'sleep 300'
+	run ! pgrep -fx 'sleep 308'
 	run ! grep -qx "127.0.0.1:$SIM_PORT" <<<"$(ss -Hltn | awk '{ print $4 }')"
 	((ms < 8000))
 }

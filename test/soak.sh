@@ -316,9 +316,12 @@ for _ in $(seq 600); do
 	[ -z "$(ours 'sbx-*')" ] && break
 	sleep 0.1
 done
-# the sweep after the storm: idle sandboxes stop, cron's sbx-gc runs
-sleep $((IDLE + 1))
-"$SIM" ls --json >/dev/null 2>&1
+# the sweep after the storm: idle sandboxes stop (each within IDLE s of
+# its last exec, which ended with its session), cron's sbx-gc runs
+for _ in $(seq $(((IDLE + 1) * 4))); do
+	"$SIM" ls --json 2>/dev/null | grep -q '"status": *"running"' || break
+	sleep 0.25
+done
 # shellcheck disable=SC2086
 $SOAK_GC 2>>"$T/log/gc.err"
 

@@ -132,7 +132,7 @@ test(`[${FLAVOUR}] session start runs sbx-gc in the background when DOCKER_SANDB
 		assert.ok(Date.now() - t0 < 2000, "session start does not wait for the sweep");
 		await until(() => lsCalls() > before, 10000, "sbx-gc's sbx ls --json");
 		// whether and how old are sbx-gc's to read: the extension gives no -H
-		await until(() => processesWith("sbx-gc -x").length === 0, 10000, "sbx-gc to finish");
+		await until(() => processesWith("sbx-gc -x", `SBX_SIM_ROOT=${w.simRoot}`).length === 0, 10000, "sbx-gc to finish");
 		await on.shutdown();
 		on.cleanupAgentDir();
 	} finally {

@@ -215,14 +215,23 @@ export async function endSession(pi, w) {
 	w?.cleanup();
 }
 
-export function processesWith(s) {
+/** Processes whose command line holds s (and, given env, whose environment holds that entry: not another suite's). */
+export function processesWith(s, env) {
 	const out = [];
 	const r = spawnSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" });
 	for (const l of r.stdout.split("\n")) {
 		const m = /^\s*(\d+)\s+(.*)$/.exec(l);
-		if (m && Number(m[1]) !== process.pid && m[2].includes(s)) out.push(l.trim());
+		if (m && Number(m[1]) !== process.pid && m[2].includes(s) && (env === undefined || environHas(m[1], env))) out.push(l.trim());
 	}
 	return out;
+}
+
+function environHas(pid, entry) {
+	try {
+		return readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").includes(entry);
+	} catch {
+		return false;
+	}
 }
 
 /** Run f with env changed (undefined: removed), restored after. */
