@@ -1,15 +1,21 @@
 /*
  * imgload.c: the image cache's load, right after a create of ours
  * succeeded.  The entry of the workspace is checked on the host first
- * (img_check: an archive that names anything, or that cannot be read
- * plainly, is refused and deleted); then a detached child holds the
- * sandbox's load lock and makes one call, `sbx exec -i NAME -- sh -c
- * SCRIPT sh STORE REF...` with the archive on its stdin: the store must
- * be the one saved from, the archive loads (tag-less), each reference
- * the host recorded is pulled, which uses a loaded image only where the
- * registry names its config digest, and what no pull claimed is pruned.
- * A later call waits for the lock, within its own timeout, only when its
- * docker subcommand may need an image.  Nothing here fails the run.
+ * (img_scan: an archive that names anything, that cannot be read
+ * plainly or that holds compressed data is refused and deleted); then a
+ * detached child holds the sandbox's load lock and makes one marked call,
+ * `sbx exec -i NAME -- MARK sh -c SCRIPT sh STORE REF...`, whose stdin is
+ * the archive the host writes from the members it checked (img_write),
+ * never the file itself: the store must be the one saved from, the
+ * archive loads (tag-less), each reference the host recorded is pulled,
+ * which uses a loaded image only where the registry names its config
+ * digest, and what no pull claimed is pruned.  The call has a bound in
+ * time whatever the settings, and what it writes in the sandbox is
+ * bounded by the sizes the host measured; past its time it is ended
+ * inside, as every exec is, before the lock is let go, and the entry is
+ * dropped.  A later call waits for the lock, within its own timeout,
+ * only when its docker subcommand may need an image.  Nothing here fails
+ * the run.
  */
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -31,9 +37,11 @@
 #include "sbxstate.h"
 #include "sbx-run.h"
 
-#define LOAD_TIMEOUT	600	/* seconds for the load when no bound is set */
+#define LOAD_TIMEOUT	600	/* seconds for the load when no call has one */
 #define SCRIPT_STORE	3	/* SCRIPT: another store kind: drop the entry */
 #define SCRIPT_LOAD	4	/* SCRIPT: docker load refused it: drop it */
+#define SCRIPT_BOUND	(-2)	/* past the load's bound, or not written */
+#define LOAD_END_TIMEOUT 15	/* seconds for the exec that ends a load */
 #define H		"docker -H " SBX_DOCKER_HOST
 
 static const char load_sh[] =
@@ -93,21 +101,60 @@ drop(int root, const char *name, const char *ws, const char *why)
 	(void)sbx_img_drop(root, name);
 }
 
-/* The detached child's one call; its status. */
-static int
-load_call(const struct request *r, int afd, const struct sbx_imgmeta *m)
+/*
+ * The writer: the archive docker loads, written by the host from the
+ * members the check took (img_write), into the exec's stdin.
+ */
+static pid_t
+load_writer(int afd, const struct img_archive *a, int *in)
 {
-	char *argv[12 + SBX_IMG_REFS_MAX];
+	int p[2];
+	pid_t pid;
+
+	if (sbx_pipe(p) == -1)
+		return -1;
+	if ((pid = fork()) == -1) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		_exit(img_write(afd, a, p[1]) == 0 ? SBX_EX_OK : SBX_EX_FAIL);
+	}
+	close(p[1]);
+	*in = p[0];
+	return pid;
+}
+
+/*
+ * The detached child's one call, marked as every exec is, so that a load
+ * past its bound is ended inside before the lock is let go: its status,
+ * SCRIPT_BOUND if it reached the bound or the archive could not be
+ * written whole.
+ */
+static int
+load_call(const struct request *r, int afd, const struct img_archive *a,
+    const struct sbx_imgmeta *m)
+{
+	char *argv[12 + SBX_MARK_NWORDS + SBX_IMG_REFS_MAX];
+	char mark[SBX_MARK_LEN + 1];
 	struct sbx_spawn s;
 	struct sbx_result c;
+	struct sbx_ended e;
 	size_t n = 0, i;
-	int st;
+	pid_t w;
+	int st, in, ws;
 
+	if (sbx_mark_new(mark, sizeof(mark)) == -1)
+		return -1;
 	argv[n++] = (char *)r->sbx;
 	argv[n++] = "exec";
 	argv[n++] = "-i";
 	argv[n++] = (char *)r->name;
 	argv[n++] = "--";
+	sbx_mark_words(argv + n, mark);
+	n += SBX_MARK_NWORDS;
 	argv[n++] = "sh";
 	argv[n++] = "-c";
 	argv[n++] = (char *)load_sh;
@@ -116,15 +163,29 @@ load_call(const struct request *r, int afd, const struct sbx_imgmeta *m)
 	for (i = 0; i < m->nrefs; i++)
 		argv[n++] = (char *)m->refs[i];
 	argv[n] = NULL;
+	if ((w = load_writer(afd, a, &in)) == -1)
+		return -1;
 	memset(&s, 0, sizeof(s));
 	s.argv = argv;
 	s.envp = r->env;
-	s.timeout = r->given ? r->calltimeout : LOAD_TIMEOUT;
+	/* a bound whatever the settings: 0 (none) is not the load's */
+	s.timeout = r->given && r->calltimeout > 0 ? r->calltimeout :
+	    LOAD_TIMEOUT;
 	s.newpgrp = 1;
-	s.in = afd;	/* stdout and stderr: /dev/null, as detach() left them */
-	if (sbx_supervise(&s, &c) == -1)
+	s.in = in;	/* stdout and stderr: /dev/null, as detach() left them */
+	st = sbx_supervise(&s, &c);
+	close(in);	/* a writer still writing ends on EPIPE */
+	while (waitpid(w, &ws, 0) == -1 && errno == EINTR)
+		;
+	if (st == -1)
 		return -1;
 	st = c.status;
+	if (c.timedout || c.signo != 0) {
+		(void)sbx_mark_end(r->sbx, r->env, r->name, mark, NULL,
+		    LOAD_END_TIMEOUT, &e);
+		st = SCRIPT_BOUND;
+	} else if (!WIFEXITED(ws) || WEXITSTATUS(ws) != SBX_EX_OK)
+		st = SCRIPT_BOUND;
 	sbx_result_free(&c);
 	return st;
 }
@@ -149,7 +210,7 @@ detach(const int *keep, size_t nkeep)
  */
 static void
 loader(const struct request *r, int dfd, int root, int efd, int afd,
-    struct sbx_imgmeta *m, const char *name)
+    const struct img_archive *a, struct sbx_imgmeta *m, const char *name)
 {
 	int p[2], keep[5], lfd, st, ws;
 	pid_t pid;
@@ -173,11 +234,12 @@ loader(const struct request *r, int dfd, int root, int efd, int afd,
 			_exit(SBX_EX_FAIL);
 		(void)write(p[1], "l", 1);
 		close(p[1]);
-		st = load_call(r, afd, m);
+		st = load_call(r, afd, a, m);
 		if (st == 0) {
 			m->used = (long long)time(NULL);
 			(void)sbx_img_meta_write(efd, m);
-		} else if (st == SCRIPT_STORE || st == SCRIPT_LOAD)
+		} else if (st == SCRIPT_STORE || st == SCRIPT_LOAD ||
+		    st == SCRIPT_BOUND)
 			(void)sbx_img_drop(root, name);
 		close(lfd);
 		_exit(SBX_EX_OK);
@@ -198,6 +260,7 @@ void
 img_load(const struct request *r, int dfd, const char *ws)
 {
 	struct sbx_imgmeta *m = NULL;
+	struct img_archive a;
 	struct stat st;
 	char name[SBX_IMG_NAME_MAX], path[PATH_MAX], why[256];
 	long long budget;
@@ -229,12 +292,12 @@ img_load(const struct request *r, int dfd, const char *ws)
 		drop(root, name, ws, "its archive cannot be read");
 		goto out;
 	}
-	if (img_check(afd, budget, why, sizeof(why)) == -1) {
+	if (img_scan(afd, budget, &a, why, sizeof(why)) == -1) {
 		drop(root, name, ws, why);
 		goto out;
 	}
-	if (lseek(afd, 0, SEEK_SET) == 0)
-		loader(r, dfd, root, efd, afd, m, name);
+	loader(r, dfd, root, efd, afd, &a, m, name);
+	free(a.m);
 out:
 	free(m);
 	if (afd != -1)
