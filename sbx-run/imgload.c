@@ -40,7 +40,9 @@
 #define LOAD_TIMEOUT	600	/* seconds for the load when no call has one */
 #define SCRIPT_STORE	3	/* SCRIPT: another store kind: drop the entry */
 #define SCRIPT_LOAD	4	/* SCRIPT: docker load refused it: drop it */
-#define SCRIPT_BOUND	(-2)	/* past the load's bound, or not written */
+#define SCRIPT_BOUND	(-2)	/* past the load's bound: drop it */
+#define SCRIPT_CHANGED	(-3)	/* the archive could not be written whole */
+#define NOTE_PREFIX	".imgload-"	/* + NAME: a drop the loader made */
 #define LOAD_END_TIMEOUT 15	/* seconds for the exec that ends a load */
 #define H		"docker -H " SBX_DOCKER_HOST
 
@@ -71,6 +73,45 @@ img_argv(char *const *argv, int xflag)
 	needs = !xflag && subcommand_in(argv, needy);
 }
 
+static void
+note_name(char *note, size_t size, const char *name)
+{
+	(void)snprintf(note, size, NOTE_PREFIX "%s", name);
+}
+
+/*
+ * The detached loader has no stderr: the warning of an entry it dropped
+ * waits in the state directory for the sandbox's next call, which says
+ * it once (the one whose unlink succeeds).
+ */
+static void
+note_say(int dfd, const char *name)
+{
+	char note[SBX_NAME_MAX + sizeof(NOTE_PREFIX)], text[PATH_MAX + 256];
+
+	note_name(note, sizeof(note), name);
+	if (sbx_state_read(dfd, note, text, sizeof(text)) > 0 &&
+	    unlinkat(dfd, note, 0) == 0) {
+		text[strcspn(text, "\n")] = '\0';
+		warnx("%s", text);
+	}
+}
+
+static void
+note_leave(int dfd, const char *name, const char *ws, int st)
+{
+	char note[SBX_NAME_MAX + sizeof(NOTE_PREFIX)], text[PATH_MAX + 256];
+
+	note_name(note, sizeof(note), name);
+	(void)snprintf(text, sizeof(text), "image cache entry of %s: %s; "
+	    "deleted, images are pulled as usual\n", ws,
+	    st == SCRIPT_STORE ? "saved on another store kind" :
+	    st == SCRIPT_LOAD ? "docker load refused it" :
+	    st == SCRIPT_BOUND ? "its load passed its time bound" :
+	    "it changed while it was loaded");
+	(void)sbx_state_write(dfd, note, text);
+}
+
 /*
  * Wait for a load in flight into this sandbox, at most the call's own
  * timeout; past it, the call goes on (it misses the cache, no more).
@@ -82,11 +123,10 @@ img_wait(const struct request *r)
 	char statedir[PATH_MAX];
 	int dfd, lfd;
 
-	if (!needs)
-		return;
 	if ((dfd = sbx_xstate_open(statedir, sizeof(statedir))) == -1)
 		return;
-	if (sbx_lock_name_holder(dfd, SBX_IMGLOAD_LOCK, r->name) > 0 &&
+	note_say(dfd, r->name);
+	if (needs && sbx_lock_name_holder(dfd, SBX_IMGLOAD_LOCK, r->name) > 0 &&
 	    (lfd = sbx_lock_name(dfd, SBX_IMGLOAD_LOCK, r->name,
 	    r->timeout > 0 ? (long long)r->timeout * 1000 : -1)) != -1)
 		close(lfd);
@@ -130,8 +170,8 @@ load_writer(int afd, const struct img_archive *a, int *in)
 /*
  * The detached child's one call, marked as every exec is, so that a load
  * past its bound is ended inside before the lock is let go: its status,
- * SCRIPT_BOUND if it reached the bound or the archive could not be
- * written whole.
+ * SCRIPT_BOUND if it reached the bound, SCRIPT_CHANGED if the archive
+ * could not be written whole.
  */
 static int
 load_call(const struct request *r, int afd, const struct img_archive *a,
@@ -184,8 +224,9 @@ load_call(const struct request *r, int afd, const struct img_archive *a,
 		(void)sbx_mark_end(r->sbx, r->env, r->name, mark, NULL,
 		    LOAD_END_TIMEOUT, &e);
 		st = SCRIPT_BOUND;
-	} else if (!WIFEXITED(ws) || WEXITSTATUS(ws) != SBX_EX_OK)
-		st = SCRIPT_BOUND;
+	} else if (st == 0 && (!WIFEXITED(ws) ||
+	    WEXITSTATUS(ws) != SBX_EX_OK))
+		st = SCRIPT_CHANGED;	/* a script that failed stops reading */
 	sbx_result_free(&c);
 	return st;
 }
@@ -206,11 +247,14 @@ detach(const int *keep, size_t nkeep)
 /*
  * Start the loader and return once it holds the lock (or has failed).
  * The child, adopted by init, updates used= after a load, and drops the
- * entry when the store differs or docker load refused the archive.
+ * entry when the store differs, docker load refused the archive, the load
+ * passed its bound or the archive changed, leaving the warning to the
+ * sandbox's next call.
  */
 static void
 loader(const struct request *r, int dfd, int root, int efd, int afd,
-    const struct img_archive *a, struct sbx_imgmeta *m, const char *name)
+    const struct img_archive *a, struct sbx_imgmeta *m, const char *name,
+    const char *wsdir)
 {
 	int p[2], keep[5], lfd, st, ws;
 	pid_t pid;
@@ -239,8 +283,10 @@ loader(const struct request *r, int dfd, int root, int efd, int afd,
 			m->used = (long long)time(NULL);
 			(void)sbx_img_meta_write(efd, m);
 		} else if (st == SCRIPT_STORE || st == SCRIPT_LOAD ||
-		    st == SCRIPT_BOUND)
+		    st == SCRIPT_BOUND || st == SCRIPT_CHANGED) {
 			(void)sbx_img_drop(root, name);
+			note_leave(dfd, r->name, wsdir, st);
+		}
 		close(lfd);
 		_exit(SBX_EX_OK);
 	}
@@ -296,7 +342,7 @@ img_load(const struct request *r, int dfd, const char *ws)
 		drop(root, name, ws, why);
 		goto out;
 	}
-	loader(r, dfd, root, efd, afd, &a, m, name);
+	loader(r, dfd, root, efd, afd, &a, m, name, ws);
 	free(a.m);
 out:
 	free(m);

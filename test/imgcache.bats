@@ -343,6 +343,19 @@ in_sandbox() {
 	    fail "the load's exec is not marked: $(sim_calls_after "$c0" | grep ' exec -i ')"
 	sim_calls_after "$c0" | grep -q 'sbx-run-end' || fail "no exec ended the load"
 	[ ! -e "$E" ] || fail "the entry of a load past its bound is still there"
+	# the detached loader's one warning, said by the sandbox's next call
+	said_once imgc-m2 "its load passed its time bound; deleted"
+}
+
+# said_once NAME WORDS: the next call into NAME warns once with WORDS about
+# the entry of $P, the call after it not again
+said_once() {
+	run_in "$P" "$1" ps >/dev/null 2>"$BATS_TEST_TMPDIR/err"
+	[ "$(grep -c 'image cache' "$BATS_TEST_TMPDIR/err")" -eq 1 ] &&
+	    grep -qF "image cache entry of $P: $2" "$BATS_TEST_TMPDIR/err" ||
+	    fail "the next call said: $(cat "$BATS_TEST_TMPDIR/err")"
+	run_in "$P" "$1" ps >/dev/null 2>"$BATS_TEST_TMPDIR/err"
+	! grep -q 'image cache' "$BATS_TEST_TMPDIR/err" || fail "said again: $(cat "$BATS_TEST_TMPDIR/err")"
 }
 
 @test "imgcache: a built image is never saved; a session that pulled nothing saves nothing (1 exec)" {
@@ -432,6 +445,7 @@ in_sandbox() {
 	wait_load imgc-s2
 	[ ! -e "$E" ] || fail "the entry is still there: $(cat "$E/meta")"
 	[ "$(reg_bytes up "$m")" -gt 1000000 ] || fail "not a normal pull"
+	said_once imgc-s2 "saved on another store kind; deleted"
 }
 
 # hold_load NAME SECONDS: hold NAME's byte of the load lock, as a load in
