@@ -115,7 +115,8 @@ note_leave(int dfd, const char *name, const char *ws, int st)
 /*
  * Wait for a load in flight into this sandbox, at most the call's own
  * timeout; past it, the call goes on (it misses the cache, no more).
- * No lock file is made when none is there.
+ * No lock file is made when none is there.  Then say what the loader
+ * left to say.
  */
 void
 img_wait(const struct request *r)
@@ -123,13 +124,19 @@ img_wait(const struct request *r)
 	char statedir[PATH_MAX];
 	int dfd, lfd;
 
-	if ((dfd = sbx_xstate_open(statedir, sizeof(statedir))) == -1)
+	if (needs)
+		dfd = sbx_xstate_open(statedir, sizeof(statedir));
+	else if (sbx_xstate_path(statedir, sizeof(statedir)) == -1)
 		return;
-	note_say(dfd, r->name);
+	else	/* quietly: a call that needs no image has no more to say */
+		dfd = open(statedir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd == -1)
+		return;
 	if (needs && sbx_lock_name_holder(dfd, SBX_IMGLOAD_LOCK, r->name) > 0 &&
 	    (lfd = sbx_lock_name(dfd, SBX_IMGLOAD_LOCK, r->name,
 	    r->timeout > 0 ? (long long)r->timeout * 1000 : -1)) != -1)
 		close(lfd);
+	note_say(dfd, r->name);
 	close(dfd);
 }
 
