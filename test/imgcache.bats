@@ -347,10 +347,15 @@ in_sandbox() {
 	said_once imgc-m2 "its load passed its time bound; deleted"
 }
 
-# said_once NAME WORDS: the next call into NAME warns once with WORDS about
-# the entry of $P, the call after it not again
+# said_once NAME WORDS [ERR]: the next call into NAME warns once with
+# WORDS about the entry of $P (or the call whose stderr is in file ERR
+# did), the call after it not again
 said_once() {
-	run_in "$P" "$1" ps >/dev/null 2>"$BATS_TEST_TMPDIR/err"
+	if [ -n "${3:-}" ]; then
+		cp "$3" "$BATS_TEST_TMPDIR/err"
+	else
+		run_in "$P" "$1" ps >/dev/null 2>"$BATS_TEST_TMPDIR/err"
+	fi
 	[ "$(grep -c 'image cache' "$BATS_TEST_TMPDIR/err")" -eq 1 ] &&
 	    grep -qF "image cache entry of $P: $2" "$BATS_TEST_TMPDIR/err" ||
 	    fail "the next call said: $(cat "$BATS_TEST_TMPDIR/err")"
@@ -440,12 +445,13 @@ said_once() {
 	sed -i 's/^store=.*/store=overlayfs/' "$E/meta"
 	c0=$(sim_ncalls)
 	m=$(reg_mark up)
-	run_in "$P" imgc-s2 pull -q "$REF/a:1" >/dev/null
+	run_in "$P" imgc-s2 pull -q "$REF/a:1" >/dev/null 2>"$BATS_TEST_TMPDIR/pull.err"
 	sim_calls_after "$c0" | grep -q ' exec -i ' || fail "no load was tried"
 	wait_load imgc-s2
 	[ ! -e "$E" ] || fail "the entry is still there: $(cat "$E/meta")"
 	[ "$(reg_bytes up "$m")" -gt 1000000 ] || fail "not a normal pull"
-	said_once imgc-s2 "saved on another store kind; deleted"
+	# the pull waited for the load, and says what became of the entry
+	said_once imgc-s2 "saved on another store kind; deleted" "$BATS_TEST_TMPDIR/pull.err"
 }
 
 # hold_load NAME SECONDS: hold NAME's byte of the load lock, as a load in
