@@ -54,7 +54,7 @@ accepted() {
 @test "imgcheck: the usage line; an unreadable file" {
 	run "$C"
 	[ "$status" -eq 64 ]
-	[ "$output" = "usage: imgcheck [-w] [-l limit] file" ]
+	[ "$output" = "usage: imgcheck [-w] [-x command] [-l limit] file" ]
 	run "$C" "$BATS_TEST_TMPDIR/nothing"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"No such file"* ]]
@@ -307,6 +307,37 @@ same() {
 			[ "$(wc -l <"$BATS_TEST_TMPDIR/$c.out")" -eq 1 ] || fail "$c: bytes written after a refusal"
 		fi
 	done
+}
+
+@test "imgwrite: an archive changed between the check and the write: a manifest that now names an image is never written" {
+	"$B" plain "$BATS_TEST_TMPDIR/p.tar"
+	f=$BATS_TEST_TMPDIR/p.tar
+	# in place, as the file descriptor the check read sees it
+	cat >"$BATS_TEST_TMPDIR/patch.py" <<-'EOF'
+	import sys
+	b = open(sys.argv[1], "rb").read()
+	assert b.count(b'"RepoTags":null') == 1
+	open(sys.argv[1], "r+b").write(b.replace(b'"RepoTags":null', b'"RepoTags":[""]'))
+	EOF
+	"$C" -w -x "python3 '$BATS_TEST_TMPDIR/patch.py' '$f'" "$f" >"$BATS_TEST_TMPDIR/p.out" 2>"$BATS_TEST_TMPDIR/p.err" &&
+	    fail "the write went on"
+	grep -q 'img_write' "$BATS_TEST_TMPDIR/p.err" || fail "$(cat "$BATS_TEST_TMPDIR/p.err")"
+	grep -q 'RepoTags":\[""\]' "$f" || fail "the file was not changed"
+	! grep -qa 'RepoTags' "$BATS_TEST_TMPDIR/p.out" || fail "the changed manifest was written"
+	! grep -qa 'manifest.json' "$BATS_TEST_TMPDIR/p.out" || fail "its header was written"
+	# what was written ends in a block of 0xff: no header, no end of archive
+	[ "$(tail -c 512 "$BATS_TEST_TMPDIR/p.out" | od -An -v -tx1 | tr -d ' \n' | tr -d f)" = "" ]
+}
+
+@test "imgwrite: an archive changed between the check and the write: a layer that is now gzip is not written whole" {
+	"$B" plain "$BATS_TEST_TMPDIR/p.tar"
+	f=$BATS_TEST_TMPDIR/p.tar
+	# the layer's first bytes become gzip's magic
+	"$C" -w -x "printf '\\037\\213\\010' | dd of='$f' bs=1 seek=1024 conv=notrunc 2>/dev/null" "$f" \
+	    >"$BATS_TEST_TMPDIR/p.out" 2>"$BATS_TEST_TMPDIR/p.err" && fail "the write went on"
+	[ "$(dd if="$f" bs=1 skip=1024 count=3 2>/dev/null | od -An -tx1 | tr -d ' ')" = 1f8b08 ] || fail "the file was not changed"
+	! grep -qa 'manifest.json' "$BATS_TEST_TMPDIR/p.out" || fail "the write went on past the layer"
+	[ "$(tail -c 512 "$BATS_TEST_TMPDIR/p.out" | od -An -v -tx1 | tr -d ' \n' | tr -d f)" = "" ]
 }
 
 # ------------------------------------------------- the simulator's docker

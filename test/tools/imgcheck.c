@@ -1,8 +1,10 @@
 /*
  * imgcheck: img_check() of sbx-run/imgcheck.c on one file, for the
  * imgcheck suite: prints "ok", or "refused: WHY" and exits 1.  With -w,
- * img_write()s the archive docker would load to stdout instead of "ok".
- *   imgcheck [-w] [-l limit] file
+ * img_write()s the archive docker would load to stdout instead of "ok";
+ * -x runs a shell command between the check and the write (one that
+ * changes the file, as someone with the cache in reach could).
+ *   imgcheck [-w] [-x command] [-l limit] file
  */
 #include <err.h>
 #include <fcntl.h>
@@ -16,7 +18,7 @@
 static void SBX_DEAD
 usage(void)
 {
-	(void)fprintf(stderr, "usage: imgcheck [-w] [-l limit] file\n");
+	(void)fprintf(stderr, "usage: imgcheck [-w] [-x command] [-l limit] file\n");
 	exit(SBX_EX_USAGE);
 }
 
@@ -25,13 +27,16 @@ main(int argc, char *argv[])
 {
 	struct img_archive a;
 	char why[512];
-	const char *errstr;
+	const char *errstr, *between = NULL;
 	long long limit = -1;
 	off_t off;
 	int c, fd, rc, wflag = 0;
 
-	while ((c = getopt(argc, argv, "l:w")) != -1) {
+	while ((c = getopt(argc, argv, "l:wx:")) != -1) {
 		switch (c) {
+		case 'x':
+			between = optarg;
+			break;
 		case 'w':
 			wflag = 1;
 			break;
@@ -53,6 +58,8 @@ main(int argc, char *argv[])
 	if (wflag) {
 		if ((rc = img_scan(fd, limit, &a, why, sizeof(why))) == -1)
 			printf("refused: %s\n", why);
+		else if (between != NULL && system(between) != 0)
+			errx(SBX_EX_FAIL, "%s failed", between);
 		else if (img_write(fd, &a, STDOUT_FILENO) == -1)
 			err(SBX_EX_FAIL, "img_write");
 		else
