@@ -1,9 +1,11 @@
 /*
- * imgcheck.c: the host's look at a cached image archive before `docker
- * load` reads it (issue 19).  The archive was written by the agent's
- * daemon, so it is hostile; it is used only when it is plain: a ustar
- * archive of files and directories read the same way by every tar
- * reader (docker's is Go's archive/tar), naming no image.  Anything
+ * imgcheck.c: the host's look at a cached image archive, whose members
+ * it takes are all imgwrite.c writes for `docker load`.  The archive was
+ * written by the agent's daemon, so it is hostile; it is used only when
+ * it is plain: a ustar archive of files and directories read the same
+ * way by every tar reader (docker's is Go's archive/tar), naming no
+ * image, beginning with no compression magic and holding no compressed
+ * data (docker would expand it past the size measured here).  Anything
  * else refuses it whole; a refused archive costs a normal pull.
  *
  * Decisions beyond the design's list, each closing a way for two readers
