@@ -4,7 +4,9 @@
 # archives test/tools/badtar writes (raw headers where one field is
 # broken, Python's tarfile for PAX, GNU, links and devices), and what it
 # accepts: plain archives and a real `docker save ID` of the simulator's
-# daemon, whose `docker save NAME` twin is refused for its names.
+# daemon, whose `docker save NAME` twin is refused for its names; and
+# img_write (sbx-run/imgwrite.c), the archive docker loads instead,
+# through imgcheck -w.
 
 load helper
 load sim-setup
