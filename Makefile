@@ -19,7 +19,8 @@ BIN = sbx-env/sbx-env sbx-run/sbx-run sbx-watch/sbx-watch sbx-gc/sbx-gc \
 RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
 	sbx-run/journal.o sbx-run/workspace.o sbx-run/ending.o \
 	sbx-run/prewarm.o sbx-run/orphan.o sbx-run/race.o \
-	sbx-run/check.o sbx-run/exec.o sbx-run/imgload.o sbx-run/imgcheck.o sbx-run/imgjson.o
+	sbx-run/check.o sbx-run/exec.o sbx-run/imgload.o sbx-run/imgcheck.o sbx-run/imgjson.o \
+	sbx-run/imgwrite.o
 WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/teardown.o \
 	sbx-watch/pidwait.o sbx-watch/prewarm.o sbx-watch/imgsave.o
 GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o sbx-gc/rfc3339.o sbx-gc/imgevict.o
@@ -66,13 +67,13 @@ lib/capture.o lib/conf.o lib/confparse.o lib/createargv.o lib/detach.o \
 	sbx-ports/hostport.o sbx-ports/portsmark.o sbx-ports/sbx-ports.o \
 	sbx-ports/sync.o sbx-run/check.o sbx-run/dockerargs.o \
 	sbx-run/ending.o sbx-run/exec.o sbx-run/imgcheck.o \
-	sbx-run/imgjson.o sbx-run/imgload.o sbx-run/journal.o \
-	sbx-run/orphan.o sbx-run/prewarm.o sbx-run/provision.o \
-	sbx-run/race.o sbx-run/sbx-run.o sbx-run/workspace.o \
-	sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
-	sbx-verify/sbx-verify.o sbx-verify/scbasic.o sbx-verify/sccall.o \
-	sbx-verify/scguest.o sbx-verify/scmark.o sbx-verify/scports.o \
-	sbx-verify/scremove.o sbx-verify/scwords.o \
+	sbx-run/imgjson.o sbx-run/imgload.o sbx-run/imgwrite.o \
+	sbx-run/journal.o sbx-run/orphan.o sbx-run/prewarm.o \
+	sbx-run/provision.o sbx-run/race.o sbx-run/sbx-run.o \
+	sbx-run/workspace.o sbx-verify/answers.o sbx-verify/checks.o \
+	sbx-verify/probe.o sbx-verify/sbx-verify.o sbx-verify/scbasic.o \
+	sbx-verify/sccall.o sbx-verify/scguest.o sbx-verify/scmark.o \
+	sbx-verify/scports.o sbx-verify/scremove.o sbx-verify/scwords.o \
 	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
 	sbx-watch/pidwait.o sbx-watch/prewarm.o sbx-watch/sbx-watch.o \
 	sbx-watch/teardown.o: lib/sbx.h
@@ -113,9 +114,10 @@ lib/json.o lib/jsonout.o lib/portspec.o lib/sbxls.o sbx-env/sbx-env.o \
 	sbx-verify/scbasic.o: lib/sbxjson.h
 lib/mark.o sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o \
 	sbx-run/exec.o sbx-run/imgcheck.o sbx-run/imgjson.o \
-	sbx-run/imgload.o sbx-run/journal.o sbx-run/orphan.o \
-	sbx-run/prewarm.o sbx-run/provision.o sbx-run/race.o \
-	sbx-run/sbx-run.o sbx-run/workspace.o sbx-verify/scmark.o: lib/sbxmark.h
+	sbx-run/imgload.o sbx-run/imgwrite.o sbx-run/journal.o \
+	sbx-run/orphan.o sbx-run/prewarm.o sbx-run/provision.o \
+	sbx-run/race.o sbx-run/sbx-run.o sbx-run/workspace.o \
+	sbx-verify/scmark.o: lib/sbxmark.h
 lib/portcli.o lib/portspec.o sbx-ports/bound.o sbx-ports/dockerps.o \
 	sbx-ports/hostport.o sbx-ports/portsmark.o sbx-ports/sbx-ports.o \
 	sbx-ports/sync.o sbx-verify/answers.o sbx-verify/checks.o \
@@ -140,9 +142,9 @@ sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/hostport.o \
 	sbx-ports/portsmark.o sbx-ports/sbx-ports.o sbx-ports/sync.o: sbx-ports/sbx-ports.h
 sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o sbx-run/exec.o \
 	sbx-run/imgcheck.o sbx-run/imgjson.o sbx-run/imgload.o \
-	sbx-run/journal.o sbx-run/orphan.o sbx-run/prewarm.o \
-	sbx-run/provision.o sbx-run/race.o sbx-run/sbx-run.o \
-	sbx-run/workspace.o: sbx-run/sbx-run.h
+	sbx-run/imgwrite.o sbx-run/journal.o sbx-run/orphan.o \
+	sbx-run/prewarm.o sbx-run/provision.o sbx-run/race.o \
+	sbx-run/sbx-run.o sbx-run/workspace.o: sbx-run/sbx-run.h
 sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
 	sbx-verify/sbx-verify.o: sbx-verify/audit.h
 sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
@@ -200,10 +202,10 @@ test/tools/orphan: test/tools/orphan.c lib/libsbx.a
 		lib/libsbx.a
 
 test/tools/imgcheck: test/tools/imgcheck.c sbx-run/imgcheck.o \
-	sbx-run/imgjson.o lib/libsbx.a
+	sbx-run/imgjson.o sbx-run/imgwrite.o lib/libsbx.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib -Isbx-run $(LDFLAGS) -o $@ \
 		test/tools/imgcheck.c sbx-run/imgcheck.o sbx-run/imgjson.o \
-		lib/libsbx.a
+		sbx-run/imgwrite.o lib/libsbx.a
 
 test/tools/failalloc.so: test/tools/failalloc.c
 	$(CC) $(CFLAGS) -shared -fPIC -o $@ test/tools/failalloc.c

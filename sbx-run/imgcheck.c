@@ -1,9 +1,11 @@
 /*
- * imgcheck.c: the host's look at a cached image archive before `docker
- * load` reads it (issue 19).  The archive was written by the agent's
- * daemon, so it is hostile; it is used only when it is plain: a ustar
- * archive of files and directories read the same way by every tar
- * reader (docker's is Go's archive/tar), naming no image.  Anything
+ * imgcheck.c: the host's look at a cached image archive, whose members
+ * it takes are all imgwrite.c writes for `docker load`.  The archive was
+ * written by the agent's daemon, so it is hostile; it is used only when
+ * it is plain: a ustar archive of files and directories read the same
+ * way by every tar reader (docker's is Go's archive/tar), naming no
+ * image, beginning with no compression magic and holding no compressed
+ * data (docker would expand it past the size measured here).  Anything
  * else refuses it whole; a refused archive costs a normal pull.
  *
  * Decisions beyond the design's list, each closing a way for two readers
@@ -31,20 +33,14 @@
 #include "sbx-run.h"
 
 #define BLOCK		512
-#define NAME_LEN	100
+#define NAME_LEN	IMG_NAME_LEN
 #define JSON_MAX	(1024 * 1024)	/* manifest.json, index.json */
 #define MEMBERS_MAX	65536		/* docker writes ~4 per layer */
-
-struct member {
-	char	 name[NAME_LEN + 1];	/* without a trailing '/' */
-	char	 link[NAME_LEN + 1];	/* a shared layer's target, or "" */
-	int	 dir;
-};
 
 struct scan {
 	int		 fd;
 	long long	 size;		/* of the file */
-	struct member	*m;
+	struct img_member	*m;
 	size_t		 n;
 	size_t		 cap;
 	char		*why;
@@ -67,8 +63,8 @@ refuse(struct scan *s, const char *name, const char *reason)
 }
 
 /* n bytes at off, whole; -1 on an error or a short file */
-static int
-readat(int fd, void *buf, size_t n, long long off)
+int
+img_readat(int fd, void *buf, size_t n, long long off)
 {
 	char *p = buf;
 	ssize_t r;
@@ -190,7 +186,7 @@ check_json(struct scan *s, const char *name, long long off, long long len)
 		return refuse(s, name, "larger than 1 MiB");
 	if ((buf = malloc(len > 0 ? (size_t)len : 1)) == NULL)
 		return refuse(s, name, "out of memory");
-	if (readat(s->fd, buf, (size_t)len, off) == -1) {
+	if (img_readat(s->fd, buf, (size_t)len, off) == -1) {
 		free(buf);
 		return refuse(s, name, "unreadable");
 	}
@@ -199,12 +195,31 @@ check_json(struct scan *s, const char *name, long long off, long long len)
 	return why != NULL ? refuse(s, name, why) : 0;
 }
 
+/*
+ * Why a file's data at off would be decompressed by docker, which sniffs
+ * each layer's first bytes, or NULL.  Only plain data writes no more in
+ * the sandbox than the host measured.
+ */
+static const char *
+data_magic(struct scan *s, long long off, long long size)
+{
+	unsigned char b[8];
+	size_t n = size < (long long)sizeof(b) ? (size_t)size : sizeof(b);
+
+	if (n == 0 || off + BLOCK + (long long)n > s->size)
+		return NULL;	/* past the end: refused as such */
+	if (img_readat(s->fd, b, n, off + BLOCK) == -1)
+		return "unreadable";
+	return img_magic(b, n) != NULL ? "compressed data, which the load "
+	    "would expand past what was measured" : NULL;
+}
+
 /* One header at off: the member is recorded, *datap is its data size. */
 static int
 header(struct scan *s, const unsigned char *h, long long off,
     long long *datap)
 {
-	struct member *m;
+	struct img_member *m;
 	const char *why;
 	char name[NAME_LEN + 1], link[NAME_LEN + 1], target[NAME_LEN + 1];
 	char type[64];
@@ -254,6 +269,14 @@ header(struct scan *s, const unsigned char *h, long long off,
 		return refuse(s, name, why);
 	if (size > s->size - off - BLOCK)
 		return refuse(s, name, "its data runs past the end of the file");
+	if (off == 0 && img_magic(h, BLOCK) != NULL) {
+		(void)snprintf(type, sizeof(type), "the archive begins with "
+		    "%s's magic", img_magic(h, BLOCK));
+		return refuse(s, name, type);
+	}
+	if (!dir && target[0] == '\0' && (why = data_magic(s, off, size)) !=
+	    NULL)
+		return refuse(s, name, why);
 	if (strcmp(name, "repositories") == 0)
 		return refuse(s, name, "it names images (the repositories file)");
 	if (strcmp(name, "manifest.json") == 0 ||
@@ -273,6 +296,8 @@ header(struct scan *s, const unsigned char *h, long long off,
 	}
 	memcpy(s->m[s->n].name, name, len + 1);
 	memcpy(s->m[s->n].link, target, strlen(target) + 1);
+	s->m[s->n].off = off + BLOCK;
+	s->m[s->n].size = size;
 	s->m[s->n++].dir = dir;
 	*datap = size;
 	return 0;
@@ -281,8 +306,17 @@ header(struct scan *s, const unsigned char *h, long long off,
 static int
 byname(const void *a, const void *b)
 {
-	return strcmp(((const struct member *)a)->name,
-	    ((const struct member *)b)->name);
+	return strcmp(((const struct img_member *)a)->name,
+	    ((const struct img_member *)b)->name);
+}
+
+static int
+byoffset(const void *a, const void *b)
+{
+	long long x = ((const struct img_member *)a)->off;
+	long long y = ((const struct img_member *)b)->off;
+
+	return x < y ? -1 : x > y;
 }
 
 /*
@@ -292,8 +326,8 @@ byname(const void *a, const void *b)
 static int
 names_apart(struct scan *s)
 {
-	struct member key;
-	const struct member *f;
+	struct img_member key;
+	const struct img_member *f;
 	size_t i, j;
 
 	if (s->n == 0)
@@ -333,7 +367,7 @@ the_end(struct scan *s, long long off)
 	if (off + 2 * BLOCK > s->size)
 		return refuse(s, NULL, "a missing end of archive");
 	for (off += BLOCK; off < s->size; off += BLOCK) {
-		if (readat(s->fd, b, BLOCK, off) == -1)
+		if (img_readat(s->fd, b, BLOCK, off) == -1)
 			return refuse(s, NULL, "unreadable");
 		if (!allzero(b, BLOCK))
 			return refuse(s, NULL,
@@ -351,7 +385,7 @@ scan(struct scan *s)
 	for (;;) {
 		if (off + BLOCK > s->size)
 			return refuse(s, NULL, "a missing end of archive");
-		if (readat(s->fd, h, BLOCK, off) == -1)
+		if (img_readat(s->fd, h, BLOCK, off) == -1)
 			return refuse(s, NULL, "unreadable");
 		if (allzero(h, BLOCK))
 			return the_end(s, off);
@@ -363,15 +397,16 @@ scan(struct scan *s)
 }
 
 /*
- * Is the image archive on fd (a regular file) plain?  0 if so; -1 with
- * the reason in why if refused.  limit bounds its size (< 0: none).
+ * Is the image archive on fd (a regular file) plain?  0 if so, with its
+ * members in a (free a->m); -1 with the reason in why if refused.  limit
+ * bounds its size (< 0: none).
  */
 int
-img_check(int fd, long long limit, char *why, size_t whysize)
+img_scan(int fd, long long limit, struct img_archive *a, char *why,
+    size_t whysize)
 {
 	struct scan s;
 	struct stat st;
-	int rc;
 
 	memset(&s, 0, sizeof(s));
 	s.fd = fd;
@@ -388,7 +423,24 @@ img_check(int fd, long long limit, char *why, size_t whysize)
 		return refuse(&s, NULL, "larger than the cache's budget");
 	if (s.size % BLOCK != 0)
 		return refuse(&s, NULL, "a size that is not whole blocks");
-	rc = scan(&s);
-	free(s.m);
-	return rc;
+	if (scan(&s) == -1) {
+		free(s.m);
+		return -1;
+	}
+	qsort(s.m, s.n, sizeof(*s.m), byoffset);
+	a->m = s.m;
+	a->n = s.n;
+	return 0;
+}
+
+/* img_scan, for its answer alone */
+int
+img_check(int fd, long long limit, char *why, size_t whysize)
+{
+	struct img_archive a;
+
+	if (img_scan(fd, limit, &a, why, whysize) == -1)
+		return -1;
+	free(a.m);
+	return 0;
 }

@@ -1,15 +1,21 @@
 /*
  * imgload.c: the image cache's load, right after a create of ours
  * succeeded.  The entry of the workspace is checked on the host first
- * (img_check: an archive that names anything, or that cannot be read
- * plainly, is refused and deleted); then a detached child holds the
- * sandbox's load lock and makes one call, `sbx exec -i NAME -- sh -c
- * SCRIPT sh STORE REF...` with the archive on its stdin: the store must
- * be the one saved from, the archive loads (tag-less), each reference
- * the host recorded is pulled, which uses a loaded image only where the
- * registry names its config digest, and what no pull claimed is pruned.
- * A later call waits for the lock, within its own timeout, only when its
- * docker subcommand may need an image.  Nothing here fails the run.
+ * (img_scan: an archive that names anything, that cannot be read
+ * plainly or that holds compressed data is refused and deleted); then a
+ * detached child holds the sandbox's load lock and makes one marked call,
+ * `sbx exec -i NAME -- MARK sh -c SCRIPT sh STORE REF...`, whose stdin is
+ * the archive the host writes from the members it checked (img_write),
+ * never the file itself: the store must be the one saved from, the
+ * archive loads (tag-less), each reference the host recorded is pulled,
+ * which uses a loaded image only where the registry names its config
+ * digest, and what no pull claimed is pruned.  The call has a bound in
+ * time whatever the settings, and what it writes in the sandbox is
+ * bounded by the sizes the host measured; past its time it is ended
+ * inside, as every exec is, before the lock is let go, and the entry is
+ * dropped.  A later call waits for the lock, within its own timeout,
+ * only when its docker subcommand may need an image.  Nothing here fails
+ * the run.
  */
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -31,9 +37,13 @@
 #include "sbxstate.h"
 #include "sbx-run.h"
 
-#define LOAD_TIMEOUT	600	/* seconds for the load when no bound is set */
+#define LOAD_TIMEOUT	600	/* seconds for the load when no call has one */
 #define SCRIPT_STORE	3	/* SCRIPT: another store kind: drop the entry */
 #define SCRIPT_LOAD	4	/* SCRIPT: docker load refused it: drop it */
+#define SCRIPT_BOUND	(-2)	/* past the load's bound: drop it */
+#define SCRIPT_CHANGED	(-3)	/* the archive could not be written whole */
+#define NOTE_PREFIX	".imgload-"	/* + NAME: a drop the loader made */
+#define LOAD_END_TIMEOUT 15	/* seconds for the exec that ends a load */
 #define H		"docker -H " SBX_DOCKER_HOST
 
 static const char load_sh[] =
@@ -63,10 +73,50 @@ img_argv(char *const *argv, int xflag)
 	needs = !xflag && subcommand_in(argv, needy);
 }
 
+static void
+note_name(char *note, size_t size, const char *name)
+{
+	(void)snprintf(note, size, NOTE_PREFIX "%s", name);
+}
+
+/*
+ * The detached loader has no stderr: the warning of an entry it dropped
+ * waits in the state directory for the sandbox's next call, which says
+ * it once (the one whose unlink succeeds).
+ */
+static void
+note_say(int dfd, const char *name)
+{
+	char note[SBX_NAME_MAX + sizeof(NOTE_PREFIX)], text[PATH_MAX + 256];
+
+	note_name(note, sizeof(note), name);
+	if (sbx_state_read(dfd, note, text, sizeof(text)) > 0 &&
+	    unlinkat(dfd, note, 0) == 0) {
+		text[strcspn(text, "\n")] = '\0';
+		warnx("%s", text);
+	}
+}
+
+static void
+note_leave(int dfd, const char *name, const char *ws, int st)
+{
+	char note[SBX_NAME_MAX + sizeof(NOTE_PREFIX)], text[PATH_MAX + 256];
+
+	note_name(note, sizeof(note), name);
+	(void)snprintf(text, sizeof(text), "image cache entry of %s: %s; "
+	    "deleted, images are pulled as usual\n", ws,
+	    st == SCRIPT_STORE ? "saved on another store kind" :
+	    st == SCRIPT_LOAD ? "docker load refused it" :
+	    st == SCRIPT_BOUND ? "its load passed its time bound" :
+	    "it changed while it was loaded");
+	(void)sbx_state_write(dfd, note, text);
+}
+
 /*
  * Wait for a load in flight into this sandbox, at most the call's own
  * timeout; past it, the call goes on (it misses the cache, no more).
- * No lock file is made when none is there.
+ * No lock file is made when none is there.  Then say what the loader
+ * left to say.
  */
 void
 img_wait(const struct request *r)
@@ -74,14 +124,19 @@ img_wait(const struct request *r)
 	char statedir[PATH_MAX];
 	int dfd, lfd;
 
-	if (!needs)
+	if (needs)
+		dfd = sbx_xstate_open(statedir, sizeof(statedir));
+	else if (sbx_xstate_path(statedir, sizeof(statedir)) == -1)
 		return;
-	if ((dfd = sbx_xstate_open(statedir, sizeof(statedir))) == -1)
+	else	/* quietly: a call that needs no image has no more to say */
+		dfd = open(statedir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd == -1)
 		return;
-	if (sbx_lock_name_holder(dfd, SBX_IMGLOAD_LOCK, r->name) > 0 &&
+	if (needs && sbx_lock_name_holder(dfd, SBX_IMGLOAD_LOCK, r->name) > 0 &&
 	    (lfd = sbx_lock_name(dfd, SBX_IMGLOAD_LOCK, r->name,
 	    r->timeout > 0 ? (long long)r->timeout * 1000 : -1)) != -1)
 		close(lfd);
+	note_say(dfd, r->name);
 	close(dfd);
 }
 
@@ -93,21 +148,60 @@ drop(int root, const char *name, const char *ws, const char *why)
 	(void)sbx_img_drop(root, name);
 }
 
-/* The detached child's one call; its status. */
-static int
-load_call(const struct request *r, int afd, const struct sbx_imgmeta *m)
+/*
+ * The writer: the archive docker loads, written by the host from the
+ * members the check took (img_write), into the exec's stdin.
+ */
+static pid_t
+load_writer(int afd, const struct img_archive *a, int *in)
 {
-	char *argv[12 + SBX_IMG_REFS_MAX];
+	int p[2];
+	pid_t pid;
+
+	if (sbx_pipe(p) == -1)
+		return -1;
+	if ((pid = fork()) == -1) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		_exit(img_write(afd, a, p[1]) == 0 ? SBX_EX_OK : SBX_EX_FAIL);
+	}
+	close(p[1]);
+	*in = p[0];
+	return pid;
+}
+
+/*
+ * The detached child's one call, marked as every exec is, so that a load
+ * past its bound is ended inside before the lock is let go: its status,
+ * SCRIPT_BOUND if it reached the bound, SCRIPT_CHANGED if the archive
+ * could not be written whole.
+ */
+static int
+load_call(const struct request *r, int afd, const struct img_archive *a,
+    const struct sbx_imgmeta *m)
+{
+	char *argv[12 + SBX_MARK_NWORDS + SBX_IMG_REFS_MAX];
+	char mark[SBX_MARK_LEN + 1];
 	struct sbx_spawn s;
 	struct sbx_result c;
+	struct sbx_ended e;
 	size_t n = 0, i;
-	int st;
+	pid_t w;
+	int st, in, ws;
 
+	if (sbx_mark_new(mark, sizeof(mark)) == -1)
+		return -1;
 	argv[n++] = (char *)r->sbx;
 	argv[n++] = "exec";
 	argv[n++] = "-i";
 	argv[n++] = (char *)r->name;
 	argv[n++] = "--";
+	sbx_mark_words(argv + n, mark);
+	n += SBX_MARK_NWORDS;
 	argv[n++] = "sh";
 	argv[n++] = "-c";
 	argv[n++] = (char *)load_sh;
@@ -116,15 +210,30 @@ load_call(const struct request *r, int afd, const struct sbx_imgmeta *m)
 	for (i = 0; i < m->nrefs; i++)
 		argv[n++] = (char *)m->refs[i];
 	argv[n] = NULL;
+	if ((w = load_writer(afd, a, &in)) == -1)
+		return -1;
 	memset(&s, 0, sizeof(s));
 	s.argv = argv;
 	s.envp = r->env;
-	s.timeout = r->given ? r->calltimeout : LOAD_TIMEOUT;
+	/* a bound whatever the settings: 0 (none) is not the load's */
+	s.timeout = r->given && r->calltimeout > 0 ? r->calltimeout :
+	    LOAD_TIMEOUT;
 	s.newpgrp = 1;
-	s.in = afd;	/* stdout and stderr: /dev/null, as detach() left them */
-	if (sbx_supervise(&s, &c) == -1)
+	s.in = in;	/* stdout and stderr: /dev/null, as detach() left them */
+	st = sbx_supervise(&s, &c);
+	close(in);	/* a writer still writing ends on EPIPE */
+	while (waitpid(w, &ws, 0) == -1 && errno == EINTR)
+		;
+	if (st == -1)
 		return -1;
 	st = c.status;
+	if (c.timedout || c.signo != 0) {
+		(void)sbx_mark_end(r->sbx, r->env, r->name, mark, NULL,
+		    LOAD_END_TIMEOUT, &e);
+		st = SCRIPT_BOUND;
+	} else if (st == 0 && (!WIFEXITED(ws) ||
+	    WEXITSTATUS(ws) != SBX_EX_OK))
+		st = SCRIPT_CHANGED;	/* a script that failed stops reading */
 	sbx_result_free(&c);
 	return st;
 }
@@ -145,11 +254,14 @@ detach(const int *keep, size_t nkeep)
 /*
  * Start the loader and return once it holds the lock (or has failed).
  * The child, adopted by init, updates used= after a load, and drops the
- * entry when the store differs or docker load refused the archive.
+ * entry when the store differs, docker load refused the archive, the load
+ * passed its bound or the archive changed, leaving the warning to the
+ * sandbox's next call.
  */
 static void
 loader(const struct request *r, int dfd, int root, int efd, int afd,
-    struct sbx_imgmeta *m, const char *name)
+    const struct img_archive *a, struct sbx_imgmeta *m, const char *name,
+    const char *wsdir)
 {
 	int p[2], keep[5], lfd, st, ws;
 	pid_t pid;
@@ -173,12 +285,15 @@ loader(const struct request *r, int dfd, int root, int efd, int afd,
 			_exit(SBX_EX_FAIL);
 		(void)write(p[1], "l", 1);
 		close(p[1]);
-		st = load_call(r, afd, m);
+		st = load_call(r, afd, a, m);
 		if (st == 0) {
 			m->used = (long long)time(NULL);
 			(void)sbx_img_meta_write(efd, m);
-		} else if (st == SCRIPT_STORE || st == SCRIPT_LOAD)
+		} else if (st == SCRIPT_STORE || st == SCRIPT_LOAD ||
+		    st == SCRIPT_BOUND || st == SCRIPT_CHANGED) {
 			(void)sbx_img_drop(root, name);
+			note_leave(dfd, r->name, wsdir, st);
+		}
 		close(lfd);
 		_exit(SBX_EX_OK);
 	}
@@ -198,6 +313,7 @@ void
 img_load(const struct request *r, int dfd, const char *ws)
 {
 	struct sbx_imgmeta *m = NULL;
+	struct img_archive a;
 	struct stat st;
 	char name[SBX_IMG_NAME_MAX], path[PATH_MAX], why[256];
 	long long budget;
@@ -229,12 +345,12 @@ img_load(const struct request *r, int dfd, const char *ws)
 		drop(root, name, ws, "its archive cannot be read");
 		goto out;
 	}
-	if (img_check(afd, budget, why, sizeof(why)) == -1) {
+	if (img_scan(afd, budget, &a, why, sizeof(why)) == -1) {
 		drop(root, name, ws, why);
 		goto out;
 	}
-	if (lseek(afd, 0, SEEK_SET) == 0)
-		loader(r, dfd, root, efd, afd, m, name);
+	loader(r, dfd, root, efd, afd, &a, m, name, ws);
+	free(a.m);
 out:
 	free(m);
 	if (afd != -1)

@@ -85,9 +85,25 @@ void	 stale_read(const struct request *, int, struct stale *);
 int	 orphaned(const struct request *, int, const struct stale *);
 void SBX_DEAD withdraw(const struct request *, int, int);
 
-/* imgcheck.c, imgjson.c */
+/* imgcheck.c, imgjson.c, imgwrite.c: the archive docker loads */
+#define IMG_NAME_LEN	100
+struct img_member {		/* one member the check took, as it is written */
+	char	 name[IMG_NAME_LEN + 1];	/* without a trailing '/' */
+	char	 link[IMG_NAME_LEN + 1];	/* a shared layer's target, or "" */
+	int	 dir;
+	long long off;		/* of its data in the archive */
+	long long size;
+};
+struct img_archive {		/* the members, in the archive's order */
+	struct img_member *m;
+	size_t	 n;
+};
+int	 img_scan(int, long long, struct img_archive *, char *, size_t);
 int	 img_check(int, long long, char *, size_t);
+int	 img_readat(int, void *, size_t, long long);
 const char *img_names(const char *, size_t);
+const char *img_magic(const unsigned char *, size_t);
+int	 img_write(int, const struct img_archive *, int);
 
 /* journal.c */
 struct jcall {			/* one call of sbx-run, as its record tells it */

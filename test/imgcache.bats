@@ -77,6 +77,7 @@ setup() {
 
 teardown() {
 	local n
+	[ -z "${STOPPED:-}" ] || kill -CONT "$STOPPED"
 	for n in $(sim_look ls --json 2>/dev/null | json_get '" ".join(s["name"] for s in d["sandboxes"])'); do
 		case $n in imgc-*) "$SIM" rm -f "$n" >/dev/null 2>&1 ;; esac
 	done
@@ -174,15 +175,32 @@ session() {
 # the host's cache in reach would
 #   layer  flip one byte in the middle of the first image's top layer
 #   tags   name the first image (RepoTags), as a poisoned save would
+#   bzfirst  a first member named BZh91AY&SY: a plain tar to the host,
+#          a bzip2 stream to docker load's sniffing
+#   bomb   the first image's top layer a gzip bomb (64 MiB of zeros)
+#   pax    the same members in tarfile's PAX format, padded with zeros
 retar() {
 	python3 - "$1" "$2" <<-'EOF'
-	import io, json, sys, tarfile
+	import gzip, io, json, sys, tarfile
 	path, mode = sys.argv[1:3]
 	with tarfile.open(path) as t:
 	    ms = [(m, t.extractfile(m).read() if m.isfile() else None) for m in t.getmembers()]
 	d = {m.name: i for i, (m, b) in enumerate(ms)}
 	man = json.loads(ms[d["manifest.json"]][1])
-	if mode == "layer":
+	fmt = tarfile.USTAR_FORMAT
+	if mode == "bzfirst":
+	    ms.insert(0, (tarfile.TarInfo("BZh91AY&SY"), b"naming nothing"))
+	elif mode == "bomb":
+	    i = d[man[0]["Layers"][-1]]
+	    inner = io.BytesIO()
+	    with tarfile.open(fileobj=inner, mode="w", format=fmt) as l:
+	        z = tarfile.TarInfo("zeros")
+	        z.size = 64 << 20
+	        l.addfile(z, io.BytesIO(bytes(z.size)))
+	    ms[i] = (ms[i][0], gzip.compress(inner.getvalue(), 9))
+	elif mode == "pax":
+	    fmt = tarfile.PAX_FORMAT
+	elif mode == "layer":
 	    i = d[man[0]["Layers"][-1]]
 	    b = bytearray(ms[i][1])
 	    b[len(b) // 2] ^= 0xFF
@@ -191,13 +209,16 @@ retar() {
 	    man[0]["RepoTags"] = ["127.0.0.1:5000/t/a:1"]
 	    i = d["manifest.json"]
 	    ms[i] = (ms[i][0], json.dumps(man).encode())
-	with tarfile.open(path, "w", format=tarfile.USTAR_FORMAT) as t:
+	with tarfile.open(path, "w", format=fmt) as t:
 	    for m, b in ms:
 	        if b is None:
 	            t.addfile(m)
 	        else:
 	            m.size = len(b)
 	            t.addfile(m, io.BytesIO(b))
+	if mode == "pax":
+	    with open(path, "ab") as f:
+	        f.write(bytes(8192))
 	EOF
 }
 
@@ -249,6 +270,97 @@ real_entry() {
 	[ ! -e "$E" ] || fail "the entry is still there"
 	! sim_calls_after "$c0" | grep -q ' exec -i ' || fail "a load was tried"
 	[ "$(reg_bytes up "$m")" -gt 1000000 ] || fail "the pull was not a normal pull"
+}
+
+# refused_on_host MODE WORDS: the entry of a real first session, rewritten
+# by retar MODE, is refused by the host with one warning saying WORDS and
+# deleted; no load is tried and the pull is a normal pull
+refused_on_host() {
+	real_entry "$1"
+	retar "$E/archive" "$1"
+	c0=$(sim_ncalls)
+	m=$(reg_mark up)
+	run_in "$P" "imgc-$1-2" pull -q "$REF/a:1" >/dev/null 2>"$BATS_TEST_TMPDIR/err"
+	[ "$(grep -c 'image cache' "$BATS_TEST_TMPDIR/err")" -eq 1 ] ||
+	    fail "warnings: $(cat "$BATS_TEST_TMPDIR/err")"
+	grep "image cache entry of $P: " "$BATS_TEST_TMPDIR/err" | grep -qF "$2" ||
+	    fail "the warning: $(cat "$BATS_TEST_TMPDIR/err")"
+	[ ! -e "$E" ] || fail "the entry is still there"
+	! sim_calls_after "$c0" | grep -q ' exec -i ' || fail "a load was tried"
+	[ "$(reg_bytes up "$m")" -gt 1000000 ] || fail "the pull was not a normal pull"
+}
+
+@test "imgcache: two readers, two archives: a first member named BZh91AY&SY (docker load would read a bzip2 stream) is refused on the host; no load is tried" {
+	refused_on_host bzfirst '"BZh91AY&SY": the archive begins with bzip2'"'"'s magic; deleted'
+}
+
+@test "imgcache: what docker loads is the host's own archive: a PAX archive with zero padding after its end loads, and the next pulls cost 0 bytes" {
+	real_entry p1
+	retar "$E/archive" pax
+	tar -tvf "$E/archive" >/dev/null
+	c0=$(sim_ncalls)
+	session "$P" imgc-p2 "$REF/a:1" "$REF/c:1"
+	sim_calls_after "$c0" | grep -q ' exec -i ' || fail "no load was tried"
+	[ "$BYTES" -eq 0 ] || fail "the pulls served $BYTES bytes"
+}
+
+@test "imgcache: a load bounded whatever the archive holds: a gzip-bomb layer is refused on the host; no load is tried" {
+	refused_on_host bomb '/layer.tar": compressed data, which the load would expand past what was measured; deleted'
+}
+
+# the processes in sandbox $1's network namespace whose argv has $2
+in_sandbox() {
+	local ns p
+	ns=$(stat -L -c %i "$(reg_netns "$1")") || return 1
+	for p in $(pgrep -f -- "$2"); do
+		[ "$(stat -L -c %i "/proc/$p/ns/net" 2>/dev/null)" = "$ns" ] &&
+		    echo "$p $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"
+	done
+	return 0
+}
+
+@test "imgcache: every exec is marked, the loader's too: a load past its bound is ended inside before the lock is let go, and its entry dropped" {
+	real_entry m1
+	# the pulls of the load hang: the registry stops answering
+	read -r STOPPED _ <"$BATS_FILE_TMPDIR/reg.pids"
+	kill -STOP "$STOPPED"
+	export DOCKER_SANDBOX_TIMEOUT=25
+	c0=$(sim_ncalls)
+	run_in "$P" imgc-m2 ps >/dev/null
+	# the load's pull is running inside, under the lock
+	for _ in $(seq 100); do
+		[ -n "$(in_sandbox imgc-m2 "pull -q $REF/")" ] && break
+		sleep 0.2
+	done
+	[ -n "$(in_sandbox imgc-m2 "pull -q $REF/")" ] || fail "the load's pull never ran"
+	wait_load imgc-m2
+	left=$(in_sandbox imgc-m2 "pull -q $REF/")
+	kill -CONT "$STOPPED"
+	STOPPED=
+	[ -z "$left" ] || fail "the lock was let go with the load running inside: $left"
+	# the calls log has an exec when it ends
+	sim_calls_after "$c0" | grep ' exec -i ' | grep -q ' sbx-run [0-9a-f]\{16\} sh -c ' ||
+	    fail "the load's exec is not marked: $(sim_calls_after "$c0" | grep ' exec -i ')"
+	sim_calls_after "$c0" | grep -q 'sbx-run-end' || fail "no exec ended the load"
+	[ ! -e "$E" ] || fail "the entry of a load past its bound is still there"
+	# the detached loader's one warning, said by the sandbox's next call
+	said_once imgc-m2 "its load passed its time bound; deleted"
+}
+
+# said_once NAME WORDS [ERR]: the next call into NAME warns once with
+# WORDS about the entry of $P (or the call whose stderr is in file ERR
+# did), the call after it not again
+said_once() {
+	if [ -n "${3:-}" ]; then
+		cp "$3" "$BATS_TEST_TMPDIR/err"
+	else
+		run_in "$P" "$1" ps >/dev/null 2>"$BATS_TEST_TMPDIR/err"
+	fi
+	[ "$(grep -c 'image cache' "$BATS_TEST_TMPDIR/err")" -eq 1 ] &&
+	    grep -qF "image cache entry of $P: $2" "$BATS_TEST_TMPDIR/err" ||
+	    fail "the next call said: $(cat "$BATS_TEST_TMPDIR/err")"
+	run_in "$P" "$1" ps >/dev/null 2>"$BATS_TEST_TMPDIR/err"
+	! grep -q 'image cache' "$BATS_TEST_TMPDIR/err" || fail "said again: $(cat "$BATS_TEST_TMPDIR/err")"
 }
 
 @test "imgcache: a built image is never saved; a session that pulled nothing saves nothing (1 exec)" {
@@ -333,11 +445,13 @@ real_entry() {
 	sed -i 's/^store=.*/store=overlayfs/' "$E/meta"
 	c0=$(sim_ncalls)
 	m=$(reg_mark up)
-	run_in "$P" imgc-s2 pull -q "$REF/a:1" >/dev/null
+	run_in "$P" imgc-s2 pull -q "$REF/a:1" >/dev/null 2>"$BATS_TEST_TMPDIR/pull.err"
 	sim_calls_after "$c0" | grep -q ' exec -i ' || fail "no load was tried"
 	wait_load imgc-s2
 	[ ! -e "$E" ] || fail "the entry is still there: $(cat "$E/meta")"
 	[ "$(reg_bytes up "$m")" -gt 1000000 ] || fail "not a normal pull"
+	# the pull waited for the load, and says what became of the entry
+	said_once imgc-s2 "saved on another store kind; deleted" "$BATS_TEST_TMPDIR/pull.err"
 }
 
 # hold_load NAME SECONDS: hold NAME's byte of the load lock, as a load in

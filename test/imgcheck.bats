@@ -4,7 +4,9 @@
 # archives test/tools/badtar writes (raw headers where one field is
 # broken, Python's tarfile for PAX, GNU, links and devices), and what it
 # accepts: plain archives and a real `docker save ID` of the simulator's
-# daemon, whose `docker save NAME` twin is refused for its names.
+# daemon, whose `docker save NAME` twin is refused for its names; and
+# img_write (sbx-run/imgwrite.c), the archive docker loads instead,
+# through imgcheck -w.
 
 load helper
 load sim-setup
@@ -54,7 +56,7 @@ accepted() {
 @test "imgcheck: the usage line; an unreadable file" {
 	run "$C"
 	[ "$status" -eq 64 ]
-	[ "$output" = "usage: imgcheck [-l limit] file" ]
+	[ "$output" = "usage: imgcheck [-w] [-x command] [-l limit] file" ]
 	run "$C" "$BATS_TEST_TMPDIR/nothing"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"No such file"* ]]
@@ -197,6 +199,147 @@ accepted() {
 		run "$C" "$BATS_TEST_TMPDIR/cut.tar"
 		[ "$status" -eq 1 ] || fail "cut at $n: $output"
 	done
+}
+
+# ------------------------- two readers, two archives: compression magic
+
+@test "refused: two readers, two archives: a first member named BZh91AY&SY (docker would read a bzip2 stream)" { refused magic-bzip2-first-name '"BZh91AY&SY": the archive begins with bzip2'"'"'s magic'; }
+@test "refused: a first directory named BZh91AY&SY/" { refused magic-bzip2-first-dir 'the archive begins with bzip2'; }
+@test "refused: a first member named by gzip's magic" { refused magic-gzip-first-name 'not printable ASCII'; }
+@test "refused: a first member named by xz's magic" { refused magic-xz-first-name 'not printable ASCII'; }
+@test "refused: a first member named by zstd's magic" { refused magic-zstd-first-name 'not printable ASCII'; }
+@test "refused: a first member named by a zstd skippable frame" { refused magic-zstd-skippable-first-name 'not printable ASCII'; }
+@test "refused: the archive bzip2-compressed, padded to blocks" { refused magic-bzip2-prefix 'a bad header checksum'; }
+@test "refused: the archive gzip-compressed" { refused magic-gzip-prefix 'a bad header checksum'; }
+@test "refused: the archive xz-compressed" { refused magic-xz-prefix 'a bad header checksum'; }
+@test "refused: the archive behind zstd's magic" { refused magic-zstd-prefix 'a bad header checksum'; }
+@test "refused: the archive behind a zstd skippable frame" { refused magic-zstd-skippable-prefix 'a bad header checksum'; }
+@test "refused: a bzip2 archive after the end" { refused magic-bzip2-trailer 'trailing data after the end of archive'; }
+@test "refused: a gzip archive after the end" { refused magic-gzip-trailer 'trailing data after the end of archive'; }
+@test "refused: an xz archive after the end" { refused magic-xz-trailer 'trailing data after the end of archive'; }
+@test "refused: a zstd frame after the end" { refused magic-zstd-trailer 'trailing data after the end of archive'; }
+@test "refused: a zstd skippable frame after the end" { refused magic-zstd-skippable-trailer 'trailing data after the end of archive'; }
+@test "accepted: a later member named BZh91AY&SY (docker sniffs byte 0 only, and the host writes that)" { accepted plain-bzip2-name-later; }
+
+# ----------------- a load bounded whatever the archive holds: compression
+
+@test "refused: a load bounded whatever the archive holds: a bzip2 layer" { refused magic-bzip2-layer '"abc/layer.tar": compressed data'; }
+@test "refused: a gzip layer (a gzip bomb expands 1000-fold)" { refused magic-gzip-layer '"abc/layer.tar": compressed data'; }
+@test "refused: an xz layer" { refused magic-xz-layer '"abc/layer.tar": compressed data'; }
+@test "refused: a zstd layer" { refused magic-zstd-layer '"abc/layer.tar": compressed data'; }
+@test "refused: a layer behind a zstd skippable frame" { refused magic-zstd-skippable-layer '"abc/layer.tar": compressed data'; }
+@test "refused: a compressed config (any member docker might sniff)" { refused magic-gzip-config '"c0ffee.json": compressed data'; }
+@test "accepted: a plain tar layer" { accepted plain-layer-is-a-tar; }
+
+# ---------------------- the archive docker loads is the one the host writes
+
+# written CASE: imgcheck -w on badtar's CASE into $BATS_TEST_TMPDIR/CASE.out
+written() {
+	"$B" "$1" "$BATS_TEST_TMPDIR/$1.tar" || fail "badtar $1 failed"
+	"$C" -w "$BATS_TEST_TMPDIR/$1.tar" >"$BATS_TEST_TMPDIR/$1.out" ||
+	    fail "$1: imgcheck -w: $(head -c 200 "$BATS_TEST_TMPDIR/$1.out")"
+}
+
+# same CASE: the written archive is a plain ustar archive of the checked
+# members (names, types, link targets, contents) in their order, with
+# host-made headers, no byte before its first header, none after its two
+# zero blocks, and no compression magic at byte 0
+same() {
+	python3 - "$BATS_TEST_TMPDIR/$1.tar" "$BATS_TEST_TMPDIR/$1.out" <<-'EOF'
+	import sys, tarfile
+	src, out = sys.argv[1:3]
+	b = open(out, "rb").read()
+	magic = [b"BZh", b"\x1f\x8b\x08", b"\xfd7zXZ\x00", b"\x28\xb5\x2f\xfd"]
+	assert not any(b.startswith(m) for m in magic), "magic at byte 0"
+	assert not (b[0] & 0xf0 == 0x50 and b[1:4] == b"\x2a\x4d\x18"), "skippable"
+	got, off = [], 0
+	while True:
+	    h = b[off:off + 512]
+	    assert len(h) == 512, "no end of archive"
+	    if h == bytes(512):
+	        assert b[off + 512:] == bytes(512), "after the end: %d bytes" % (len(b) - off - 1024)
+	        break
+	    assert h[257:265] == b"ustar\x0000", "magic"
+	    s = sum(h[:148]) + 8 * 32 + sum(h[156:])
+	    assert int(h[148:154], 8) == s and h[154:156] == b"\x00 ", "checksum"
+	    assert h[108:124] == b"0000000\x00" * 2 and h[136:148] == b"00000000000\x00", "owner or time"
+	    assert h[265:512] == bytes(247), "uname, gname, devices, prefix"
+	    name = h[:100].split(b"\0")[0].decode()
+	    size = int(h[124:135], 8)
+	    got.append((name.rstrip("/"), h[156:157], h[157:257].split(b"\0")[0], b[off + 512:off + 512 + size]))
+	    off += 512 + -(-size // 512) * 512
+	want = []
+	with tarfile.open(src) as t:
+	    for m in t.getmembers():
+	        typ = b"5" if m.isdir() else b"2" if m.issym() else b"0"
+	        data = t.extractfile(m).read() if m.isfile() else b""
+	        want.append((m.name.rstrip("/"), typ, m.linkname.encode(), data))
+	assert got == want, "members differ:\n%r\n%r" % (got, want)
+	EOF
+}
+
+@test "imgwrite: each accepted archive is written anew with exactly its checked members and contents, nothing before or after" {
+	local c n=0
+	for c in $(sed -nE 's/^@test .*\{ accepted ([a-zA-Z0-9-]+).*/\1/p' \
+	    "$BATS_TEST_FILENAME"); do
+		written "$c"
+		run same "$c"
+		[ "$status" -eq 0 ] || fail "$c: $output"
+		n=$((n + 1))
+	done
+	[ "$n" -ge 10 ]
+	# a record's zero padding after the end does not reach docker
+	[ "$(wc -c <"$BATS_TEST_TMPDIR/plain-zero-padded.out")" -eq \
+	    "$(($(wc -c <"$BATS_TEST_TMPDIR/plain-zero-padded.tar") - 8192))" ]
+	# what tarfile wrote (PAX, its own fields) comes out in the host's shape
+	cmp -s "$BATS_TEST_TMPDIR/plain-tarfile-pax.tar" \
+	    "$BATS_TEST_TMPDIR/plain-tarfile-pax.out" && fail "written as it was"
+	return 0
+}
+
+@test "imgwrite: no compression magic, prefix or trailer reaches docker load: every case is refused or written plain" {
+	local c
+	for c in $("$B" list); do
+		"$B" "$c" "$BATS_TEST_TMPDIR/$c.tar"
+		if "$C" -w "$BATS_TEST_TMPDIR/$c.tar" >"$BATS_TEST_TMPDIR/$c.out"; then
+			run same "$c"
+			[ "$status" -eq 0 ] || fail "$c: $output"
+		else
+			grep -q '^refused: ' "$BATS_TEST_TMPDIR/$c.out" || fail "$c: $(cat "$BATS_TEST_TMPDIR/$c.out")"
+			[ "$(wc -l <"$BATS_TEST_TMPDIR/$c.out")" -eq 1 ] || fail "$c: bytes written after a refusal"
+		fi
+	done
+}
+
+@test "imgwrite: an archive changed between the check and the write: a manifest that now names an image is never written" {
+	"$B" plain "$BATS_TEST_TMPDIR/p.tar"
+	f=$BATS_TEST_TMPDIR/p.tar
+	# in place, as the file descriptor the check read sees it
+	cat >"$BATS_TEST_TMPDIR/patch.py" <<-'EOF'
+	import sys
+	b = open(sys.argv[1], "rb").read()
+	assert b.count(b'"RepoTags":null') == 1
+	open(sys.argv[1], "r+b").write(b.replace(b'"RepoTags":null', b'"RepoTags":[""]'))
+	EOF
+	"$C" -w -x "python3 '$BATS_TEST_TMPDIR/patch.py' '$f'" "$f" >"$BATS_TEST_TMPDIR/p.out" 2>"$BATS_TEST_TMPDIR/p.err" &&
+	    fail "the write went on"
+	grep -q 'img_write' "$BATS_TEST_TMPDIR/p.err" || fail "$(cat "$BATS_TEST_TMPDIR/p.err")"
+	grep -q 'RepoTags":\[""\]' "$f" || fail "the file was not changed"
+	! grep -qa 'RepoTags' "$BATS_TEST_TMPDIR/p.out" || fail "the changed manifest was written"
+	! grep -qa 'manifest.json' "$BATS_TEST_TMPDIR/p.out" || fail "its header was written"
+	# what was written ends in a block of 0xff: no header, no end of archive
+	[ "$(tail -c 512 "$BATS_TEST_TMPDIR/p.out" | od -An -v -tx1 | tr -d ' \n' | tr -d f)" = "" ]
+}
+
+@test "imgwrite: an archive changed between the check and the write: a layer that is now gzip is not written whole" {
+	"$B" plain "$BATS_TEST_TMPDIR/p.tar"
+	f=$BATS_TEST_TMPDIR/p.tar
+	# the layer's first bytes become gzip's magic
+	"$C" -w -x "printf '\\037\\213\\010' | dd of='$f' bs=1 seek=1024 conv=notrunc 2>/dev/null" "$f" \
+	    >"$BATS_TEST_TMPDIR/p.out" 2>"$BATS_TEST_TMPDIR/p.err" && fail "the write went on"
+	[ "$(dd if="$f" bs=1 skip=1024 count=3 2>/dev/null | od -An -tx1 | tr -d ' ')" = 1f8b08 ] || fail "the file was not changed"
+	! grep -qa 'manifest.json' "$BATS_TEST_TMPDIR/p.out" || fail "the write went on past the layer"
+	[ "$(tail -c 512 "$BATS_TEST_TMPDIR/p.out" | od -An -v -tx1 | tr -d ' \n' | tr -d f)" = "" ]
 }
 
 # ------------------------------------------------- the simulator's docker

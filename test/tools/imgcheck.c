@@ -1,7 +1,10 @@
 /*
  * imgcheck: img_check() of sbx-run/imgcheck.c on one file, for the
- * imgcheck suite: prints "ok", or "refused: WHY" and exits 1.
- *   imgcheck [-l limit] file
+ * imgcheck suite: prints "ok", or "refused: WHY" and exits 1.  With -w,
+ * img_write()s the archive docker would load to stdout instead of "ok";
+ * -x runs a shell command between the check and the write (one that
+ * changes the file, as someone with the cache in reach could).
+ *   imgcheck [-w] [-x command] [-l limit] file
  */
 #include <err.h>
 #include <fcntl.h>
@@ -15,21 +18,28 @@
 static void SBX_DEAD
 usage(void)
 {
-	(void)fprintf(stderr, "usage: imgcheck [-l limit] file\n");
+	(void)fprintf(stderr, "usage: imgcheck [-w] [-x command] [-l limit] file\n");
 	exit(SBX_EX_USAGE);
 }
 
 int
 main(int argc, char *argv[])
 {
+	struct img_archive a;
 	char why[512];
-	const char *errstr;
+	const char *errstr, *between = NULL;
 	long long limit = -1;
 	off_t off;
-	int c, fd, rc;
+	int c, fd, rc, wflag = 0;
 
-	while ((c = getopt(argc, argv, "l:")) != -1) {
+	while ((c = getopt(argc, argv, "l:wx:")) != -1) {
 		switch (c) {
+		case 'x':
+			between = optarg;
+			break;
+		case 'w':
+			wflag = 1;
+			break;
 		case 'l':
 			limit = sbx_strtonum(optarg, 0, 1LL << 62, &errstr);
 			if (errstr != NULL)
@@ -45,7 +55,16 @@ main(int argc, char *argv[])
 		usage();
 	if ((fd = open(argv[0], O_RDONLY)) == -1)
 		err(SBX_EX_FAIL, "%s", argv[0]);
-	if ((rc = img_check(fd, limit, why, sizeof(why))) == 0)
+	if (wflag) {
+		if ((rc = img_scan(fd, limit, &a, why, sizeof(why))) == -1)
+			printf("refused: %s\n", why);
+		else if (between != NULL && system(between) != 0)
+			errx(SBX_EX_FAIL, "%s failed", between);
+		else if (img_write(fd, &a, STDOUT_FILENO) == -1)
+			err(SBX_EX_FAIL, "img_write");
+		else
+			free(a.m);
+	} else if ((rc = img_check(fd, limit, why, sizeof(why))) == 0)
 		printf("ok\n");
 	else
 		printf("refused: %s\n", why);
