@@ -84,7 +84,7 @@ listed(const struct request *r, int dfd)
 
 	call(r, av, r->calltimeout, dfd, &c, "ls");
 	if (c.status != 0) {
-		(void)sbx_writeall(STDERR_FILENO, c.err.data, c.err.len);
+		(void)sbx_shown_write(STDERR_FILENO, c.err.data, c.err.len);
 		errx(SBX_EX_FAIL, "sbx ls --json failed (exit %d)", c.status);
 	}
 	found = sbx_ls_listed(c.out.data ? c.out.data : "", c.out.len, r->name,
@@ -167,9 +167,9 @@ create(const struct request *r, const struct create *c, int dfd,
 	 * sbx's own words, unless they only say that ours was no news; what
 	 * it prints on stdout despite --quiet is no part of the command's
 	 */
-	(void)sbx_writeall(STDERR_FILENO, cmd.out.data, cmd.out.len);
+	(void)sbx_shown_write(STDERR_FILENO, cmd.out.data, cmd.out.len);
 	if (!already && cmd.err.len > 0)
-		(void)sbx_writeall(STDERR_FILENO, cmd.err.data, cmd.err.len);
+		(void)sbx_shown_write(STDERR_FILENO, cmd.err.data, cmd.err.len);
 	cut_short(r, timeout, &cmd, "create");
 	if (cmd.status == 0 && orphaned(r, dfd, &st))
 		withdraw(r, dfd, timeout);
@@ -220,7 +220,7 @@ prewarm_report(const struct request *r, int dfd)
 	warnx("sandbox %s: provisioning it ahead of this call (sbx-run -P) "
 	    "failed, exit %d; the next call tries again.  It said:", r->name,
 	    status);
-	(void)sbx_writeall(STDERR_FILENO, said, strlen(said));
+	(void)sbx_shown_write(STDERR_FILENO, said, strlen(said));
 	exit(status);
 }
 

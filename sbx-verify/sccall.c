@@ -35,7 +35,7 @@
 
 static const char *sc_esc(const char *, size_t, size_t, char *, size_t);
 
-/* The verdict of check k; sc_esc escaped sbx's words in the evidence. */
+/* The verdict of check k, sbx's words in the evidence cut by sc_esc. */
 void
 sc_say(struct sc *sc, enum sccheck k, enum verdict v, const char *fmt, ...)
 {
@@ -172,48 +172,19 @@ sc_sleep(struct sc *sc, long long ms)
 }
 
 /*
- * len bytes of s as a C-like string body, at most max of them (then
- * "..."), one trailing newline dropped: printable ASCII as it is, the
- * rest escaped, so no output of sbx can steer a terminal or split a line.
+ * len bytes of s, at most max of them (then "..."), one trailing newline
+ * dropped.  The text stays as sbx wrote it: each form of the report
+ * escapes it (result.c), so no output of sbx can steer a terminal.
  */
 static const char *
 sc_esc(const char *s, size_t len, size_t max, char *buf, size_t size)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t i, o = 0;
-	unsigned char ch;
-	char e[5];
-	int n;
-
 	if (s == NULL)
 		len = 0;
 	if (len > 0 && s[len - 1] == '\n')
 		len--;
-	for (i = 0; i < len && i < max; i++) {
-		ch = (unsigned char)s[i];
-		n = 1;
-		e[0] = (char)ch;
-		if (ch == '\n' || ch == '\t' || ch == '"' || ch == '\\') {
-			e[0] = '\\';
-			e[1] = (char)(ch == '\n' ? 'n' : ch == '\t' ? 't' : ch);
-			n = 2;
-		} else if (ch < ' ' || ch > '~') {
-			e[0] = '\\';
-			e[1] = 'x';
-			e[2] = hex[ch >> 4];
-			e[3] = hex[ch & 0xf];
-			n = 4;
-		}
-		if (o + (size_t)n + 4 > size)
-			break;
-		memcpy(buf + o, e, (size_t)n);
-		o += (size_t)n;
-	}
-	if (i < len && o + 4 <= size) {
-		memcpy(buf + o, "...", 3);
-		o += 3;
-	}
-	buf[o] = '\0';
+	snprintf(buf, size, "%.*s%s", (int)(len < max ? len : max),
+	    len > 0 ? s : "", len > max ? "..." : "");
 	return buf;
 }
 
