@@ -107,7 +107,7 @@ lib/imgcache.o lib/imglru.o lib/imgmeta.o sbx-gc/imgevict.o \
 lib/json.o lib/jsonout.o lib/portspec.o lib/sbxls.o sbx-env/sbx-env.o \
 	sbx-gc/sbx-gc.o sbx-ports/dockerps.o sbx-ports/sbx-ports.o \
 	sbx-run/imgjson.o sbx-run/journal.o sbx-verify/result.o \
-	sbx-verify/scbasic.o: lib/sbxjson.h
+	sbx-verify/scbasic.o sbx-verify/sccall.o: lib/sbxjson.h
 lib/mark.o sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o \
 	sbx-run/exec.o sbx-run/imgcheck.o sbx-run/imgjson.o \
 	sbx-run/imgload.o sbx-run/journal.o sbx-run/orphan.o \

@@ -387,7 +387,7 @@ removed_names() {
 	run -0 --separate-stderr "$G" -v
 	[ "$(removed_names)" = "pi-sbx-${D}-ok000000 " ]
 	[[ "$output" == *'skipped "--all": not a valid sandbox name'* ]]
-	[[ "$output" == *'skipped "pi-sbx-x?--all": not a valid sandbox name'* ]]
+	[[ "$output" == *'skipped "pi-sbx-x\n--all": not a valid sandbox name'* ]]
 	[ "$(grep -c '^rm ' "$SBX_STUB_DIR/calls.log")" -eq 1 ]
 }
 

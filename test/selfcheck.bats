@@ -296,6 +296,36 @@ for l in sys.stdin:
 	[ -z "$(left)" ]
 }
 
+@test "unplaced class: every line of sbx's no reading placed is kept, once, escaped, and printed to paste into a report" {
+	sc_sim
+	# an sbx that says what nobody has seen, on stdout around its
+	# listings and on stderr, beside lines the programs know
+	w="$BATS_TEST_TMPDIR/sbx"
+	cat >"$w" <<-EOF
+	#!/bin/sh
+	case \$1 in
+	ls|port|ports)
+		printf 'Daemon started (PID 4242)\nnever seen before \302\2332J\033[1A\n'
+		"$SIM_SBX" "\$@"; rc=\$?
+		printf 'WARN: mcp gateway teardown: context deadline exceeded\n\nafter the listing: more\n'
+		printf 'on stderr: a hint nobody knows\n' >&2
+		exit \$rc ;;
+	esac
+	exec "$SIM_SBX" "\$@"
+	EOF
+	chmod +x "$w"
+	DOCKER_SANDBOX_SBX=$w run --separate-stderr sbx-verify -S -f
+	[ "$status" -eq 0 ] || fail "exit $status: $output $stderr"
+	[[ ${stderr_lines[0]} == "sbx-verify: sbx "*" said 3 lines that no reading of the programs could place; please report them with the version line and these:" ]] ||
+	    fail "$stderr"
+	[ "${stderr_lines[1]}" = '  never seen before \302\2332J\033[1A' ] || fail "$stderr"
+	[ "${stderr_lines[2]}" = '  after the listing: more' ] || fail "$stderr"
+	[ "${stderr_lines[3]}" = '  on stderr: a hint nobody knows' ] || fail "$stderr"
+	[ "${#stderr_lines[@]}" -eq 4 ] || fail "$stderr"
+	[[ $stderr != *$'\033'* && $stderr != *$'\302\233'* ]]
+	[ -z "$(left)" ]
+}
+
 @test "the restart prompt: one FAIL naming the fix, the call that met it not judged, exit 69, no sandbox made" {
 	sc_sim
 	export SBX_SIM_FAULT=restart
