@@ -199,8 +199,14 @@ for l in sys.stdin:
 	for c in version no-input ls-json create exists exec guest-end port-dialect publish unpublish stopped-ports remove; do
 		[[ $(line_of $c) == "PASS $c: "* ]] || fail "$(line_of $c)"
 	done
-	[[ $stderr == "sbx-verify: 1 of $NCHECKS assumptions about sbx failed with sbx v0.55.0: please report it on $REPORT_TO, with the version line and each FAIL line above" ]] ||
+	[[ ${stderr_lines[0]} == "sbx-verify: 1 of $NCHECKS assumptions about sbx failed with sbx v0.55.0: please report it on $REPORT_TO, with the version line and each FAIL line above" ]] ||
 	    fail "$stderr"
+	# the words themselves, whole, to paste into the report
+	[ "${stderr_lines[1]}" = "sbx-verify: sbx v0.55.0 said 1 line that no reading of the programs could place; please report it with the version line and these:" ] ||
+	    fail "$stderr"
+	[[ ${stderr_lines[2]} =~ ^\ \ error:\ there\ is\ nothing\ called\ selfcheck\.[0-9]+\.[a-z0-9]{8}\ here$ ]] ||
+	    fail "$stderr"
+	[ "${#stderr_lines[@]}" -eq 3 ] || fail "$stderr"
 	[ -z "$(left)" ]
 	# the control: sbx-run, meeting the same words, does not provision
 	run --separate-stderr sbx-run -s pi-sbx-1-novel -x true
