@@ -424,8 +424,12 @@ removed_names() {
 	cat >"$SBX_STUB_DIR/out.ls" <<-EOF
 	Starting sandboxd daemon...
 	Daemon started (PID 4242)
+	Daemon started (PID: 6927, socket: /x/sandboxd.sock)
 	Logs: /home/u/.local/state/sandboxes/sandboxd/daemon.log
 	[sbx] daemon ready
+	Client Version:  v0.37.1 linux/amd64
+
+	a wording nobody has seen yet
 	{
 	  "sandboxes": [
 	    {
