@@ -405,7 +405,7 @@ sbx_xname_pick(const char *given)
 		    row(SBX_CONF_PINNED)->name);
 	if (!sbx_name_valid(name))
 		errx(SBX_EX_USAGE, "invalid sandbox name: want "
-		    "[A-Za-z0-9][A-Za-z0-9.-]{1,62}, not \"default\"");
+		    SBX_NAME_RULE);
 	return name;
 }
 

@@ -237,6 +237,6 @@ sbx_xparse_name(const char *var, const char *v)
 {
 	if (!sbx_name_valid(v))
 		errx(SBX_EX_USAGE, "%s: invalid sandbox name: want "
-		    "[A-Za-z0-9][A-Za-z0-9.-]{1,62}, not \"default\"", var);
+		    SBX_NAME_RULE, var);
 	return v;
 }

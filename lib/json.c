@@ -399,6 +399,19 @@ sbx_json_str(const struct sbx_json *o, const char *key)
 struct sbx_json *
 sbx_json_doc(const char *buf, size_t len, const char **errstr)
 {
+	size_t start, end;
+
+	return sbx_json_span(buf, len, &start, &end, errstr);
+}
+
+/*
+ * sbx_json_doc, which also says where the document is: from byte *start
+ * to *end, the end of its last line (its newline excluded).
+ */
+struct sbx_json *
+sbx_json_span(const char *buf, size_t len, size_t *start, size_t *end,
+    const char **errstr)
+{
 	struct parser ps;
 	struct sbx_json *j;
 	const char *first = NULL;
@@ -418,6 +431,8 @@ sbx_json_doc(const char *buf, size_t len, const char **errstr)
 			    *ps.p == '\t' || *ps.p == '\r'))
 				ps.p++;
 			if (ps.p == ps.end || *ps.p == '\n') {
+				*start = i;
+				*end = (size_t)(ps.p - buf);
 				*errstr = NULL;
 				return j;
 			}

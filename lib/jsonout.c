@@ -9,59 +9,15 @@
  * become \uXXXX; a byte that does not begin a well-formed UTF-8 sequence
  * (a lone continuation, an overlong form, a surrogate, a code point past
  * U+10FFFF, a cut sequence) becomes \ufffd, one per byte.  Any other
- * character passes as it is.
+ * character passes as it is.  Which characters those are is shown.c's
+ * to say, for text and JSON alike.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "sbxjson.h"
-
-/* The length of the well-formed UTF-8 character at s, or 0 (RFC 3629). */
-static size_t
-utf8len(const unsigned char *s, unsigned *cp)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	size_t n, i;
-
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	/* the second byte's range rules out overlongs and surrogates */
-	if (c == 0xe0)
-		lo = 0xa0;
-	else if (c == 0xed)
-		hi = 0x9f;
-	else if (c == 0xf0)
-		lo = 0x90;
-	else if (c == 0xf4)
-		hi = 0x8f;
-	*cp = c & (0xff >> (n + 1));
-	for (i = 1; i < n; i++) {
-		/* a NUL ends the text: never read past it */
-		if (s[i] < (i == 1 ? lo : 0x80) || s[i] > (i == 1 ? hi : 0xbf))
-			return 0;
-		*cp = *cp << 6 | (s[i] & 0x3f);
-	}
-	return n;
-}
-
-/* Is the code point one no reader may get raw? */
-static int
-unsafe(unsigned cp)
-{
-	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x061c ||
-	    cp == 0x200e || cp == 0x200f || (cp >= 0x2028 && cp <= 0x202e) ||
-	    (cp >= 0x2066 && cp <= 0x2069);
-}
+#include "sbx-internal.h"
 
 /*
  * One character of s in its escaped form into out (at most 6 bytes,
@@ -75,7 +31,7 @@ esc1(const char *s, char out[7], int ascii)
 	unsigned cp;
 	size_t n;
 
-	if ((n = utf8len((const unsigned char *)s, &cp)) == 0) {
+	if ((n = sbx_utf8len(s, SIZE_MAX, &cp)) == 0) {
 		memcpy(out, "\\ufffd", 7);
 		return 1;
 	}
@@ -84,7 +40,7 @@ esc1(const char *s, char out[7], int ascii)
 		out[1] = '\0';
 	} else if (cp == '"' || cp == '\\')
 		(void)snprintf(out, 7, "\\%c", (int)cp);
-	else if (unsafe(cp))
+	else if (sbx_unsafe(cp))
 		(void)snprintf(out, 7, "\\u%04x", cp);
 	else {
 		memcpy(out, s, n);

@@ -20,7 +20,7 @@ isalnum_ascii(int c)
 	    (c >= '0' && c <= '9');
 }
 
-/* [A-Za-z0-9][A-Za-z0-9.-]{1,62}, and not the reserved "default". */
+/* SBX_NAME_RULE: sbx's own, "default" being its reserved name. */
 int
 sbx_name_valid(const char *s)
 {
@@ -35,7 +35,8 @@ sbx_name_valid(const char *s)
 		    s[i] != '-')
 			return 0;
 	}
-	if (i < 2)
+	/* sbx refuses a name that does not end in a letter or digit */
+	if (i < 2 || !isalnum_ascii((unsigned char)s[i - 1]))
 		return 0;
 	return strcmp(s, "default") != 0;
 }

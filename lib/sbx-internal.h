@@ -113,4 +113,8 @@ int	 sbx_ports_sbxjson(const char *, size_t, struct sbx_ports *,
 	    const char **);
 int	 sbx_port_sbxspec(const struct sbx_port *, char *, size_t);
 
+/* shown.c: which characters no reader gets raw (jsonout.c's too) */
+size_t	 sbx_utf8len(const char *, size_t, unsigned *);
+int	 sbx_unsafe(unsigned);
+
 #endif /* SBX_INTERNAL_H */

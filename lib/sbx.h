@@ -72,5 +72,6 @@ long long sbx_strtonum(const char *, long long, long long, const char **);
 
 /* shown.c: outside text fit for a message */
 const char *sbx_shown(const char *, char *, size_t);
+int	 sbx_shown_write(int, const char *, size_t);
 
 #endif /* SBX_H */

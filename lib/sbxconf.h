@@ -80,6 +80,8 @@ const char *sbx_env_get(char *const *, const char *);
 const char *sbx_conf_str(const char *);
 
 /* name.c: sandbox names (at most SBX_NAME_MAX bytes, sbx.h) */
+#define SBX_NAME_RULE \
+	"[A-Za-z0-9][A-Za-z0-9.-]{0,61}[A-Za-z0-9], not \"default\""
 #define SBX_NAME_PREFIX	"pi-sbx-"	/* of the names sbx_name_new makes */
 int	 sbx_name_valid(const char *);
 #define SBX_SELFCHECK_PREFIX "selfcheck."	/* sbx_name_selfcheck's */

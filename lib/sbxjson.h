@@ -23,6 +23,8 @@ void	 sbx_json_free(struct sbx_json *);
 const struct sbx_json *sbx_json_get(const struct sbx_json *, const char *);
 const char *sbx_json_str(const struct sbx_json *, const char *);
 struct sbx_json *sbx_json_doc(const char *, size_t, const char **);
+struct sbx_json *sbx_json_span(const char *, size_t, size_t *, size_t *,
+	    const char **);
 
 /* jsonout.c: a JSON string into a buffer, or on a stream */
 size_t	 sbx_json_esc(char *, size_t, const char *, size_t *);

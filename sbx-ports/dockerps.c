@@ -18,10 +18,12 @@
  * never expanded, and past PORTS_WANT_MAX ports nothing more is kept;
  * what is left out is marked in a set, so the caller can name it.
  */
+#include <err.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "sbxcli.h"
 #include "sbxjson.h"
@@ -35,6 +37,8 @@ struct take {
 	struct sbx_ports	*l;
 	struct portset	*seen;	/* in l already, or left out */
 	struct portset	*over;	/* left out: the caller names them */
+	struct vmlocal	*local;	/* bound to the VM's loopback, or NULL */
+	struct portset	*lo;	/* those ports, each once */
 };
 
 int
@@ -95,6 +99,38 @@ take(struct take *t, const struct sbx_port *tmpl, int lo, int hi,
 	return 0;
 }
 
+/*
+ * Is ip, as docker ps shows a binding inside the VM, on the VM's
+ * loopback?  sbx forwards a host port to the VM's own address, so a
+ * service only there is out of its reach.
+ */
+static int
+vm_loopback(const char *ip)
+{
+	return strncmp(ip, "127.", 4) == 0 || strcmp(ip, "::1") == 0 ||
+	    strncasecmp(ip, "::ffff:127.", 11) == 0;
+}
+
+/* VM ports lo..hi bound to the VM's loopback, into t->local. */
+static void
+take_local(struct take *t, const struct sbx_port *tmpl, int lo, int hi)
+{
+	struct vmlocal *v = t->local;
+	int port;
+
+	if (hi - lo >= RANGE_MAX)
+		hi = lo + RANGE_MAX - 1;
+	for (port = lo; port <= hi; port++) {
+		if (portset_has(t->lo, port, tmpl->proto))
+			continue;
+		portset_add(t->lo, port, tmpl->proto);
+		if (v->n < LOCAL_NAMED) {
+			v->v[v->n] = *tmpl;
+			v->v[v->n++].vm = port;
+		}
+	}
+}
+
 /* One entry "IP:P[-P]->C[-C]/proto" (blanks trimmed). */
 static int
 entry(const char *s, size_t len, struct take *t, const char **errstr)
@@ -137,6 +173,11 @@ entry(const char *s, size_t len, struct take *t, const char **errstr)
 	memcpy(p.ip, ip, iplen);
 	p.ip[iplen] = '\0';
 	p.proto = proto;
+	if (vm_loopback(p.ip)) {
+		if (t->local != NULL)
+			take_local(t, &p, lo, hi);
+		return 0;
+	}
 	return take(t, &p, lo, hi, errstr);
 bad:
 	*errstr = "a Ports entry is not IP:PORT->PORT/PROTO";
@@ -172,6 +213,7 @@ dockerps_text(const char *s, struct sbx_ports *l,
 
 	t.l = l;
 	t.over = over;
+	t.local = NULL;
 	if ((t.seen = calloc(1, sizeof(*t.seen))) == NULL) {
 		*errstr = strerror(errno);
 		return -1;
@@ -206,7 +248,7 @@ container(const struct sbx_json *o, struct take *t, const char **errstr)
 {
 	const struct sbx_json *ports;
 	struct sbx_port who;
-	size_t i, first = t->l->n;
+	size_t i, first = t->l->n, lfirst = t->local ? t->local->n : 0;
 
 	if (o->type != SBX_JOBJ) {
 		*errstr = "a line is not a JSON object";
@@ -227,19 +269,52 @@ container(const struct sbx_json *o, struct take *t, const char **errstr)
 		memcpy(t->l->v[i].cid, who.cid, sizeof(who.cid));
 		memcpy(t->l->v[i].cname, who.cname, sizeof(who.cname));
 	}
+	for (i = lfirst; t->local != NULL && i < t->local->n; i++) {
+		memcpy(t->local->v[i].cid, who.cid, sizeof(who.cid));
+		memcpy(t->local->v[i].cname, who.cname, sizeof(who.cname));
+	}
 	return 0;
 }
 
 /*
- * The whole output: JSON lines (blank lines and sbx's notices skipped);
- * an array of objects is taken too.  Each VM port goes to l once, with
- * the first container that publishes it; those left out (see above) are
- * added to over, when it is not NULL.  Returns 0, or -1 with *errstr.
- * n counts the containers.
+ * What is bound to the VM's loopback alone: a port also bound elsewhere
+ * (127.0.0.1 and [::]) is published through that binding.
+ */
+static void
+local_only(struct take *t)
+{
+	struct vmlocal *v = t->local;
+	size_t i, k;
+	int proto, port;
+
+	for (i = k = 0; i < v->n; i++)
+		if (!portset_has(t->seen, v->v[i].vm, v->v[i].proto))
+			v->v[k++] = v->v[i];
+	v->n = k;
+	v->all = 0;
+	for (proto = SBX_TCP; proto <= SBX_UDP; proto++)
+		for (port = 1; port < 65536; port++)
+			if (portset_has(t->lo, port, proto) &&
+			    !portset_has(t->seen, port, proto))
+				v->all++;
+}
+
+/*
+ * The whole output: docker's JSON lines, and an array of objects too.
+ * Every other line is skipped by its shape, whatever it says: sbx writes
+ * its own notices, banners and warnings on the exec's stdout, in words
+ * no list could keep up with.  A line that begins as docker's object
+ * and does not parse is docker's output cut short: an error, never a
+ * listing to act on (it would unpublish).  Each VM port goes to l once,
+ * with the first container that publishes it; those left out (see
+ * above) are added to over, when it is not NULL, and those bound to the
+ * VM's loopback alone go to local, when it is not NULL.  Returns 0, or
+ * -1 with *errstr.  n counts the containers.
  */
 int
 dockerps_parse(const char *buf, size_t len, struct sbx_ports *l,
-    struct portset *over, size_t *n, const char **errstr)
+    struct portset *over, struct vmlocal *local, size_t *n,
+    const char **errstr)
 {
 	const char *p = buf, *end = buf + len, *nl;
 	const struct sbx_json *c;
@@ -251,8 +326,13 @@ dockerps_parse(const char *buf, size_t len, struct sbx_ports *l,
 	*errstr = NULL;
 	t.l = l;
 	t.over = over;
-	if ((t.seen = calloc(1, sizeof(*t.seen))) == NULL) {
+	t.local = local;
+	if (local != NULL)
+		local->n = local->all = 0;
+	if ((t.seen = calloc(1, sizeof(*t.seen))) == NULL ||
+	    (t.lo = calloc(1, sizeof(*t.lo))) == NULL) {
 		*errstr = strerror(errno);
+		free(t.seen);
 		return -1;
 	}
 	for (; p < end; p = nl + 1) {
@@ -260,12 +340,13 @@ dockerps_parse(const char *buf, size_t len, struct sbx_ports *l,
 			nl = end;
 		while (p < nl && (*p == ' ' || *p == '\t' || *p == '\r'))
 			p++;
-		if (p == nl)
-			continue;
-		/* sbx's own notices, on the exec's stdout where it puts them */
-		if (sbx_says_notice(p, (size_t)(nl - p)))
+		if (p == nl || (*p != '{' && *p != '['))
 			continue;
 		if ((j = sbx_json_parse(p, (size_t)(nl - p), errstr)) == NULL) {
+			if (*p == '[') {
+				*errstr = NULL;
+				continue;	/* "[sbx] ...": not docker's */
+			}
 			r = -1;
 			break;
 		}
@@ -282,6 +363,30 @@ dockerps_parse(const char *buf, size_t len, struct sbx_ports *l,
 		if (r == -1 || nl == end)
 			break;
 	}
+	if (r == 0 && local != NULL)
+		local_only(&t);
 	free(t.seen);
+	free(t.lo);
 	return r;
+}
+
+/* Each VM port bound to the VM's loopback alone, named on stderr. */
+void
+dockerps_local_say(const char *sandbox, const struct vmlocal *v)
+{
+	char name[sizeof(v->v[0].cname) * 4], id[sizeof(v->v[0].cid) * 4],
+	    ip[sizeof(v->v[0].ip) * 4];
+	size_t i;
+
+	for (i = 0; i < v->n; i++)
+		warnx("sandbox %s: container %s (%s): %s:%d/%s listens on the "
+		    "sandbox's loopback only, which sbx cannot forward: not "
+		    "published (bind it to 0.0.0.0 inside)", sandbox,
+		    sbx_shown(v->v[i].cname, name, sizeof(name)),
+		    sbx_shown(v->v[i].cid, id, sizeof(id)),
+		    sbx_shown(v->v[i].ip, ip, sizeof(ip)), v->v[i].vm,
+		    sbx_proto_name(v->v[i].proto));
+	if (v->all > v->n)
+		warnx("sandbox %s: and %zu more on the sandbox's loopback only,"
+		    " not published", sandbox, v->all - v->n);
 }

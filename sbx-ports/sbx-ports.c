@@ -53,7 +53,7 @@ ports_failed(const struct ctx *c, const char *what, const char *why)
 	if (pc->status != 0 && sbx_says_restart(pc->err.data))
 		sbx_restart_exit();	/* one line, in place of sbx's */
 	if (pc->err.len > 0)
-		(void)sbx_writeall(STDERR_FILENO, pc->err.data, pc->err.len);
+		(void)sbx_shown_write(STDERR_FILENO, pc->err.data, pc->err.len);
 	if (sbx_portcli_missing(pc))
 		errx(SBX_EX_NOSANDBOX, "sandbox %s does not exist", pc->name);
 	if (pc->status != 0)
@@ -91,7 +91,7 @@ ports_show(const struct ctx *c, const struct sbx_port *p, int why)
 		NULL, NULL, "sandbox port below 1024", "host port taken",
 		"sandbox port in the host's ephemeral range"
 	};
-	char url[128];
+	char url[128], shown[sizeof(url) * 4];
 	const char *ip = p->ip[0] ? p->ip : "127.0.0.1";
 
 	if (sbx_port_url(p, url, sizeof(url)) == -1)
@@ -122,7 +122,9 @@ ports_show(const struct ctx *c, const struct sbx_port *p, int why)
 		printf("}\n");
 		return;
 	}
-	printf("%s -> %d/%s", url, p->vm, sbx_port_proto(p));
+	/* the address is sbx's listing's, whatever it holds */
+	printf("%s -> %d/%s", sbx_shown(url, shown, sizeof(shown)), p->vm,
+	    sbx_port_proto(p));
 	if (why == WHY_LOW)
 		printf(" (ephemeral: sandbox port %d is below 1024)", p->vm);
 	else if (why == WHY_TAKEN)
@@ -131,7 +133,8 @@ ports_show(const struct ctx *c, const struct sbx_port *p, int why)
 		printf(" (ephemeral: sandbox port %d is in the host's "
 		    "ephemeral range)", p->vm);
 	if (!sbx_ip_loopback(ip))
-		printf(" (bound to %s, not loopback)", ip);
+		printf(" (bound to %s, not loopback)", sbx_shown(ip, shown,
+		    sizeof(shown)));
 	putchar('\n');
 }
 

@@ -30,10 +30,17 @@ struct portset {		/* one bit a port: tcp, udp */
 };
 int	 portset_has(const struct portset *, int, int);
 void	 portset_add(struct portset *, int, int);
+#define LOCAL_NAMED	16	/* loopback-only VM ports named, then counted */
+struct vmlocal {		/* VM ports bound to the VM's loopback alone */
+	struct sbx_port	v[LOCAL_NAMED];	/* the first, with their container */
+	size_t		n;		/* in v */
+	size_t		all;		/* all of them */
+};
 int	 dockerps_text(const char *, struct sbx_ports *, struct portset *,
 	    const char **);
 int	 dockerps_parse(const char *, size_t, struct sbx_ports *,
-	    struct portset *, size_t *, const char **);
+	    struct portset *, struct vmlocal *, size_t *, const char **);
+void	 dockerps_local_say(const char *, const struct vmlocal *);
 
 /* portsmark.c: NAME.ports, the mappings we made */
 int	 portsmark_read(int, const char *, struct sbx_ports *);

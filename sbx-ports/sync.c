@@ -44,6 +44,7 @@ container_ports(struct ctx *c, struct sbx_ports *want,
 	char *av[] = { run, "-s", (char *)c->pc.name, "ps", "--format",
 	    PS_FORMAT, NULL };
 	struct sbx_result cmd;
+	struct vmlocal local;
 	const char *errstr;
 	size_t i, n, ncont;
 
@@ -64,12 +65,13 @@ container_ports(struct ctx *c, struct sbx_ports *want,
 	free(env);
 	/* sbx-run said it, in its one line: sbx waits for its restart */
 	if (cmd.status == SBX_EX_RESTART) {
-		(void)sbx_writeall(STDERR_FILENO, cmd.err.data, cmd.err.len);
+		(void)sbx_shown_write(STDERR_FILENO, cmd.err.data,
+		    cmd.err.len);
 		exit(SBX_EX_RESTART);
 	}
 	if (cmd.status != 0) {
 		if (cmd.err.len > 0)
-			(void)sbx_writeall(STDERR_FILENO, cmd.err.data,
+			(void)sbx_shown_write(STDERR_FILENO, cmd.err.data,
 			    cmd.err.len);
 		/* sbx-run's own timeout is the shared 124 */
 		errx(cmd.status == SBX_EX_TIMEOUT ? SBX_EX_TIMEOUT : SBX_EX_FAIL,
@@ -77,9 +79,10 @@ container_ports(struct ctx *c, struct sbx_ports *want,
 		    cmd.status);
 	}
 	if (dockerps_parse(cmd.out.data ? cmd.out.data : "", cmd.out.len,
-	    want, over, &ncont, &errstr) == -1)
+	    want, over, &local, &ncont, &errstr) == -1)
 		errx(SBX_EX_FAIL, "sandbox %s: docker ps: %s", c->pc.name,
 		    errstr);
+	dockerps_local_say(c->pc.name, &local);
 	for (i = 0; i < want->n; i++)
 		want->v[i].ip[0] = '\0';	/* the VM's bind, not ours */
 	sbx_result_free(&cmd);

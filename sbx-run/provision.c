@@ -84,7 +84,7 @@ listed(const struct request *r, int dfd)
 
 	call(r, av, r->calltimeout, dfd, &c, "ls");
 	if (c.status != 0) {
-		(void)sbx_writeall(STDERR_FILENO, c.err.data, c.err.len);
+		(void)sbx_shown_write(STDERR_FILENO, c.err.data, c.err.len);
 		errx(SBX_EX_FAIL, "sbx ls --json failed (exit %d)", c.status);
 	}
 	found = sbx_ls_listed(c.out.data ? c.out.data : "", c.out.len, r->name,
@@ -168,12 +168,12 @@ create(const struct request *r, const struct create *c, int dfd,
 	 * it prints on stdout despite --quiet is no part of the command's.
 	 * A failure no reader here placed is shown as such, never guessed at.
 	 */
-	(void)sbx_writeall(STDERR_FILENO, cmd.out.data, cmd.out.len);
+	(void)sbx_shown_write(STDERR_FILENO, cmd.out.data, cmd.out.len);
 	if (!already && cmd.status != 0 && !cmd.timedout && cmd.signo == 0 &&
 	    cmd.err.len + cmd.out.len > 0 && !sbx_says_race(cmd.err.data))
 		sbx_unplaced(&cmd, r->sbx, r->env, dfd, "sbx create");
 	else if (!already && cmd.err.len > 0)
-		(void)sbx_writeall(STDERR_FILENO, cmd.err.data, cmd.err.len);
+		(void)sbx_shown_write(STDERR_FILENO, cmd.err.data, cmd.err.len);
 	cut_short(r, timeout, &cmd, "create");
 	if (cmd.status == 0 && orphaned(r, dfd, &st))
 		withdraw(r, dfd, timeout);
@@ -224,7 +224,7 @@ prewarm_report(const struct request *r, int dfd)
 	warnx("sandbox %s: provisioning it ahead of this call (sbx-run -P) "
 	    "failed, exit %d; the next call tries again.  It said:", r->name,
 	    status);
-	(void)sbx_writeall(STDERR_FILENO, said, strlen(said));
+	(void)sbx_shown_write(STDERR_FILENO, said, strlen(said));
 	exit(status);
 }
 

@@ -353,7 +353,7 @@ probe_run(struct audit *a)
 	a->calls++;
 	/* sbx-run's one line says what to run; no audit until then */
 	if (c.status == SBX_EX_RESTART) {
-		(void)sbx_writeall(STDERR_FILENO, c.err.data, c.err.len);
+		(void)sbx_shown_write(STDERR_FILENO, c.err.data, c.err.len);
 		exit(SBX_EX_RESTART);
 	}
 	a->status = c.status;

@@ -6,20 +6,16 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "sbx.h"
 #include "sbxjson.h"
 #include "result.h"
 
 void
 result_vsay(struct result *r, enum verdict v, const char *fmt, va_list ap)
 {
-	char *p;
-
 	r->verdict = v;
+	/* as said: each form of the report escapes it, to one line */
 	vsnprintf(r->evidence, sizeof(r->evidence), fmt, ap);
-	/* one line, whatever the probes or sbx printed */
-	for (p = r->evidence; *p != '\0'; p++)
-		if ((unsigned char)*p < ' ' || *p == 0x7f)
-			*p = ' ';
 }
 
 void
@@ -32,12 +28,17 @@ result_say(struct result *r, enum verdict v, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The n results as lines of text, of JSON (-j) or of TAP (-t). */
+/*
+ * The n results as lines of text, of JSON (-j) or of TAP (-t).  Evidence
+ * holds what sbx and the sandbox said: each form escapes it, so nothing
+ * in it can move the cursor over the lines that follow.
+ */
 void
 result_report(const struct result *r, int n, int jflag, int tflag)
 {
 	static const char *const word[] = { "PASS", "FAIL", "SKIP" };
 	static const char *const json[] = { "pass", "fail", "skip" };
+	char ev[sizeof(r->evidence) * 4];
 	int i;
 
 	if (tflag)
@@ -48,16 +49,16 @@ result_report(const struct result *r, int n, int jflag, int tflag)
 			    "\"evidence\":", r[i].name, json[r[i].verdict]);
 			sbx_json_puts(stdout, r[i].evidence);
 			printf("}\n");
-		} else if (tflag) {
-			if (r[i].verdict == SKIP)
-				printf("ok %d - %s # SKIP %s\n", i + 1,
-				    r[i].name, r[i].evidence);
-			else
-				printf("%s %d - %s: %s\n", r[i].verdict == PASS ?
-				    "ok" : "not ok", i + 1, r[i].name,
-				    r[i].evidence);
-		} else
+			continue;
+		}
+		sbx_shown(r[i].evidence, ev, sizeof(ev));
+		if (tflag && r[i].verdict == SKIP)
+			printf("ok %d - %s # SKIP %s\n", i + 1, r[i].name, ev);
+		else if (tflag)
+			printf("%s %d - %s: %s\n", r[i].verdict == PASS ?
+			    "ok" : "not ok", i + 1, r[i].name, ev);
+		else
 			printf("%s %s: %s\n", word[r[i].verdict], r[i].name,
-			    r[i].evidence);
+			    ev);
 	}
 }

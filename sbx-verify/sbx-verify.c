@@ -66,7 +66,7 @@ norun(struct audit *a, char **env)
 		errx(SBX_EX_NOAUDIT, "sandbox %s does not exist (the audit "
 		    "never creates one)", a->name);
 	if (a->err.len > 0)
-		(void)sbx_writeall(STDERR_FILENO, a->err.data, a->err.len);
+		(void)sbx_shown_write(STDERR_FILENO, a->err.data, a->err.len);
 	errx(SBX_EX_NOAUDIT, "sandbox %s: the probes did not complete "
 	    "(status %d)", a->name, a->status);
 }

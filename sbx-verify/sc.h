@@ -22,6 +22,8 @@ enum sccheck {
 };
 
 #define SC_SHOWN	720	/* an escaped stream of sc_said, and room */
+#define SC_UNPLACED	16	/* lines of sbx no reading placed, kept */
+#define SC_LINE		240	/* bytes kept of each */
 struct sc {
 	char		 sbx[PATH_MAX];	/* the sbx CLI */
 	char		**env;		/* for the sbx child */
@@ -45,6 +47,9 @@ struct sc {
 	pid_t		 remover;	/* scremove.c's child */
 	int		 line;		/* its lifeline */
 	struct result	 r[SC_COUNT];
+	char		 unplaced[SC_UNPLACED][SC_LINE];	/* sbx said */
+	int		 nunplaced;
+	int		 moreunplaced;	/* kept no more: counted */
 };
 
 /* selfcheck.c */
@@ -55,6 +60,9 @@ void	 sc_say(struct sc *, enum sccheck, enum verdict, const char *, ...)
 	    PRINTFLIKE(4, 5);
 int	 sc_sbx(struct sc *, struct sbx_result *, char **);
 void	 sc_after(struct sc *, int, int, const char *);
+void	 sc_place(struct sc *, int, const struct sbx_buf *,
+	    const struct sbx_buf *, int);
+void	 sc_unplaced_say(const struct sc *);
 int	 sc_sleep(struct sc *, long long);
 pid_t	 sc_spawn(struct sc *, char **);
 void	 sc_unspawn(pid_t);

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 
+#include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -21,12 +22,14 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "sbx.h"
 #include "sbxchild.h"
 #include "sbxcli.h"
+#include "sbxjson.h"
 #include "sbxtime.h"
 #include "result.h"
 #include "sc.h"
@@ -35,7 +38,7 @@
 
 static const char *sc_esc(const char *, size_t, size_t, char *, size_t);
 
-/* The verdict of check k; sc_esc escaped sbx's words in the evidence. */
+/* The verdict of check k, sbx's words in the evidence cut by sc_esc. */
 void
 sc_say(struct sc *sc, enum sccheck k, enum verdict v, const char *fmt, ...)
 {
@@ -98,6 +101,8 @@ sc_sbx(struct sc *sc, struct sbx_result *c, char **av)
 			sc->signo = c->signo;
 		/* an exec's command is ours here: its stderr is sbx's */
 		sc_after(sc, c->tries, c->status, c->err.data);
+		sc_place(sc, c->status, &c->out, &c->err,
+		    strcmp(av[1], "exec") == 0);
 	} else {
 		sc->cantrun = e;
 		drain(sc);
@@ -172,48 +177,19 @@ sc_sleep(struct sc *sc, long long ms)
 }
 
 /*
- * len bytes of s as a C-like string body, at most max of them (then
- * "..."), one trailing newline dropped: printable ASCII as it is, the
- * rest escaped, so no output of sbx can steer a terminal or split a line.
+ * len bytes of s, at most max of them (then "..."), one trailing newline
+ * dropped.  The text stays as sbx wrote it: each form of the report
+ * escapes it (result.c), so no output of sbx can steer a terminal.
  */
 static const char *
 sc_esc(const char *s, size_t len, size_t max, char *buf, size_t size)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t i, o = 0;
-	unsigned char ch;
-	char e[5];
-	int n;
-
 	if (s == NULL)
 		len = 0;
 	if (len > 0 && s[len - 1] == '\n')
 		len--;
-	for (i = 0; i < len && i < max; i++) {
-		ch = (unsigned char)s[i];
-		n = 1;
-		e[0] = (char)ch;
-		if (ch == '\n' || ch == '\t' || ch == '"' || ch == '\\') {
-			e[0] = '\\';
-			e[1] = (char)(ch == '\n' ? 'n' : ch == '\t' ? 't' : ch);
-			n = 2;
-		} else if (ch < ' ' || ch > '~') {
-			e[0] = '\\';
-			e[1] = 'x';
-			e[2] = hex[ch >> 4];
-			e[3] = hex[ch & 0xf];
-			n = 4;
-		}
-		if (o + (size_t)n + 4 > size)
-			break;
-		memcpy(buf + o, e, (size_t)n);
-		o += (size_t)n;
-	}
-	if (i < len && o + 4 <= size) {
-		memcpy(buf + o, "...", 3);
-		o += 3;
-	}
-	buf[o] = '\0';
+	snprintf(buf, size, "%.*s%s", (int)(len < max ? len : max),
+	    len > 0 ? s : "", len > max ? "..." : "");
 	return buf;
 }
 
@@ -244,4 +220,113 @@ sc_heard(struct sbx_result *c, char *buf, size_t size)
 	sc_said(c, buf, size);
 	sbx_result_free(c);
 	return buf;
+}
+
+/* One line of sbx's, kept for the report unless it was kept already. */
+static void
+keep(struct sc *sc, const char *s, size_t len)
+{
+	int i;
+
+	if (len >= SC_LINE)
+		len = SC_LINE - 1;
+	for (i = 0; i < sc->nunplaced; i++)
+		if (strncmp(sc->unplaced[i], s, len) == 0 &&
+		    sc->unplaced[i][len] == '\0')
+			return;
+	if (sc->nunplaced == SC_UNPLACED) {
+		sc->moreunplaced++;
+		return;
+	}
+	memcpy(sc->unplaced[sc->nunplaced], s, len);
+	sc->unplaced[sc->nunplaced++][len] = '\0';
+}
+
+/* Does the line hold "sbxv", which each command of the checks says? */
+static int
+mine(const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 4 <= n; i++)
+		if (memcmp(p + i, "sbxv", 4) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * The lines of s from byte from to byte to that no reading places: blank
+ * lines, sbx's notices and its WARN: lines are placed, as the programs
+ * skip them, and on an exec's stderr what the check's command said.
+ */
+static void
+lines(struct sc *sc, const char *s, size_t from, size_t to, int exec)
+{
+	const char *p = s + from, *end = s + to, *nl;
+	size_t n;
+
+	for (; p < end; p = nl + 1) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			nl = end;
+		n = (size_t)(nl - p);
+		while (n > 0 && (p[n - 1] == '\r' || p[n - 1] == ' '))
+			n--;
+		if (n > 0 && strspn(p, " \t") < n && !sbx_says_notice(p, n) &&
+		    !(n >= 5 && strncasecmp(p, "warn:", 5) == 0) &&
+		    !(exec && mine(p, n)))
+			keep(sc, p, n);
+	}
+}
+
+/*
+ * What a call said that no reading of the programs could place, kept for
+ * the report: on stdout, the lines around the JSON document where there
+ * is one (an exec's stdout is its command's); on stderr, each line of an
+ * answer that none of sbx's known answers (lib/sbxsays.c) recognises as
+ * a whole, and of every answer of a call that succeeded.
+ */
+void
+sc_place(struct sc *sc, int status, const struct sbx_buf *out,
+    const struct sbx_buf *err, int exec)
+{
+	struct sbx_json *j;
+	const char *e, *errstr;
+	size_t start, end;
+
+	if (!exec && out->len > 0 && (j = sbx_json_span(out->data, out->len,
+	    &start, &end, &errstr)) != NULL) {
+		sbx_json_free(j);
+		lines(sc, out->data, 0, start, 0);
+		lines(sc, out->data, end, out->len, 0);
+	}
+	if (err->len == 0)
+		return;
+	e = err->data;
+	if (status != 0 && (sbx_says_notfound(e, sc->name) ||
+	    sbx_says_exists(e) || sbx_says_stopped(e) ||
+	    sbx_says_restart(e) || strstr(e, "unknown flag") != NULL ||
+	    strstr(e, "unknown command") != NULL))
+		return;
+	lines(sc, e, 0, err->len, exec);
+}
+
+/* After the report, on stderr: the lines kept, to paste into a report. */
+void
+sc_unplaced_say(const struct sc *sc)
+{
+	char shown[SC_LINE * 4];
+	int i;
+
+	if (sc->nunplaced == 0)
+		return;
+	warnx("sbx %s said %d line%s that no reading of the programs could "
+	    "place; please report %s with the version line and these:",
+	    sc->version, sc->nunplaced + sc->moreunplaced,
+	    sc->nunplaced + sc->moreunplaced == 1 ? "" : "s",
+	    sc->nunplaced + sc->moreunplaced == 1 ? "it" : "them");
+	for (i = 0; i < sc->nunplaced; i++)
+		fprintf(stderr, "  %s\n", sbx_shown(sc->unplaced[i], shown,
+		    sizeof(shown)));
+	if (sc->moreunplaced > 0)
+		fprintf(stderr, "  (and %d more)\n", sc->moreunplaced);
 }

@@ -46,6 +46,7 @@ static void
 counted(struct sc *sc, int before)
 {
 	sc_after(sc, sc->pc.calls - before, sc->pc.status, sc->pc.err.data);
+	sc_place(sc, sc->pc.status, &sc->pc.out, &sc->pc.err, 0);
 }
 
 /*

@@ -199,6 +199,7 @@ selfcheck(int jflag, int tflag, int fast)
 	unreached(&sc, why);
 	result_report(sc.r, SC_COUNT, jflag, tflag);
 	rv = advice(&sc);
+	sc_unplaced_say(&sc);
 	if (!removed)
 		warnx("sandbox %s may be left: remove it with 'sbx rm --force "
 		    "%s'", sc.name, sc.name);

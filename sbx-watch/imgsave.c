@@ -113,8 +113,13 @@ listing(const struct watch *w, const char *sbx, int root, struct images *im)
 {
 	char *argv[] = { (char *)sbx, "exec", (char *)w->name, "--", "sh",
 	    "-c", (char *)list_sh, NULL };
+	static const char *const stores[] = { "overlay2", "overlay",
+	    "fuse-overlayfs", "btrfs", "zfs", "vfs", "devicemapper", "aufs",
+	    "windowsfilter", "overlayfs", "native", "stargz", "devmapper",
+	    "blockfile", "erofs", "nydus", "soci", NULL };
 	struct sbx_buf b;
 	char tmp[32], *line, *next;
+	size_t i;
 	int fd, rv;
 
 	memset(&b, 0, sizeof(b));
@@ -128,14 +133,22 @@ listing(const struct watch *w, const char *sbx, int root, struct images *im)
 	    sbx_buf_readfd(&b, fd, LIST_MAX + 1) == -1 || b.data == NULL))
 		rv = -1;
 	close(fd);
+	/*
+	 * sbx may write its own lines first (a daemon's start, a sandbox's):
+	 * the store is the first line that names one of docker's (graph
+	 * drivers, then containerd's snapshotters), the images follow it
+	 */
 	for (line = b.data; rv == 0 && line != NULL && *line != '\0';
 	    line = next) {
 		if ((next = strchr(line, '\n')) != NULL)
 			*next++ = '\0';
-		if (line != b.data)
+		if (im->m.store[0] != '\0') {
 			take(im, line);
-		else if (strlen(line) <= SBX_IMG_STORE_MAX)
-			memcpy(im->m.store, line, strlen(line) + 1);
+			continue;
+		}
+		for (i = 0; stores[i] != NULL; i++)
+			if (strcmp(line, stores[i]) == 0)
+				memcpy(im->m.store, line, strlen(line) + 1);
 	}
 	sbx_buf_free(&b);
 	return rv == 0 && im->m.store[0] != '\0' && im->nids > 0 ? 0 : -1;

@@ -244,6 +244,19 @@ real_entry() {
 	[ -f "$E/meta" ] || fail "no entry after the first session"
 }
 
+@test "imgcache reading class: sbx's own lines on the fill's stdout are no store kind; the entry is saved as usual" {
+	project 1
+	# the daemon starts again for the teardown: its notices come first
+	# on the stdout of the fill's first exec
+	HOOK='rm -f "$SBX_SIM_ROOT/faults/once.daemon"; export SBX_SIM_FAULT=notice-stdout' \
+	    session "$P" imgc-rd "$REF/a:1"
+	unset SBX_SIM_FAULT
+	e=$(entry_of "$P")
+	[ -f "$e/meta" ] || fail "no entry: $TLOG"
+	grep -qx 'store=overlay2' "$e/meta"
+	grep -qx "ref=$REF/a:1" "$e/meta"
+}
+
 @test "imgcache: a tampered layer fails the load; the entry is dropped, the pull is a normal pull" {
 	real_entry t1
 	retar "$E/archive" layer

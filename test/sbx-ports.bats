@@ -73,6 +73,22 @@ http://127.0.0.1:9000/ -> 9000/tcp4 (bound to 0.0.0.0, not loopback)" ]
 	run -1 sbx-ports ls
 }
 
+@test "ls reading class: sbx's listing behind and before its own lines, and an address with controls shown escaped" {
+	list='[{"host_ip":"127.0.0.1","host_port":8080,"sandbox_port":8080,"protocol":"tcp"}]'
+	for said in 'Starting sandboxd daemon...
+Daemon started (PID: 6927, socket: /x/sandboxd.sock)
+Logs: /x/daemon.log' '[sbx] Sandbox pi-sbx-1-ports001 started successfully' \
+	    'WARN: mcp gateway teardown: context deadline exceeded' '' \
+	    'Client Version:  v0.37.1 windows/amd64' 'a wording nobody has seen yet'; do
+		printf '%s\n\n%s\n%s\n' "$said" "$list" "$said" >"$SBX_STUB_DIR/out.port"
+		run -0 --separate-stderr sbx-ports ls
+		[ "$output" = "http://127.0.0.1:8080/ -> 8080/tcp" ] || fail "said '$said': $output / $stderr"
+	done
+	printf '[{"host_ip":"1.2.3.4\\u009b2J\\u001b]0;x\\u0007","host_port":9000,"sandbox_port":9000,"protocol":"tcp4"}]\n' >"$SBX_STUB_DIR/out.port"
+	run -0 --separate-stderr sbx-ports ls
+	[ "$output" = 'http://1.2.3.4\302\2332J\033]0;x\007:9000/ -> 9000/tcp4 (bound to 1.2.3.4\302\2332J\033]0;x\007, not loopback)' ] || fail "$output"
+}
+
 @test "ls: no mappings (empty output or []) prints nothing" {
 	run -0 sbx-ports ls
 	[ -z "$output" ]
@@ -282,7 +298,7 @@ old_sbx() {
 	cat >"$SBX_STUB_DIR/out.exec" <<-'EOF'
 
 	{"ID":"r1","Ports":"0.0.0.0:18440-18442->8000-8002/tcp, [::]:18440-18442->8000-8002/tcp"}
-	{"ID":"r2","Ports":"7000/tcp, 0.0.0.0:18443->9/sctp, 127.0.0.1:18444->53/udp"}
+	{"ID":"r2","Ports":"7000/tcp, 0.0.0.0:18443->9/sctp, 0.0.0.0:18444->53/udp"}
 	{"ID":"r3","Ports":"0.0.0.0:18440->8000/tcp","Platform":null}
 	{"ID":"r4"}
 	EOF
@@ -295,6 +311,70 @@ old_sbx() {
 	[[ $stderr == *"a Ports entry is not IP:PORT->PORT/PROTO"* ]]
 	echo '{"Ports":17}' >"$SBX_STUB_DIR/out.exec"
 	run -1 sbx-ports sync
+}
+
+@test "sync reading class: sbx's own lines around and between docker's are skipped by shape, whatever they say" {
+	json='{"ID":"n1","Names":"web","Ports":"0.0.0.0:18470->80/tcp"}
+{"ID":"n2","Names":"api","Ports":"0.0.0.0:18471->81/tcp"}'
+	for said in 'Starting sandboxd daemon...
+Daemon started (PID: 6927, socket: /home/u/.local/state/sandboxes/sandboxes/sandboxd/sandboxd.sock)
+Logs: /home/u/.local/state/sandboxes/sandboxd/daemon.log' \
+	    'Daemon started (PID 4242)' '[sbx] Sandbox pi-sbx-1-ports001 started successfully' \
+	    'WARN: mcp gateway teardown: context deadline exceeded' '' '   ' \
+	    'Client Version:  v0.37.1 windows/amd64
+Server Version:  v0.37.0 windows/amd64' \
+	    'sbx 0.99 is out: a wording nobody has seen yet' '[1/3] pulling' \
+	    '42' '"a string"' 'null' '[sbx] {"ID":"x","Ports":"0.0.0.0:18479->1/tcp"}'; do
+		rm -f "$SBX_STUB_DIR/calls.log" "$SBX_STUB_DIR/seq"
+		printf '%s\n%s\n%s\n%s\n' "$said" "$(printf '%s' "$json" | head -n 1)" \
+		    "$said" "$(printf '%s' "$json" | tail -n 1)" >"$SBX_STUB_DIR/out.exec"
+		printf '%s\n' "$said" >>"$SBX_STUB_DIR/out.exec"
+		rm -f "$SBX_STATE_DIR/pi-sbx-1-ports001.ports"
+		run -0 --separate-stderr sbx-ports sync
+		[ "$(tail -n 1 "$SBX_STUB_DIR/calls.log")" = "port publish pi-sbx-1-ports001 127.0.0.1:18470:18470/tcp4 127.0.0.1:18471:18471/tcp4" ] ||
+		    fail "said '$said': $(cat "$SBX_STUB_DIR/calls.log") / $stderr"
+		[ "${#lines[@]}" -eq 2 ] || fail "said '$said': $output"
+	done
+	# a line that begins as docker's object and does not end as one is
+	# docker's output cut short: an error, never a listing to act on
+	printf 'Daemon started (PID 1)\n{"ID":"n1","Ports":"0.0.0.0:1847\n' >"$SBX_STUB_DIR/out.exec"
+	run -1 --separate-stderr sbx-ports sync
+	[[ $stderr == *"sbx-ports: sandbox pi-sbx-1-ports001: docker ps: "* ]]
+}
+
+@test "sync loopback class: a service bound to the VM's loopback is named and not published; bound elsewhere too, it is" {
+	cat >"$SBX_STUB_DIR/out.exec" <<-'EOF'
+	{"ID":"c1","Names":"api","Ports":"127.0.0.1:18460->80/tcp"}
+	{"ID":"c2","Names":"v6","Ports":"[::1]:18461->80/tcp, ::1:18462->80/udp"}
+	{"ID":"c3","Names":"lo2","Ports":"127.0.0.2:18463-18464->80-81/tcp"}
+	{"ID":"c4","Names":"both","Ports":"127.0.0.1:18465->80/tcp, [::]:18465->80/tcp"}
+	{"ID":"c5","Names":"web","Ports":"0.0.0.0:18466->80/tcp"}
+	{"ID":"c6","Names":"evil\u001b[2J\u009b31m","Ports":"127.0.0.1:18467->80/tcp"}
+	EOF
+	run -0 --separate-stderr sbx-ports sync
+	[ "$(tail -n 1 "$SBX_STUB_DIR/calls.log")" = "port publish pi-sbx-1-ports001 127.0.0.1:18465:18465/tcp4 127.0.0.1:18466:18466/tcp4" ] ||
+	    fail "$(cat "$SBX_STUB_DIR/calls.log")"
+	[ "${#lines[@]}" -eq 2 ]
+	for w in "api (c1): 127.0.0.1:18460/tcp" "v6 (c2): ::1:18461/tcp" \
+	    "v6 (c2): ::1:18462/udp" "lo2 (c3): 127.0.0.2:18463/tcp" \
+	    "lo2 (c3): 127.0.0.2:18464/tcp"; do
+		grep -qF "sbx-ports: sandbox pi-sbx-1-ports001: container $w listens on the sandbox's loopback only, which sbx cannot forward: not published" <<<"$stderr" ||
+		    fail "$w: $stderr"
+	done
+	! grep -q "18465\|18466" <<<"$stderr"
+	# the container's name is the agent's: no control byte reaches the terminal
+	grep -qF 'container evil\033[2J\302\23331m (c6)' <<<"$stderr" || fail "$stderr"
+	[[ $stderr != *$'\033'* && $stderr != *$'\302\233'* ]]
+	# a wide loopback range is counted, not named port by port
+	echo '{"ID":"c7","Names":"many","Ports":"127.0.0.1:20000-20999->20000-20999/tcp"}' >"$SBX_STUB_DIR/out.exec"
+	run -0 --separate-stderr sbx-ports sync
+	[ "${#stderr_lines[@]}" -le 20 ] || fail "$stderr"
+	[[ $stderr == *"and 984 more on the sandbox's loopback"* ]] || fail "$stderr"
+	# what sbx says on failing reaches stderr escaped too, UTF-8 kept
+	printf 'ERROR: \302\2332J\033]0;t\007 für\n' >"$SBX_STUB_DIR/err.port"
+	echo 1 >"$SBX_STUB_DIR/rc.port"
+	run -1 --separate-stderr sbx-ports ls
+	[ "${stderr_lines[0]}" = 'ERROR: \302\2332J\033]0;t\007 für' ] || fail "$stderr"
 }
 
 @test "sync: a publish call that fails half way leaves a record the next sync can use" {

@@ -106,7 +106,9 @@ none_survived() {
 @test "sbx-run: names that look like options or break the rules are refused" {
 	long=$(printf 'a%.0s' $(seq 64))
 	for bad in -rf --help -e default a 'a b' 'a;b' '.hidden' 'x_y' \
-	    "$long" 'ünï' "$(printf 'a\nb')" 'a/b' ''; do
+	    "$long" 'ünï' "$(printf 'a\nb')" 'a/b' '' 'box-' 'box.' 'a-' \
+	    'b.' 'x--' "$(printf 'c%.0s' $(seq 62))-" 'default.' 'x.-' \
+	    "$(printf 'a\033')" "$(printf 'a\302\233')" 'ab:' 'ab@'; do
 		run -64 --separate-stderr sbx-run -s "$bad" ps
 		[[ "$stderr" == "sbx-run: invalid sandbox name"* ]] ||
 		    [[ -z "$bad" && "$stderr" == "sbx-run: no sandbox"* ]] ||
@@ -120,6 +122,11 @@ none_survived() {
 	stub_sandbox ab
 	run -0 sbx-run -s "$ok63" ps
 	run -0 sbx-run -s ab ps
+	# dots and dashes inside, ends a letter or digit: sbx's own rule
+	for ok in a-b a.b 9-x-0 defaults Default a..b a--b; do
+		stub_sandbox "$ok"
+		run -0 sbx-run -s "$ok" ps
+	done
 }
 
 @test "sbx-run: the sbx child gets only the strict set; secrets stay out of argv" {

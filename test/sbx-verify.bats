@@ -116,6 +116,27 @@ arm_watch() {
 	[[ ${lines[10]} == "not ok 10 - teardown-armed: "* ]]
 }
 
+@test "controls class: what the sandbox said reaches text and TAP lines escaped, as -j escapes it; valid UTF-8 stays" {
+	stub_sandbox pi-sbx-1-v
+	export SBX_STUB_EXEC_RUN=1
+	# a socket whose path the probes report: C1 as UTF-8 and raw, ESC,
+	# a carriage return, valid UTF-8 and a backslash in its name
+	d="$BATS_TEST_TMPDIR/x$(printf '\302\2332J\302\205\033[1A\rü\\\233K')"
+	mkdir -p "$d"
+	python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$d/docker.sock"
+	for f in "" -t; do
+		XDG_RUNTIME_DIR=$d run -1 --separate-stderr sbx-verify $f -s pi-sbx-1-v
+		printf '%s' "$output" | od -c | grep -q '302 233\|033\|\\r\| 233' &&
+		    fail "a control reached the output ($f): $(printf '%s' "$output" | od -c | head -40)"
+		[[ $output == *'daemon socket visible inside: '*'/x\302\2332J\302\205\033[1A\rü\\\233K/docker.sock'* ]] ||
+		    fail "$f: $output"
+		# every check still has its line, the FAILs after it too
+		[ "$(printf '%s\n' "$output" | grep -cE '^(PASS|FAIL|SKIP|ok|not ok) ')" -eq 10 ]
+	done
+	XDG_RUNTIME_DIR=$d run -1 --separate-stderr sbx-verify -j -s pi-sbx-1-v
+	[[ $output == *'x\u009b2J\u0085\u001b[1A\u000dü\\\ufffdK/docker.sock'* ]] || fail "$output"
+}
+
 @test "read-only mode named by the marker but without a project path fails workspace-ro" {
 	stub_sandbox pi-sbx-1-v
 	export SBX_STUB_EXEC_RUN=1

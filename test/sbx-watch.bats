@@ -69,7 +69,7 @@ finished() {
 	run -64 --separate-stderr "$W" -m destroy "$N"
 	[ "$stderr" = "sbx-watch: -m destroy: expected remove, stop or none" ]
 	run -64 --separate-stderr "$W" -m "$(printf 'x\033[2J')" "$N"
-	[ "$stderr" = "sbx-watch: -m x?[2J: expected remove, stop or none" ]
+	[ "$stderr" = "sbx-watch: -m x\\033[2J: expected remove, stop or none" ]
 	run -64 --separate-stderr "$W" -p 12x "$N"
 	[ "$stderr" = "sbx-watch: -p: pid is invalid" ]
 	run -64 --separate-stderr "$W" -p 0 "$N"

@@ -199,8 +199,14 @@ for l in sys.stdin:
 	for c in version no-input ls-json create exists exec guest-end port-dialect publish unpublish stopped-ports remove; do
 		[[ $(line_of $c) == "PASS $c: "* ]] || fail "$(line_of $c)"
 	done
-	[[ $stderr == "sbx-verify: 1 of $NCHECKS assumptions about sbx failed with sbx v0.55.0: please report it on $REPORT_TO, with the version line and each FAIL line above" ]] ||
+	[[ ${stderr_lines[0]} == "sbx-verify: 1 of $NCHECKS assumptions about sbx failed with sbx v0.55.0: please report it on $REPORT_TO, with the version line and each FAIL line above" ]] ||
 	    fail "$stderr"
+	# the words themselves, whole, to paste into the report
+	[ "${stderr_lines[1]}" = "sbx-verify: sbx v0.55.0 said 1 line that no reading of the programs could place; please report it with the version line and these:" ] ||
+	    fail "$stderr"
+	[[ ${stderr_lines[2]} =~ ^\ \ error:\ there\ is\ nothing\ called\ selfcheck\.[0-9]+\.[a-z0-9]{8}\ here$ ]] ||
+	    fail "$stderr"
+	[ "${#stderr_lines[@]}" -eq 3 ] || fail "$stderr"
 	[ -z "$(left)" ]
 	# the control: sbx-run, meeting the same words, does not provision
 	run --separate-stderr sbx-run -s pi-sbx-1-novel -x true
@@ -294,6 +300,36 @@ for l in sys.stdin:
 	# the last: the guest died with its exec, and the ending says so
 	[[ $(line_of guest-end) == 'PASS guest-end: the command ended with the killed exec; the programs'"'"' ending said "nothing it started inside was still running", and it has stopped' ]] ||
 	    fail "$(line_of guest-end)"
+	[ -z "$(left)" ]
+}
+
+@test "unplaced class: every line of sbx's no reading placed is kept, once, escaped, and printed to paste into a report" {
+	sc_sim
+	# an sbx that says what nobody has seen, on stdout around its
+	# listings and on stderr, beside lines the programs know
+	w="$BATS_TEST_TMPDIR/sbx"
+	cat >"$w" <<-EOF
+	#!/bin/sh
+	case \$1 in
+	ls|port|ports)
+		printf 'Daemon started (PID 4242)\nnever seen before \302\2332J\033[1A\n'
+		"$SIM_SBX" "\$@"; rc=\$?
+		printf 'WARN: mcp gateway teardown: context deadline exceeded\n\nafter the listing: more\n'
+		printf 'on stderr: a hint nobody knows\n' >&2
+		exit \$rc ;;
+	esac
+	exec "$SIM_SBX" "\$@"
+	EOF
+	chmod +x "$w"
+	DOCKER_SANDBOX_SBX=$w run --separate-stderr sbx-verify -S -f
+	[ "$status" -eq 0 ] || fail "exit $status: $output $stderr"
+	[[ ${stderr_lines[0]} == "sbx-verify: sbx "*" said 3 lines that no reading of the programs could place; please report them with the version line and these:" ]] ||
+	    fail "$stderr"
+	[ "${stderr_lines[1]}" = '  never seen before \302\2332J\033[1A' ] || fail "$stderr"
+	[ "${stderr_lines[2]}" = '  after the listing: more' ] || fail "$stderr"
+	[ "${stderr_lines[3]}" = '  on stderr: a hint nobody knows' ] || fail "$stderr"
+	[ "${#stderr_lines[@]}" -eq 4 ] || fail "$stderr"
+	[[ $stderr != *$'\033'* && $stderr != *$'\302\233'* ]]
 	[ -z "$(left)" ]
 }
 

@@ -1,6 +1,6 @@
 /*
  * Fuzz target (libFuzzer) for sandbox names: sbx_name_valid agrees with
- * the rule written out plainly ([A-Za-z0-9][A-Za-z0-9.-]{1,62}, not
+ * the rule written out plainly ([A-Za-z0-9][A-Za-z0-9.-]{0,61}[A-Za-z0-9], not
  * "default"), so no accepted name starts with '-' or holds a '/' or a
  * blank; and a fresh name from sbx_name_new, for a pid and buffer size
  * taken from the input, is valid or refused for length.  Built by
@@ -26,7 +26,7 @@ plain(const char *s)
 		if (!((s[i] >= 'a' && s[i] <= 'z') ||
 		    (s[i] >= 'A' && s[i] <= 'Z') ||
 		    (s[i] >= '0' && s[i] <= '9') ||
-		    (i > 0 && (s[i] == '.' || s[i] == '-'))))
+		    (i > 0 && i < len - 1 && (s[i] == '.' || s[i] == '-'))))
 			return 0;
 	return 1;
 }

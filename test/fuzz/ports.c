@@ -37,6 +37,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sbx_ports l;
 	struct sbx_port p;
+	struct vmlocal loc;
 	const char *errstr;
 	char *s, buf[128];
 	size_t n;
@@ -60,10 +61,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sbx_ports_free(&l);
 
 	/* the parse of what the VM says is bounded whatever it says */
-	if (dockerps_parse(s, size, &l, NULL, &n, &errstr) == 0) {
+	if (dockerps_parse(s, size, &l, NULL, &loc, &n, &errstr) == 0) {
 		valid(&l);
-		if (l.n > PORTS_WANT_MAX)
+		if (l.n > PORTS_WANT_MAX || loc.n > LOCAL_NAMED ||
+		    loc.all < loc.n)
 			abort();
+		/* a port bound to the VM's loopback alone is never wanted */
+		for (n = 0; n < loc.n; n++)
+			if (sbx_ports_findvm(&l, loc.v[n].vm, loc.v[n].proto))
+				abort();
 	}
 	sbx_ports_free(&l);
 

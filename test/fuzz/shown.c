@@ -1,24 +1,55 @@
 /*
  * Fuzz target (libFuzzer) for sbx_shown, which makes outside text fit
  * for a one-line message.  For a buffer size taken from the input's
- * first byte: the result is NUL-terminated within the buffer, holds only
- * printable ASCII, is the text itself where the text was printable, and
- * is cut only when the buffer is full.  Built by "make fuzz".
+ * first byte: the result is NUL-terminated within the buffer, is valid
+ * UTF-8 with no control (C0, DEL, C1), separator or bidirectional
+ * control in it, reads back (its escapes undone) as the start of the
+ * text, and is cut only when the next character would not fit.  Built by
+ * "make fuzz".
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sbx.h"
+#include "sbx-internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+/* The escapes of r undone into out; its length. */
+static size_t
+undo(const char *r, char *out)
+{
+	size_t o = 0;
+
+	while (*r != '\0') {
+		if (*r != '\\') {
+			out[o++] = *r++;
+			continue;
+		}
+		if (r[1] == '\\' || r[1] == 'n' || r[1] == 't' || r[1] == 'r') {
+			out[o++] = r[1] == 'n' ? '\n' : r[1] == 't' ? '\t' :
+			    r[1] == 'r' ? '\r' : '\\';
+			r += 2;
+			continue;
+		}
+		if (r[1] < '0' || r[1] > '3' || r[2] < '0' || r[2] > '7' ||
+		    r[3] < '0' || r[3] > '7')
+			abort();
+		out[o++] = (char)((r[1] - '0') << 6 | (r[2] - '0') << 3 |
+		    (r[3] - '0'));
+		r += 4;
+	}
+	return o;
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *s, *buf;
+	char *s, *buf, *back;
 	const char *r;
-	size_t bsize, len, i;
+	size_t bsize, len, i, n, blen;
+	unsigned cp;
 
 	if (size == 0)
 		return 0;
@@ -29,7 +60,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s[size - 1] = '\0';
 	len = strlen(s);
 	/* exactly bsize bytes, so ASan sees any write past them */
-	if ((buf = malloc(bsize ? bsize : 1)) == NULL)
+	if ((buf = malloc(bsize ? bsize : 1)) == NULL ||
+	    (back = malloc(bsize + 1)) == NULL)
 		abort();
 	r = sbx_shown(s, buf, bsize);
 	if (bsize == 0) {
@@ -38,14 +70,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		if (r != buf || memchr(buf, '\0', bsize) == NULL)
 			abort();
-		if (strlen(buf) != (len < bsize - 1 ? len : bsize - 1))
-			abort();
-		for (i = 0; buf[i] != '\0'; i++)
-			if (buf[i] < ' ' || buf[i] > '~' ||
-			    (s[i] >= ' ' && s[i] <= '~' ? buf[i] != s[i] :
-			    buf[i] != '?'))
+		blen = strlen(buf);
+		for (i = 0; i < blen; i += n)
+			if ((n = sbx_utf8len(buf + i, blen - i, &cp)) == 0 ||
+			    sbx_unsafe(cp))
 				abort();
+		n = undo(buf, back);
+		if (n > len || memcmp(back, s, n) != 0)
+			abort();
+		/* cut short only where a whole escape (16 bytes) may not fit */
+		if (n < len && blen + 16 < bsize - 1)
+			abort();
 	}
+	free(back);
 	free(buf);
 	free(s);
 	return 0;
