@@ -111,5 +111,17 @@ gone() {	# gone pattern: none of them within a second
 	    fail "$stderr"
 	# not claimed, and indeed not ended: the daemon runs on in the container
 	[ -n "$(inside 'sleep 641')" ]
-	sbx-run -s end-a exec box pkill -f 'sleep 641' || true
+	kill $(inside 'sleep 641')
+}
+
+@test "ending class: a VM exec that can make no cgroup (an agent user without one) falls back to its process tree and says so truthfully" {
+	export SBX_SIM_FAULT=no-cgroup
+	run -124 --separate-stderr sbx-run -t 2 -s end-a -x sh -c 'setsid sh -c "env -i sleep 651 &"; sleep 652'
+	gone 'sleep 652'
+	[[ $stderr == "sbx-run: sandbox end-a: timed out after 2 s; ended what it started inside in its process tree ("*" process"*"); no cgroup could be made for it there, so what left that tree (a daemon) was not looked for" ]] ||
+	    fail "$stderr"
+	# what it did not claim indeed runs on
+	[ -n "$(inside 'sleep 651')" ]
+	unset SBX_SIM_FAULT
+	kill $(inside 'sleep 651')
 }
