@@ -125,3 +125,13 @@ gone() {	# gone pattern: none of them within a second
 	unset SBX_SIM_FAULT
 	kill $(inside 'sleep 651')
 }
+
+@test "ending class: a daemon left in an exec's cgroup ends at the sandbox's stop, and no cgroup of it is left" {
+	run -0 sbx-run -s end-a -x sh -c 'setsid sh -c "env -i sleep 661 </dev/null >/dev/null 2>&1 &"'
+	for _ in $(seq 50); do [ -n "$(inside 'sleep 661')" ] && break; sleep 0.1; done
+	[ -n "$(inside 'sleep 661')" ]
+	grep -q '/sbx-run-[0-9a-f]*$' "/proc/$(inside 'sleep 661' | head -n 1)/cgroup"
+	"$SIM" stop end-a >/dev/null
+	gone 'sleep 661'
+	[ -z "$(find /sys/fs/cgroup/unified/sbxsim-"$(sim_tag)" /sys/fs/cgroup/sbxsim-"$(sim_tag)" -name 'sbx-run-*' 2>/dev/null | while read -r c; do [ -n "$(cat "$c/cgroup.procs")" ] && echo "$c"; done)" ]
+}
