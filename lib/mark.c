@@ -50,14 +50,25 @@ sbx_mark_words(char **w, const char *id)
 	w[4] = (char *)id;
 }
 
-/* "ended N left K" and the three single words, into state and counts. */
+/*
+ * "ended N left K" and the three single words, into state and counts;
+ * the first two end in " cg" when the exec's cgroup was searched too,
+ * " nocg" when it had none.
+ */
 static int
-parse(const char *l, int *found, int *left)
+parse(char *l, int *found, int *left, int *cg)
 {
 	char *end;
+	size_t len;
 	long n, k;
 
-	*found = *left = 0;
+	*found = *left = *cg = 0;
+	len = strlen(l);
+	if (len > 3 && strcmp(l + len - 3, " cg") == 0) {
+		*cg = 1;
+		l[len - 3] = '\0';
+	} else if (len > 5 && strcmp(l + len - 5, " nocg") == 0)
+		l[len - 5] = '\0';
 	if (strcmp(l, "none") == 0)
 		return SBX_END_NONE;
 	if (strcmp(l, "unmarked") == 0)
@@ -92,9 +103,10 @@ read_lines(char *out, struct sbx_ended *e)
 		if ((nl = strchr(l, '\n')) != NULL)
 			*nl++ = '\0';
 		if (strncmp(l, "inner ", 6) == 0)
-			e->inner = parse(l + 6, &e->ifound, &e->ileft);
+			e->inner = parse(l + 6, &e->ifound, &e->ileft,
+			    &e->icg);
 		else
-			e->state = parse(l, &e->found, &e->left);
+			e->state = parse(l, &e->found, &e->left, &e->cg);
 	}
 }
 
@@ -168,22 +180,30 @@ sbx_mark_end(const char *sbx, char *const *env, const char *name,
 	return 0;
 }
 
+/*
+ * Without a cgroup only the process tree of the mark was searched: the
+ * words say so, and that what left it (a daemon) was not looked for.
+ */
 static void
-part(char *buf, size_t size, int state, int found, int left,
+part(char *buf, size_t size, int state, int found, int left, int cg,
     const char *where, const char *why)
 {
+	const char *tree = cg ? "" : " in its process tree";
+	size_t len;
+
 	switch (state) {
 	case SBX_END_ENDED:
-		(void)snprintf(buf, size, "ended what it started %s "
-		    "(%d process%s)", where, found, found == 1 ? "" : "es");
+		(void)snprintf(buf, size, "ended what it started %s%s "
+		    "(%d process%s)", where, tree, found,
+		    found == 1 ? "" : "es");
 		break;
 	case SBX_END_LEFT:
-		(void)snprintf(buf, size, "of the %d processes it started %s, "
-		    "%d still run", found, where, left);
+		(void)snprintf(buf, size, "of the %d processes it started %s%s, "
+		    "%d still run", found, where, tree, left);
 		break;
 	case SBX_END_NONE:
-		(void)snprintf(buf, size, "nothing it started %s was still "
-		    "running", where);
+		(void)snprintf(buf, size, "nothing it started %s%s was still "
+		    "running", where, tree);
 		break;
 	case SBX_END_UNMARKED:
 		(void)snprintf(buf, size, "nothing it started was found %s "
@@ -202,6 +222,14 @@ part(char *buf, size_t size, int state, int found, int left,
 		    "reached and may still run (%s)", where, why);
 		break;
 	}
+	if (cg || (state != SBX_END_ENDED && state != SBX_END_LEFT &&
+	    state != SBX_END_NONE))
+		return;
+	len = strlen(buf);
+	if (len < size)
+		(void)snprintf(buf + len, size - len, "; no cgroup could be "
+		    "made for it there, so what left that tree (a daemon) was "
+		    "not looked for");
 }
 
 /* What e says, in words, into buf: "ended what it started ..." */
@@ -209,16 +237,17 @@ void
 sbx_mark_said(const struct sbx_ended *e, const char *container, char *buf,
     size_t size)
 {
-	char in[256], where[96];
+	char in[320], where[96];
 	size_t len;
 
-	part(buf, size, e->state, e->found, e->left, "inside", e->why);
+	part(buf, size, e->state, e->found, e->left, e->cg, "inside",
+	    e->why);
 	if (e->inner == SBX_END_NOINNER || e->state == SBX_END_GONE ||
 	    e->state == SBX_END_REBOOTED)
 		return;
 	(void)snprintf(where, sizeof(where), "in container %.60s",
 	    container != NULL ? container : "?");
-	part(in, sizeof(in), e->inner, e->ifound, e->ileft, where,
+	part(in, sizeof(in), e->inner, e->ifound, e->ileft, e->icg, where,
 	    "its ending failed");
 	len = strlen(buf);
 	if (len < size)

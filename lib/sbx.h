@@ -32,7 +32,7 @@
 #define SBX_EX_USAGE	64
 #define SBX_EX_NOSANDBOX 68	/* the sandbox does not exist */
 #define SBX_EX_RESTART	69	/* sbx's daemon restart awaits a terminal */
-#define SBX_EX_BUSY	75	/* a lock is held: sbx-gc's sweep, sbx-watch -n */
+#define SBX_EX_BUSY	75	/* a lock is held: sbx-gc, sbx-watch -n, sbx-ports */
 #define SBX_EX_NOTOURS	77	/* sbx-watch -n: it exists, the tools did not make it */
 #define SBX_EX_TIMEOUT	124
 #define SBX_EX_CANTRUN	125

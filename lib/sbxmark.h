@@ -22,8 +22,9 @@
 struct sbx_ended {
 	int	 state;		/* SBX_END_* of the sandbox's part */
 	int	 found, left;	/* processes found; of those, still running */
+	int	 cg;		/* its cgroup was searched, not only its tree */
 	int	 inner;		/* SBX_END_* of the container's part */
-	int	 ifound, ileft;
+	int	 ifound, ileft, icg;
 	char	 why[128];	/* SBX_END_UNREACHED: what the exec said */
 };
 int	 sbx_mark_new(char *, size_t);

@@ -41,6 +41,7 @@ pid_t	 sbx_lock_name_holder(int, const char *, const char *);
  */
 #define SBX_PROVISION_LOCK	".provision.lock"	/* a byte per sandbox */
 #define SBX_IMGLOAD_LOCK	".imgload.lock"	/* a byte per sandbox: a load */
+#define SBX_PORTS_LOCK		".ports.lock"	/* a byte per sandbox: its ports */
 #define SBX_GC_LOCK		".gc.lock"		/* sbx-gc sweeps */
 #define SBX_DIALECT_CACHE	"sbx-port-dialect"	/* sbx's port verbs */
 #define SBX_NOINPUT_CACHE	"sbx-no-input"		/* sbx refused --no-input */

@@ -3,6 +3,13 @@
  * removes only its own: lines "PROTO HOSTPORT SANDBOXPORT".  Unlike the
  * other markers (lib/markerio.c) it is not "key=value", and only
  * sbx-ports reads or writes it.
+ *
+ * Every verb that changes a sandbox's ports holds that sandbox's byte of
+ * .ports.lock from before it reads anything (docker ps, sbx's listing,
+ * the record) until the record is written: two syncs of different
+ * listings would otherwise each count the bound against what was there
+ * before the other, and the later record would drop what the earlier
+ * one published, so that nothing would ever take it back.
  */
 #include <sys/types.h>
 
@@ -72,6 +79,32 @@ portsmark_write(int dfd, const char *name, const struct sbx_ports *l)
 	r = sbx_state_write(dfd, file, b.data);
 	sbx_buf_free(&b);
 	return r;
+}
+
+/*
+ * Take the sandbox's ports lock, waiting as long as the holder's own sbx
+ * calls may take (PORTS_LOCK_CALLS of them), without limit when they
+ * have none; exits 75 if it is still held then, 1 if it cannot be had.
+ * Returns the descriptor that holds it.
+ */
+int
+portsmark_lock(const struct ctx *c)
+{
+	long long ms;
+	pid_t pid;
+	int fd;
+
+	ms = c->pc.timeout > 0 ? (long long)c->pc.timeout * 1000 *
+	    PORTS_LOCK_CALLS : -1;
+	if ((fd = sbx_lock_name(c->pc.dfd, SBX_PORTS_LOCK, c->pc.name,
+	    ms)) != -1)
+		return fd;
+	if (errno != ETIMEDOUT)
+		err(SBX_EX_FAIL, "%s/%s", c->statedir, SBX_PORTS_LOCK);
+	pid = sbx_lock_name_holder(c->pc.dfd, SBX_PORTS_LOCK, c->pc.name);
+	errx(SBX_EX_BUSY, "sandbox %s: its ports are being changed by process "
+	    "%ld, still after %lld s (%s/%s)", c->pc.name, (long)pid,
+	    ms / 1000, c->statedir, SBX_PORTS_LOCK);
 }
 
 /* warn(3) of a failed read or write, naming STATEDIR/NAME.ports. */

@@ -309,17 +309,21 @@ cmd_unpublish(struct ctx *c, int argc, char **argv)
 	return SBX_EX_OK;
 }
 
-/* The verbs, and whether their operands are port specs (else none). */
+/*
+ * The verbs, whether their operands are port specs (else none), and
+ * whether they change the ports (and so hold the sandbox's ports lock).
+ */
 static const struct verb {
 	const char	*name;
 	int		 specs;
+	int		 changes;
 	int		(*run)(struct ctx *, int, char **);
 } verbs[] = {
-	{ "ls", 0, cmd_ls },
-	{ "publish", 1, cmd_publish },
-	{ "unpublish", 1, cmd_unpublish },
-	{ "sync", 0, cmd_sync },
-	{ NULL, 0, NULL }
+	{ "ls", 0, 0, cmd_ls },
+	{ "publish", 1, 1, cmd_publish },
+	{ "unpublish", 1, 1, cmd_unpublish },
+	{ "sync", 0, 1, cmd_sync },
+	{ NULL, 0, 0, NULL }
 };
 
 int
@@ -328,7 +332,7 @@ main(int argc, char *argv[])
 	struct sbx_envpolicy pol;
 	struct ctx c;
 	const struct verb *v;
-	int ch, dfd, rv;
+	int ch, dfd, lfd = -1, rv;
 
 	memset(&c, 0, sizeof(c));
 	c.argv0 = argv[0];
@@ -377,7 +381,11 @@ main(int argc, char *argv[])
 		exit(SBX_EX_FAIL);
 	c.pc.dfd = dfd;
 
+	if (v->changes)
+		lfd = portsmark_lock(&c);
 	rv = v->run(&c, argc, argv);
+	if (lfd != -1)
+		close(lfd);
 	sbx_portcli_free(&c.pc);
 	free(c.pc.env);
 	sbx_env_policy_free(&pol);

@@ -54,7 +54,7 @@ void
 end_inside(const struct request *r, const char *what)
 {
 	struct sbx_ended e;
-	char said[512];
+	char said[768];
 
 	if (sbx_mark_end(r->sbx, r->env, r->name, r->mark, r->inner,
 	    END_TIMEOUT, &e) == -1) {

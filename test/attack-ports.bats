@@ -193,3 +193,56 @@ with_range() {
 	run -1 sbx-ports ls
 	[ "$(stub_count exec)" -eq 2 ]
 }
+
+# hold_ports SECONDS: hold this sandbox's byte of .ports.lock, as another
+# sbx-ports changing its ports does.
+hold_ports() {
+	rm -f "$SBX_STATE_DIR/.ports.lock.held"
+	hold_name_lock .ports.lock "$N" "$1"
+}
+
+@test "ports concurrency class: a verb that changes ports waits for the sandbox's lock, and says who holds it when it waited five call timeouts" {
+	ps_says "0.0.0.0:18701->18701/tcp"
+	hold_ports 30
+	start=$(date +%s)
+	DOCKER_SANDBOX_TIMEOUT=1 run -75 --separate-stderr sbx-ports sync
+	s=$(($(date +%s) - start))
+	[ "$s" -ge 4 ] && [ "$s" -le 10 ] || fail "waited $s s"
+	[ "$stderr" = "sbx-ports: sandbox $N: its ports are being changed by process $HOLDER, still after 5 s ($SBX_STATE_DIR/.ports.lock)" ]
+	# nothing read, nothing published while it waited
+	[ "$(stub_count)" -eq 0 ]
+	DOCKER_SANDBOX_TIMEOUT=1 run -75 sbx-ports publish 18702
+	DOCKER_SANDBOX_TIMEOUT=1 run -75 sbx-ports unpublish 18702
+	# ls changes nothing and does not wait
+	run -0 sbx-ports ls
+	# once the holder is gone, the sync goes on at once
+	kill "$HOLDER"
+	wait "$HOLDER" || true
+	run -0 sbx-ports sync
+	[ "$(published)" = "127.0.0.1:18701:18701/tcp4" ]
+	# another sandbox's byte is another lock
+	hold_ports 30
+	stub_sandbox pi-sbx-1-otherpt
+	DOCKER_SANDBOX_TIMEOUT=1 run -0 sbx-ports -s pi-sbx-1-otherpt sync
+	kill "$HOLDER"
+}
+
+@test "ports concurrency class: a .ports.lock that is a link, a fifo or not the user's is refused, nothing published" {
+	ps_says "0.0.0.0:18703->18703/tcp"
+	ln -s "$BATS_TEST_TMPDIR/elsewhere" "$SBX_STATE_DIR/.ports.lock"
+	run -1 --separate-stderr sbx-ports sync
+	[[ $stderr == "sbx-ports: $SBX_STATE_DIR/.ports.lock: "* ]] || fail "$stderr"
+	[ ! -e "$BATS_TEST_TMPDIR/elsewhere" ]
+	[ "$(stub_count)" -eq 0 ]
+	rm "$SBX_STATE_DIR/.ports.lock"
+	mkfifo "$SBX_STATE_DIR/.ports.lock"
+	run -1 --separate-stderr timeout 10 sbx-ports sync
+	[ "$(stub_count)" -eq 0 ]
+	rm "$SBX_STATE_DIR/.ports.lock"
+	: >"$SBX_STATE_DIR/.ports.lock"
+	chmod 0600 "$SBX_STATE_DIR/.ports.lock"
+	chown 65534 "$SBX_STATE_DIR/.ports.lock"
+	run -1 --separate-stderr sbx-ports sync
+	[[ $stderr == "sbx-ports: $SBX_STATE_DIR/.ports.lock: "* ]] || fail "$stderr"
+	[ "$(stub_count)" -eq 0 ]
+}

@@ -616,3 +616,108 @@ tcp 18452 18452" ]
 	done
 	ss -Hltn | awk '{ print $4 }' | grep -qx "127.0.0.1:17063"
 }
+
+# An sbx in front of the simulator for the concurrency tests: the k-th
+# `docker ps` of a sync answers $SBX_WRAP_DIR/ps.k (a listing of its
+# own, so concurrent syncs disagree), and each port listing waits until
+# $SBX_WRAP_N listings have come or 2 s have passed, so calls that can
+# interleave do (sbx takes about 0.3 s a call; this makes it certain).
+wrap_sbx() {
+	export SBX_WRAP_DIR="$BATS_TEST_TMPDIR/wrap" SBX_WRAP_N=$1
+	mkdir -p "$SBX_WRAP_DIR"
+	cat >"$SBX_WRAP_DIR/sbx" <<-'SH'
+	#!/bin/bash
+	d=$SBX_WRAP_DIR
+	count() { flock "$d/lock" bash -c 'n=$(($(cat "$1" 2>/dev/null || echo 0) + 1)); echo $n >"$1"; echo $n' _ "$d/$1"; }
+	case " $* " in
+	*" sbx-run-end "* | *" sbx-run-ask "*) ;;
+	*" exec "*" ps --format "*)
+		k=$(count ps)
+		cat "$d/ps.$k" 2>/dev/null
+		exit 0 ;;
+	*" --json "*)
+		case $1 in port | ports)
+			k=$(count ls)
+			for _ in $(seq 40); do
+				[ "$(cat "$d/ls")" -ge "$SBX_WRAP_N" ] && break
+				sleep 0.05
+			done ;;
+		esac ;;
+	esac
+	exec "$SBX_WRAP_SIM" "$@"
+	SH
+	chmod +x "$SBX_WRAP_DIR/sbx"
+	export DOCKER_SANDBOX_SBX="$SBX_WRAP_DIR/sbx" SBX_WRAP_SIM="$SIM_SBX"
+}
+
+# ps.K: one container publishing 64 VM ports from base.
+wrap_ps() {	# wrap_ps K base
+	printf '{"ID":"c%s","Names":"n%s","Ports":"0.0.0.0:%s-%s->%s-%s/tcp"}\n' \
+	    "$1" "$1" "$2" "$(($2 + 63))" "$2" "$(($2 + 63))" >"$SBX_WRAP_DIR/ps.$1"
+}
+
+# The listed mappings of SIM_SB and those NAME.ports records, as
+# "proto host vm" lines, sorted.
+listed_now() {
+	"$SIM_SBX" port ls "$SIM_SB" --json |
+	    json_get '"\n".join("%s %s %s" % (p["protocol"].rstrip("46"), p["host_port"], p["sandbox_port"]) for p in d)' |
+	    grep . | sort
+}
+recorded_now() {
+	sort "$SBX_STATE_DIR/$SIM_SB.ports" 2>/dev/null
+}
+
+@test "ports concurrency class: four syncs at once, each of a different listing: at most 64 host ports, and the record is what sbx lists" {
+	sim_sandbox pc1
+	wrap_sbx 4
+	for k in 1 2 3 4; do wrap_ps "$k" $((20000 + k * 100)); done
+	pids=()
+	for k in 1 2 3 4; do
+		sbx-ports -s "$SIM_SB" sync >"$BATS_TEST_TMPDIR/out.$k" 2>&1 &
+		pids+=($!)
+		sleep 0.1
+	done
+	for p in "${pids[@]}"; do wait "$p" || true; done
+	n=$(listed_now | wc -l)
+	echo "# four concurrent syncs: $n host ports listed" >&3
+	[ "$n" -le 64 ] || fail "$n host ports published, bound 64"
+	[ "$n" -eq 64 ]
+	[ "$(listed_now)" = "$(recorded_now)" ] ||
+	    fail "listed and recorded differ: $(diff <(listed_now) <(recorded_now) | head)"
+	# the last sync's listing is the one published
+	[ "$(listed_now | awk '{ print $3 }' | sort -n | head -n 1)" = 20400 ]
+	# a sync of an empty listing takes back every one of them
+	: >"$SBX_WRAP_DIR/ps.5"
+	SBX_WRAP_N=1 run -0 sbx-ports -s "$SIM_SB" sync
+	[ -z "$(listed_now)" ] || fail "left published: $(listed_now | wc -l)"
+	[ ! -e "$SBX_STATE_DIR/$SIM_SB.ports" ]
+}
+
+@test "ports concurrency class: syncs, publishes and an unpublish at once: the bound holds, the record is the syncs' part of what sbx lists" {
+	sim_sandbox pc2
+	wrap_sbx 6
+	for k in 1 2 3; do wrap_ps "$k" $((20000 + k * 100)); done
+	hand1=$(seq 21000 21039) hand2=$(seq 21100 21139)
+	pids=()
+	sbx-ports -s "$SIM_SB" sync >/dev/null 2>&1 & pids+=($!)
+	# shellcheck disable=SC2086 # one spec a word
+	sbx-ports -s "$SIM_SB" publish $hand1 >/dev/null 2>&1 & pids+=($!)
+	sbx-ports -s "$SIM_SB" sync >/dev/null 2>&1 & pids+=($!)
+	# shellcheck disable=SC2086
+	sbx-ports -s "$SIM_SB" publish $hand2 >/dev/null 2>&1 & pids+=($!)
+	sbx-ports -s "$SIM_SB" unpublish 20163 >/dev/null 2>&1 & pids+=($!)
+	sbx-ports -s "$SIM_SB" sync >/dev/null 2>&1 & pids+=($!)
+	for p in "${pids[@]}"; do wait "$p" || true; done
+	n=$(listed_now | wc -l)
+	[ "$n" -le 64 ] || fail "$n host ports published, bound 64"
+	# what is listed and not recorded is what publish was asked for
+	comm -23 <(listed_now) <(recorded_now) | awk '$3 < 21000 || $3 > 21139 { print }' >"$BATS_TEST_TMPDIR/strays"
+	[ ! -s "$BATS_TEST_TMPDIR/strays" ] || fail "neither recorded nor asked for: $(head -n 3 "$BATS_TEST_TMPDIR/strays")"
+	# everything recorded is listed
+	[ -z "$(comm -13 <(listed_now) <(recorded_now))" ] || fail "recorded, not listed"
+	# a sync of an empty listing leaves only what was published by hand
+	: >"$SBX_WRAP_DIR/ps.4"
+	SBX_WRAP_N=1 run -0 sbx-ports -s "$SIM_SB" sync
+	[ -z "$(listed_now | awk '$3 < 21000 || $3 > 21139')" ] || fail "sync's ports left: $(listed_now | head -n 3)"
+	[ ! -e "$SBX_STATE_DIR/$SIM_SB.ports" ]
+}
