@@ -105,16 +105,20 @@ sbx_img_evict(int root, long long budget, const char *keep, unsigned flags,
 	DIR *dir;
 	size_t n = 0, i;
 	long long total = 0;
-	int fd, gone = 0;
+	int fd = -1, lfd, gone = 0;
 
-	if ((fd = dup(root)) == -1)
+	/* under the cache's lock: no entry is replaced between look and drop */
+	if ((lfd = sbx_img_lock(root)) == -1)
 		return -1;
-	if ((dir = fdopendir(fd)) == NULL) {
-		close(fd);
+	if ((fd = dup(root)) == -1 || (dir = fdopendir(fd)) == NULL) {
+		if (fd != -1)
+			close(fd);
+		close(lfd);
 		return -1;
 	}
 	if ((v = calloc(ENTRIES_MAX, sizeof(*v))) == NULL) {
 		closedir(dir);
+		close(lfd);
 		return -1;
 	}
 	rewinddir(dir);
@@ -140,5 +144,6 @@ sbx_img_evict(int root, long long budget, const char *keep, unsigned flags,
 		gone++;
 	}
 	free(v);
+	close(lfd);
 	return gone;
 }

@@ -151,7 +151,7 @@ static void
 loader(const struct request *r, int dfd, int root, int efd, int afd,
     struct sbx_imgmeta *m, const char *name)
 {
-	int p[2], keep[5], lfd, st, ws;
+	int p[2], keep[5], lfd, cfd, st, ws;
 	pid_t pid;
 	char c;
 
@@ -174,11 +174,17 @@ loader(const struct request *r, int dfd, int root, int efd, int afd,
 		(void)write(p[1], "l", 1);
 		close(p[1]);
 		st = load_call(r, afd, m);
-		if (st == 0) {
-			m->used = (long long)time(NULL);
-			(void)sbx_img_meta_write(efd, m);
-		} else if (st == SCRIPT_STORE || st == SCRIPT_LOAD)
-			(void)sbx_img_drop(root, name);
+		/* only into the entry read: a fill may have replaced it */
+		if ((cfd = sbx_img_lock(root)) != -1 &&
+		    sbx_img_same(root, name, efd)) {
+			if (st == 0) {
+				m->used = (long long)time(NULL);
+				(void)sbx_img_meta_write(efd, m);
+			} else if (st == SCRIPT_STORE || st == SCRIPT_LOAD)
+				(void)sbx_img_drop(root, name);
+		}
+		if (cfd != -1)
+			close(cfd);
 		close(lfd);
 		_exit(SBX_EX_OK);
 	}

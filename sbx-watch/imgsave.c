@@ -5,12 +5,12 @@
  * has no digest), the other streams `docker save ID...` into the entry,
  * by ID so that the archive names nothing.  What the daemon says is the
  * agent's and only a hint: the next session's pulls decide what is used.
- * Bounded by the watcher's timeout per call and by the budget; any
- * failure leaves the entry as it was and the teardown goes on.
+ * Bounded by the watcher's timeout per call and by the budget.  The new
+ * entry is made aside and replaces the old one whole, so any failure
+ * leaves the entry as it was, and the teardown goes on.
  */
 #include <sys/stat.h>
 
-#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -173,9 +173,10 @@ watch_imgsave(const struct watch *w)
 	struct images *im;
 	struct stat st;
 	char text[PATH_MAX + 192], state[16], sbx[PATH_MAX], path[PATH_MAX];
-	char name[SBX_IMG_NAME_MAX], tmp[32] = "", *wsl[2] = { NULL, NULL };
+	char name[SBX_IMG_NAME_MAX], tmp[SBX_IMG_NAME_MAX + 32] = "";
+	char *wsl[2] = { NULL, NULL };
 	long long budget;
-	int root = -1, efd = -1, fd = -1, done = 0;
+	int root = -1, efd = -1, fd = -1;
 
 	if (w->mode != MODE_REMOVE || (budget = sbx_xconf_image_cache()) == 0)
 		return;
@@ -193,35 +194,35 @@ watch_imgsave(const struct watch *w)
 	/* a cache that cannot be had costs no call */
 	if ((root = sbx_img_open(im->m.workspace, 1, path, sizeof(path))) ==
 	    -1 || sbx_cli_find(environ, wsl, sbx, sizeof(sbx)) == -1 ||
-	    listing(w, sbx, root, im) == -1 ||
-	    (efd = sbx_img_entry(root, name, 1)) == -1)
+	    listing(w, sbx, root, im) == -1)
 		goto out;
-	snprintf(tmp, sizeof(tmp), ".archive.%ld", (long)getpid());
-	(void)unlinkat(efd, tmp, 0);
-	if ((fd = sbx_img_file(efd, tmp, O_WRONLY | O_CREAT | O_EXCL)) == -1)
+	/* the new entry is made aside: the old one stays until it is whole */
+	if ((efd = sbx_img_fresh(root, name, tmp, sizeof(tmp))) == -1 ||
+	    (fd = sbx_img_file(efd, "archive", O_WRONLY | O_CREAT |
+	    O_EXCL)) == -1)
 		goto out;
-	if (save(w, sbx, im, fd, budget) == -1 || fstat(fd, &st) == -1)
+	if (save(w, sbx, im, fd, budget) == -1 || fstat(fd, &st) == -1 ||
+	    fsync(fd) == -1)
 		goto out;
 	im->m.size = (long long)st.st_size;
 	im->m.saved = im->m.used = (long long)time(NULL);
-	/* the old meta first: never a meta with another archive */
-	if ((unlinkat(efd, "meta", 0) == -1 && errno != ENOENT) ||
-	    renameat(efd, tmp, efd, "archive") == -1 ||
-	    sbx_img_meta_write(efd, &im->m) == -1)
+	if (sbx_img_meta_write(efd, &im->m) == -1)
 		goto out;
-	done = 1;
+	close(efd);
+	efd = -1;
+	if (sbx_img_commit(root, tmp, name) == -1) {
+		tmp[0] = '\0';		/* gone with the failure */
+		goto out;
+	}
+	tmp[0] = '\0';
 	(void)sbx_img_evict(root, budget, name, 0, NULL);
 out:
 	if (fd != -1)
 		close(fd);
-	if (efd != -1 && !done) {
-		(void)unlinkat(efd, tmp, 0);
-		/* an entry made for this fill goes with it */
-		if (faccessat(efd, "meta", F_OK, AT_SYMLINK_NOFOLLOW) == -1)
-			(void)sbx_img_drop(root, name);
-	}
 	if (efd != -1)
 		close(efd);
+	if (root != -1 && tmp[0] != '\0')
+		sbx_img_abandon(root, tmp);
 	if (root != -1)
 		close(root);
 	free(im);
