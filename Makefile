@@ -130,8 +130,8 @@ lib/imgcache.o lib/lock.o lib/marker.o lib/markerio.o lib/portcli.o \
 	sbx-verify/scwords.o sbx-watch/imgsave.o sbx-watch/loop.o \
 	sbx-watch/prewarm.o sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxstate.h
 lib/clock.o lib/lock.o lib/sbxcall.o lib/supervise.o sbx-run/race.o \
-	sbx-verify/sccall.o sbx-verify/scguest.o sbx-watch/loop.o \
-	sbx-watch/teardown.o: lib/sbxtime.h
+	sbx-verify/sccall.o sbx-verify/scguest.o sbx-watch/imgsave.o \
+	sbx-watch/loop.o sbx-watch/teardown.o: lib/sbxtime.h
 sbx-gc/imgevict.o sbx-gc/markers.o sbx-gc/rfc3339.o sbx-gc/sbx-gc.o: sbx-gc/sbx-gc.h
 sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/hostport.o \
 	sbx-ports/portsmark.o sbx-ports/sbx-ports.o sbx-ports/sync.o: sbx-ports/sbx-ports.h

@@ -296,11 +296,18 @@ sbx_img_fresh(int root, const char *name, char *tmp, size_t size)
 		errno = EINVAL;
 		return -1;
 	}
-	snprintf(tmp, size, FILL_PREFIX "%s.%ld", name, (long)getpid());
+	sbx_img_fillname(tmp, size, name, (long)getpid());
 	(void)clear(root, tmp);
 	if (mkdirat(root, tmp, 0700) == -1)
 		return -1;
 	return level(root, tmp, 0, why, sizeof(why));
+}
+
+/* The name of the new entry for name that process pid makes aside. */
+void
+sbx_img_fillname(char *buf, size_t size, const char *name, long pid)
+{
+	snprintf(buf, size, FILL_PREFIX "%s.%ld", name, pid);
 }
 
 /* A new entry that will not be used: it goes. */

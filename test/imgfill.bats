@@ -7,31 +7,15 @@
 load helper
 load sim-setup
 load lifecycle
+load fakedocker
 
 N=pi-sbx-4242-fill0001
 REF=127.0.0.1:5000/t
 
 setup() {
 	lifecycle_setup
-	export DOCKER_SANDBOX_IMAGE_CACHE=10g SBX_STUB_EXEC_RUN=1
-	F="$BATS_TEST_TMPDIR/fake"
-	mkdir -p "$F/bin"
-	# docker as the stand-in's execs run it: info, image ls and save
-	# answer from files of F; save.sh, when there, runs first
-	cat >"$F/bin/docker" <<-EOF
-	#!/bin/sh
-	case " \$* " in
-	*" info "*) cat "$F/store" ;;
-	*" image ls "*) cat "$F/images" ;;
-	*" save "*) [ -f "$F/save.sh" ] && . "$F/save.sh"; cat "$F/archive" ;;
-	*) exit 1 ;;
-	esac
-	EOF
-	chmod +x "$F/bin/docker"
-	export PATH="$F/bin:$TOP/sbx-watch:$PATH"
-	echo overlay2 >"$F/store"
-	printf '%s/b:1 sha256:%064d sha256:%064d\n' "$REF" 1 2 >"$F/images"
-	printf 'NEW ARCHIVE\n' >"$F/archive"
+	export DOCKER_SANDBOX_IMAGE_CACHE=10g
+	fake_docker_setup
 	ROOT="$XDG_CACHE_HOME/sbx-tools/images"
 	E="$ROOT/$(stat -c '%d-%i' "$WS")"
 }
@@ -43,11 +27,13 @@ teardown() {
 	return 0
 }
 
-# ours NAME: a sandbox sbx-run made for $WS, running, in the stand-in
+# ours NAME: a sandbox sbx-run made for $WS, running, in the stand-in,
+# and a call of its session that just ended (its journal)
 ours() {
 	stub_sandbox "$1" running
 	printf 'created=%s\nstate=ready\nby=1\nworkspace=%s\nmode=rw\n' \
 	    "$(date +%s)" "$WS" >"$SBX_STATE_DIR/$1.created"
+	echo '{"status":0}' >"$SBX_STATE_DIR/$1.journal"
 }
 
 # old_entry: the entry an earlier session saved, and its fingerprint in
@@ -60,6 +46,13 @@ old_entry() {
 	    "$WS" "$(stat -c %s "$E/archive")" "$REF" >"$E/meta"
 	chmod 600 "$E/archive" "$E/meta"
 	OLD=$(fingerprint)
+}
+
+# the execs the stand-in saw
+nexec() {
+	local c
+	c=$(stub_count exec)
+	echo "${c:-0}"
 }
 
 fingerprint() {
@@ -87,7 +80,9 @@ no_debris() {
 		cut) echo 'cat "$F/archive"; exit 1' >"$F/save.sh" ;;
 		budget) export DOCKER_SANDBOX_IMAGE_CACHE=8 ;;
 		esac
+		c0=$(nexec)
 		sbx-watch -n "$N" || fail "$kind: the teardown failed"
+		[ "$(nexec)" -gt "$c0" ] || fail "$kind: no fill was tried"
 		[ "$(fingerprint)" = "$OLD" ] || { diff <(echo "$OLD") <(fingerprint); cat "$E/meta"; } ||
 		    fail "$kind: the entry changed: $(fingerprint)"
 		no_debris
