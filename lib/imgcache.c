@@ -31,6 +31,7 @@
 #define DEPTH_MAX	256	/* ".." steps to the root at most */
 #define LOCK_FILE	".lock"		/* the cache's lock, in the root */
 #define FILL_PREFIX	".fill."	/* a new entry, made aside */
+#define OLD_PREFIX	".old."		/* the entry it replaces, aside */
 
 /*
  * Open directory name under dfd as a level of the cache: no link, ours,
@@ -310,11 +311,19 @@ sbx_img_fillname(char *buf, size_t size, const char *name, long pid)
 	snprintf(buf, size, FILL_PREFIX "%s.%ld", name, pid);
 }
 
-/* A new entry that will not be used: it goes. */
+/* Is name a new entry made aside, or an old one moved aside? */
+int
+sbx_img_aside(const char *name)
+{
+	return strncmp(name, FILL_PREFIX, strlen(FILL_PREFIX)) == 0 ||
+	    strncmp(name, OLD_PREFIX, strlen(OLD_PREFIX)) == 0;
+}
+
+/* A new entry that will not be used, or an old one aside: it goes. */
 void
 sbx_img_abandon(int root, const char *tmp)
 {
-	if (strncmp(tmp, FILL_PREFIX, strlen(FILL_PREFIX)) == 0)
+	if (sbx_img_aside(tmp))
 		(void)clear(root, tmp);
 }
 
@@ -341,7 +350,7 @@ sbx_img_commit(int root, const char *tmp, const char *name)
 		errno = e;
 		return -1;
 	}
-	snprintf(old, sizeof(old), ".old.%s.%ld", name, (long)getpid());
+	snprintf(old, sizeof(old), OLD_PREFIX "%s.%ld", name, (long)getpid());
 	(void)clear(root, old);
 	had = renameat(root, name, root, old) == 0;
 	if (!had && errno != ENOENT)

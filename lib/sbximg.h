@@ -35,6 +35,7 @@ int	 sbx_img_lock(int);
 int	 sbx_img_same(int, const char *, int);
 int	 sbx_img_fresh(int, const char *, char *, size_t);
 void	 sbx_img_fillname(char *, size_t, const char *, long);
+int	 sbx_img_aside(const char *);
 void	 sbx_img_abandon(int, const char *);
 int	 sbx_img_commit(int, const char *, const char *);
 

@@ -179,3 +179,17 @@ load_then_fill() {
 @test "replaced whole class: a load that fails never drops a newer fill of the project" {
 	load_then_fill 4
 }
+
+@test "replaced whole class: sbx-gc removes what a fill that died left aside, after a day; never a fresh one" {
+	old_entry
+	mkdir -m 700 "$ROOT/.fill.1-2.4242" "$ROOT/.old.1-2.4243" "$ROOT/.fill.1-2.4244"
+	echo x >"$ROOT/.fill.1-2.4242/archive"
+	touch -d '-2 days' "$ROOT/.fill.1-2.4242" "$ROOT/.old.1-2.4243"
+	"$TOP/sbx-gc/sbx-gc" -n >/dev/null
+	[ -d "$ROOT/.fill.1-2.4242" ] || fail "-n removed debris"
+	"$TOP/sbx-gc/sbx-gc"
+	[ ! -e "$ROOT/.fill.1-2.4242" ] || fail "a dead fill's entry stayed"
+	[ ! -e "$ROOT/.old.1-2.4243" ] || fail "an old entry aside stayed"
+	[ -d "$ROOT/.fill.1-2.4244" ] || fail "a fill in progress was removed"
+	[ "$(fingerprint)" = "$OLD" ] || fail "the entry changed"
+}
