@@ -125,18 +125,19 @@ lib/portcli.o lib/portspec.o sbx-ports/bound.o sbx-ports/dockerps.o \
 	sbx-verify/sccall.o sbx-verify/scguest.o sbx-verify/scmark.o \
 	sbx-verify/scports.o sbx-verify/scremove.o sbx-verify/scwords.o \
 	sbx-verify/selfcheck.o: lib/sbxports.h
-lib/lock.o lib/marker.o lib/markerio.o lib/portcli.o lib/sbxcall.o \
-	lib/state.o lib/statedir.o lib/unplaced.o sbx-gc/markers.o \
-	sbx-gc/sbx-gc.o sbx-ports/portsmark.o sbx-ports/sbx-ports.o \
-	sbx-run/check.o sbx-run/imgload.o sbx-run/journal.o \
-	sbx-run/orphan.o sbx-run/prewarm.o sbx-run/provision.o \
-	sbx-run/workspace.o sbx-verify/answers.o sbx-verify/checks.o \
-	sbx-verify/probe.o sbx-verify/sbx-verify.o sbx-verify/scremove.o \
-	sbx-verify/scwords.o sbx-watch/imgsave.o sbx-watch/loop.o \
-	sbx-watch/prewarm.o sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxstate.h
+lib/imgcache.o lib/lock.o lib/marker.o lib/markerio.o lib/portcli.o \
+	lib/sbxcall.o lib/state.o lib/statedir.o lib/unplaced.o \
+	sbx-gc/markers.o sbx-gc/sbx-gc.o sbx-ports/portsmark.o \
+	sbx-ports/sbx-ports.o sbx-run/check.o sbx-run/imgload.o \
+	sbx-run/journal.o sbx-run/orphan.o sbx-run/prewarm.o \
+	sbx-run/provision.o sbx-run/workspace.o sbx-verify/answers.o \
+	sbx-verify/checks.o sbx-verify/probe.o sbx-verify/sbx-verify.o \
+	sbx-verify/scremove.o sbx-verify/scwords.o sbx-watch/imgsave.o \
+	sbx-watch/loop.o sbx-watch/prewarm.o sbx-watch/sbx-watch.o \
+	sbx-watch/teardown.o: lib/sbxstate.h
 lib/clock.o lib/lock.o lib/sbxcall.o lib/supervise.o sbx-run/race.o \
-	sbx-verify/sccall.o sbx-verify/scguest.o sbx-watch/loop.o \
-	sbx-watch/teardown.o: lib/sbxtime.h
+	sbx-verify/sccall.o sbx-verify/scguest.o sbx-watch/imgsave.o \
+	sbx-watch/loop.o sbx-watch/teardown.o: lib/sbxtime.h
 sbx-gc/imgevict.o sbx-gc/markers.o sbx-gc/rfc3339.o sbx-gc/sbx-gc.o: sbx-gc/sbx-gc.h
 sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/hostport.o \
 	sbx-ports/portsmark.o sbx-ports/sbx-ports.o sbx-ports/sync.o: sbx-ports/sbx-ports.h

@@ -7,6 +7,8 @@
  * session's workspace, by identity, since the agent writes there.  One
  * entry per project: a directory DEV-INO of the workspace's identity,
  * holding `archive` (docker save's tar) and `meta` (meta.c's lines).
+ * An entry is replaced whole: a fill makes the new one aside and renames
+ * it in under the cache's lock, so a reader finds the old or the new.
  * A cache that cannot be had is one warning and no cache: nothing fails
  * because of it.
  */
@@ -23,9 +25,13 @@
 #include <unistd.h>
 
 #include "sbximg.h"
+#include "sbxstate.h"
 #include "sbx-internal.h"
 
 #define DEPTH_MAX	256	/* ".." steps to the root at most */
+#define LOCK_FILE	".lock"		/* the cache's lock, in the root */
+#define FILL_PREFIX	".fill."	/* a new entry, made aside */
+#define OLD_PREFIX	".old."		/* the entry it replaces, aside */
 
 /*
  * Open directory name under dfd as a level of the cache: no link, ours,
@@ -209,21 +215,14 @@ sbx_img_file(int efd, const char *file, int flags)
 	return fd;
 }
 
-/*
- * Remove the entry name and all it holds (files only; an entry never
- * holds a directory).  0, or -1.
- */
-int
-sbx_img_drop(int root, const char *name)
+/* Remove the directory name of the root and the files it holds. */
+static int
+clear(int root, const char *name)
 {
 	struct dirent *de;
 	DIR *dir;
 	int fd, rv = 0;
 
-	if (!sbx_img_isname(name)) {
-		errno = EINVAL;
-		return -1;
-	}
 	if ((fd = openat(root, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1) {
 		/* a link or a file in an entry's place goes as it is */
@@ -245,6 +244,131 @@ sbx_img_drop(int root, const char *name)
 	closedir(dir);
 	if (unlinkat(root, name, AT_REMOVEDIR) == -1 && errno != ENOENT)
 		rv = -1;
+	return rv;
+}
+
+/*
+ * Remove the entry name and all it holds (files only; an entry never
+ * holds a directory).  0, or -1.
+ */
+int
+sbx_img_drop(int root, const char *name)
+{
+	if (!sbx_img_isname(name)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return clear(root, name);
+}
+
+/*
+ * The cache's lock, under which an entry is replaced, written back or
+ * dropped: a descriptor (close it to release), or -1.
+ */
+int
+sbx_img_lock(int root)
+{
+	return sbx_lock(root, LOCK_FILE, 1);
+}
+
+/* Is the entry name still the directory efd (no fill replaced it)? */
+int
+sbx_img_same(int root, const char *name, int efd)
+{
+	struct stat a, b;
+
+	return fstatat(root, name, &a, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    fstat(efd, &b) == 0 && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino;
+}
+
+/*
+ * A new entry for name, made aside (".fill.NAME.PID", its name in tmp):
+ * filled there, it replaces the entry whole (sbx_img_commit) or goes
+ * (sbx_img_abandon), so the entry is never half of each.  A descriptor,
+ * or -1.
+ */
+int
+sbx_img_fresh(int root, const char *name, char *tmp, size_t size)
+{
+	char why[128];
+
+	if (!sbx_img_isname(name)) {
+		errno = EINVAL;
+		return -1;
+	}
+	sbx_img_fillname(tmp, size, name, (long)getpid());
+	(void)clear(root, tmp);
+	if (mkdirat(root, tmp, 0700) == -1)
+		return -1;
+	return level(root, tmp, 0, why, sizeof(why));
+}
+
+/* The name of the new entry for name that process pid makes aside. */
+void
+sbx_img_fillname(char *buf, size_t size, const char *name, long pid)
+{
+	snprintf(buf, size, FILL_PREFIX "%s.%ld", name, pid);
+}
+
+/* Is name a new entry made aside, or an old one moved aside? */
+int
+sbx_img_aside(const char *name)
+{
+	return strncmp(name, FILL_PREFIX, strlen(FILL_PREFIX)) == 0 ||
+	    strncmp(name, OLD_PREFIX, strlen(OLD_PREFIX)) == 0;
+}
+
+/* A new entry that will not be used, or an old one aside: it goes. */
+void
+sbx_img_abandon(int root, const char *tmp)
+{
+	if (sbx_img_aside(tmp))
+		(void)clear(root, tmp);
+}
+
+/*
+ * The new entry tmp in name's place, under the cache's lock: the old one
+ * is moved aside, the new one renamed in, and only then the old one goes
+ * (a directory cannot be renamed over one that holds files).  On any
+ * failure the old entry is put back as it was and tmp goes.  0, or -1.
+ */
+int
+sbx_img_commit(int root, const char *tmp, const char *name)
+{
+	char old[SBX_IMG_NAME_MAX + 32];
+	int lfd, had, rv = -1, e;
+
+	if (!sbx_img_isname(name) ||
+	    strncmp(tmp, FILL_PREFIX, strlen(FILL_PREFIX)) != 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((lfd = sbx_img_lock(root)) == -1) {
+		e = errno;
+		sbx_img_abandon(root, tmp);
+		errno = e;
+		return -1;
+	}
+	snprintf(old, sizeof(old), OLD_PREFIX "%s.%ld", name, (long)getpid());
+	(void)clear(root, old);
+	had = renameat(root, name, root, old) == 0;
+	if (!had && errno != ENOENT)
+		goto out;
+	if (renameat(root, tmp, root, name) == -1) {
+		if (had)
+			(void)renameat(root, old, root, name);
+		goto out;
+	}
+	rv = 0;
+	if (had)
+		(void)clear(root, old);
+out:
+	e = errno;
+	if (rv == -1)
+		sbx_img_abandon(root, tmp);
+	close(lfd);
+	errno = e;
 	return rv;
 }
 

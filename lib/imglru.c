@@ -10,6 +10,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +82,22 @@ look(int root, const char *name, unsigned flags, struct ent *e)
 	return 0;
 }
 
+/*
+ * A new entry made aside whose fill died before it landed or replaced
+ * one (".fill.", ".old."), untouched for a day, the longest a call may
+ * run: it goes.
+ */
+static int
+debris(int root, const char *name)
+{
+	struct stat st;
+
+	return sbx_img_aside(name) &&
+	    fstatat(root, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISDIR(st.st_mode) &&
+	    (long long)st.st_mtime < (long long)time(NULL) - SBX_TIMEOUT_MAX;
+}
+
 static void
 evict(int root, const struct ent *e, unsigned flags, const char *why,
     void (*say)(const char *, long long, const char *))
@@ -105,22 +122,29 @@ sbx_img_evict(int root, long long budget, const char *keep, unsigned flags,
 	DIR *dir;
 	size_t n = 0, i;
 	long long total = 0;
-	int fd, gone = 0;
+	int fd = -1, lfd, gone = 0;
 
-	if ((fd = dup(root)) == -1)
+	/* under the cache's lock: no entry is replaced between look and drop */
+	if ((lfd = sbx_img_lock(root)) == -1)
 		return -1;
-	if ((dir = fdopendir(fd)) == NULL) {
-		close(fd);
+	if ((fd = dup(root)) == -1 || (dir = fdopendir(fd)) == NULL) {
+		if (fd != -1)
+			close(fd);
+		close(lfd);
 		return -1;
 	}
 	if ((v = calloc(ENTRIES_MAX, sizeof(*v))) == NULL) {
 		closedir(dir);
+		close(lfd);
 		return -1;
 	}
 	rewinddir(dir);
 	while (n < ENTRIES_MAX && (de = readdir(dir)) != NULL)
 		if (look(root, de->d_name, flags, &v[n]) == 0)
 			n++;
+		else if ((flags & (SBX_IMG_STALE | SBX_IMG_DRY)) ==
+		    SBX_IMG_STALE && debris(root, de->d_name))
+			sbx_img_abandon(root, de->d_name);
 	closedir(dir);
 	qsort(v, n, sizeof(*v), lru);
 	for (i = 0; i < n; i++) {
@@ -140,5 +164,6 @@ sbx_img_evict(int root, long long budget, const char *keep, unsigned flags,
 		gone++;
 	}
 	free(v);
+	close(lfd);
 	return gone;
 }

@@ -31,6 +31,13 @@ void	 sbx_img_name(char *, size_t, const struct stat *);
 int	 sbx_img_entry(int, const char *, int);
 int	 sbx_img_file(int, const char *, int);
 int	 sbx_img_drop(int, const char *);
+int	 sbx_img_lock(int);
+int	 sbx_img_same(int, const char *, int);
+int	 sbx_img_fresh(int, const char *, char *, size_t);
+void	 sbx_img_fillname(char *, size_t, const char *, long);
+int	 sbx_img_aside(const char *);
+void	 sbx_img_abandon(int, const char *);
+int	 sbx_img_commit(int, const char *, const char *);
 
 /* imgmeta.c: an entry's meta; references and image IDs */
 int	 sbx_img_ref_valid(const char *, size_t);

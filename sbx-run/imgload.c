@@ -263,7 +263,7 @@ loader(const struct request *r, int dfd, int root, int efd, int afd,
     const struct img_archive *a, struct sbx_imgmeta *m, const char *name,
     const char *wsdir)
 {
-	int p[2], keep[5], lfd, st, ws;
+	int p[2], keep[5], lfd, cfd, st, ws;
 	pid_t pid;
 	char c;
 
@@ -286,14 +286,20 @@ loader(const struct request *r, int dfd, int root, int efd, int afd,
 		(void)write(p[1], "l", 1);
 		close(p[1]);
 		st = load_call(r, afd, a, m);
-		if (st == 0) {
-			m->used = (long long)time(NULL);
-			(void)sbx_img_meta_write(efd, m);
-		} else if (st == SCRIPT_STORE || st == SCRIPT_LOAD ||
-		    st == SCRIPT_BOUND || st == SCRIPT_CHANGED) {
-			(void)sbx_img_drop(root, name);
-			note_leave(dfd, r->name, wsdir, st);
+		/* only into the entry read: a fill may have replaced it */
+		if ((cfd = sbx_img_lock(root)) != -1 &&
+		    sbx_img_same(root, name, efd)) {
+			if (st == 0) {
+				m->used = (long long)time(NULL);
+				(void)sbx_img_meta_write(efd, m);
+			} else if (st == SCRIPT_STORE || st == SCRIPT_LOAD ||
+			    st == SCRIPT_BOUND || st == SCRIPT_CHANGED) {
+				(void)sbx_img_drop(root, name);
+				note_leave(dfd, r->name, wsdir, st);
+			}
 		}
+		if (cfd != -1)
+			close(cfd);
 		close(lfd);
 		_exit(SBX_EX_OK);
 	}

@@ -1,16 +1,19 @@
 /*
- * imgsave.c: the image cache's fill, at teardown, before the rm of a
- * sandbox we created.  Two sbx calls: one asks the daemon for its store
- * and the images it pulled (a repository digest and a tag: a built image
- * has no digest), the other streams `docker save ID...` into the entry,
- * by ID so that the archive names nothing.  What the daemon says is the
+ * imgsave.c: the image cache's fill of a sandbox we created, while its
+ * VM is up: during the session, after the calls that may pull, and at
+ * teardown only when the VM is surely still up, since an exec would
+ * start a stopped one.  sbx's listing says whether it runs (data, no
+ * exec); then two sbx calls: one asks the daemon for its store and the
+ * images it pulled (a repository digest and a tag: a built image has no
+ * digest), the other streams `docker save ID...` into the entry, by ID
+ * so that the archive names nothing.  What the daemon says is the
  * agent's and only a hint: the next session's pulls decide what is used.
- * Bounded by the watcher's timeout per call and by the budget; any
- * failure leaves the entry as it was and the teardown goes on.
+ * The whole fill has a fixed bound that no setting moves, and the
+ * budget.  The new entry is made aside and replaces the old one whole,
+ * so any failure leaves the entry as it was.
  */
 #include <sys/stat.h>
 
-#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -25,11 +28,13 @@
 #include "sbxconf.h"
 #include "sbximg.h"
 #include "sbxstate.h"
+#include "sbxtime.h"
 #include "sbx-watch.h"
 
 extern char **environ;
 
 #define LIST_MAX	(256 * 1024)	/* bytes of image listing read */
+#define LS_BOUND	10	/* seconds: sbx's listing */
 #define D		"docker -H " SBX_DOCKER_HOST
 
 static const char list_sh[] =
@@ -40,7 +45,55 @@ struct images {
 	struct sbx_imgmeta m;
 	char	 ids[SBX_IMG_REFS_MAX][72];
 	size_t	 nids;
+	long long deadline;	/* ms: the fill's end, whatever happens */
 };
+
+/* Seconds left of the fill's bound, at least 1; 0 when it is over. */
+static int
+left(const struct images *im)
+{
+	long long ms = im->deadline - sbx_now_ms();
+
+	return ms <= 0 ? 0 : (int)((ms + 999) / 1000);
+}
+
+/*
+ * Is the VM up, by sbx's listing (an exec would start a stopped one)?
+ */
+static int
+running(const struct watch *w, const char *sbx)
+{
+	char *av[] = { (char *)sbx, "ls", "--json", NULL };
+	struct sbx_result c;
+	const char *errstr;
+	char st[32];
+	int up = 0;
+
+	if (sbx_capture(&c, av, w->envp, LS_BOUND) == -1)
+		return 0;
+	if (c.status == 0 && sbx_ls_status(c.out.data != NULL ? c.out.data :
+	    "", c.out.len, w->name, st, sizeof(st), &errstr) == 1)
+		up = strcmp(st, "running") == 0;
+	sbx_result_free(&c);
+	return up;
+}
+
+/* The set of image IDs, whatever their order: for "nothing new". */
+static unsigned long long
+idset(const struct images *im)
+{
+	unsigned long long all = 0, h;
+	const char *p;
+	size_t i;
+
+	for (i = 0; i < im->nids; i++) {
+		h = 14695981039346656037ULL;
+		for (p = im->ids[i]; *p != '\0'; p++)
+			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+		all ^= h;
+	}
+	return all == 0 ? 1 : all;
+}
 
 /* One line of the listing: a pulled image's reference, digest and ID. */
 static void
@@ -81,7 +134,8 @@ take(struct images *im, char *line)
  * unbounded in memory); 0 when it exited 0 within both bounds.
  */
 static int
-tofile(const struct watch *w, char **argv, int fd, long long max)
+tofile(const struct watch *w, const struct images *im, char **argv, int fd,
+    long long max)
 {
 	struct sbx_spawn s;
 	struct sbx_result c;
@@ -89,10 +143,14 @@ tofile(const struct watch *w, char **argv, int fd, long long max)
 
 	if ((nul = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1)
 		return -1;
+	if (left(im) == 0) {
+		close(nul);
+		return -1;
+	}
 	memset(&s, 0, sizeof(s));
 	s.argv = argv;
 	s.envp = w->envp;
-	s.timeout = w->timeout;
+	s.timeout = left(im);
 	s.newpgrp = 1;
 	s.in = nul;
 	s.out = fd;
@@ -128,7 +186,7 @@ listing(const struct watch *w, const char *sbx, int root, struct images *im)
 	if ((fd = sbx_img_file(root, tmp, O_RDWR | O_CREAT | O_EXCL)) == -1)
 		return -1;
 	(void)unlinkat(root, tmp, 0);	/* the descriptor is enough */
-	rv = tofile(w, argv, fd, LIST_MAX);
+	rv = tofile(w, im, argv, fd, LIST_MAX);
 	if (rv == 0 && (lseek(fd, 0, SEEK_SET) == -1 ||
 	    sbx_buf_readfd(&b, fd, LIST_MAX + 1) == -1 || b.data == NULL))
 		rv = -1;
@@ -173,27 +231,31 @@ save(const struct watch *w, const char *sbx, const struct images *im,
 	for (i = 0; i < im->nids; i++)
 		argv[n++] = (char *)im->ids[i];
 	argv[n] = NULL;
-	return tofile(w, argv, fd, budget);
+	return tofile(w, im, argv, fd, budget);
 }
 
 /*
  * The fill, when the cache is on and the sandbox is one we created and
- * are removing.
+ * will remove, its VM is up, and its images are not those of *ids (the
+ * set last saved, 0: none), which a fill that lands sets.  At most bound
+ * seconds from now.  1 when it landed, else 0.
  */
-void
-watch_imgsave(const struct watch *w)
+int
+watch_imgsave(const struct watch *w, int bound, unsigned long long *ids)
 {
 	struct images *im;
 	struct stat st;
 	char text[PATH_MAX + 192], state[16], sbx[PATH_MAX], path[PATH_MAX];
-	char name[SBX_IMG_NAME_MAX], tmp[32] = "", *wsl[2] = { NULL, NULL };
+	char name[SBX_IMG_NAME_MAX], tmp[SBX_IMG_NAME_MAX + 32] = "";
+	char *wsl[2] = { NULL, NULL };
 	long long budget;
-	int root = -1, efd = -1, fd = -1, done = 0;
+	int root = -1, efd = -1, fd = -1, landed = 0;
 
 	if (w->mode != MODE_REMOVE || (budget = sbx_xconf_image_cache()) == 0)
-		return;
+		return 0;
 	if ((im = calloc(1, sizeof(*im))) == NULL)
-		return;
+		return 0;
+	im->deadline = sbx_now_ms() + (long long)bound * 1000;
 	if (sbx_created_text(w->dfd, w->name, text, sizeof(text)) == -1 ||
 	    sbx_state_field(text, "state", state, sizeof(state)) == NULL ||
 	    strcmp(state, SBX_READY) != 0 ||
@@ -206,36 +268,61 @@ watch_imgsave(const struct watch *w)
 	/* a cache that cannot be had costs no call */
 	if ((root = sbx_img_open(im->m.workspace, 1, path, sizeof(path))) ==
 	    -1 || sbx_cli_find(environ, wsl, sbx, sizeof(sbx)) == -1 ||
-	    listing(w, sbx, root, im) == -1 ||
-	    (efd = sbx_img_entry(root, name, 1)) == -1)
+	    !running(w, sbx) || listing(w, sbx, root, im) == -1)
 		goto out;
-	snprintf(tmp, sizeof(tmp), ".archive.%ld", (long)getpid());
-	(void)unlinkat(efd, tmp, 0);
-	if ((fd = sbx_img_file(efd, tmp, O_WRONLY | O_CREAT | O_EXCL)) == -1)
+	if (ids != NULL && *ids == idset(im))
+		goto out;	/* saved already */
+	/* the new entry is made aside: the old one stays until it is whole */
+	if ((efd = sbx_img_fresh(root, name, tmp, sizeof(tmp))) == -1 ||
+	    (fd = sbx_img_file(efd, "archive", O_WRONLY | O_CREAT |
+	    O_EXCL)) == -1)
 		goto out;
-	if (save(w, sbx, im, fd, budget) == -1 || fstat(fd, &st) == -1)
+	if (save(w, sbx, im, fd, budget) == -1 || fstat(fd, &st) == -1 ||
+	    fsync(fd) == -1)
 		goto out;
 	im->m.size = (long long)st.st_size;
 	im->m.saved = im->m.used = (long long)time(NULL);
-	/* the old meta first: never a meta with another archive */
-	if ((unlinkat(efd, "meta", 0) == -1 && errno != ENOENT) ||
-	    renameat(efd, tmp, efd, "archive") == -1 ||
-	    sbx_img_meta_write(efd, &im->m) == -1)
+	if (sbx_img_meta_write(efd, &im->m) == -1)
 		goto out;
-	done = 1;
+	close(efd);
+	efd = -1;
+	if (sbx_img_commit(root, tmp, name) == -1) {
+		tmp[0] = '\0';		/* gone with the failure */
+		goto out;
+	}
+	tmp[0] = '\0';
+	landed = 1;
+	if (ids != NULL)
+		*ids = idset(im);
 	(void)sbx_img_evict(root, budget, name, 0, NULL);
 out:
 	if (fd != -1)
 		close(fd);
-	if (efd != -1 && !done) {
-		(void)unlinkat(efd, tmp, 0);
-		/* an entry made for this fill goes with it */
-		if (faccessat(efd, "meta", F_OK, AT_SYMLINK_NOFOLLOW) == -1)
-			(void)sbx_img_drop(root, name);
-	}
 	if (efd != -1)
 		close(efd);
+	if (root != -1 && tmp[0] != '\0')
+		sbx_img_abandon(root, tmp);
 	if (root != -1)
 		close(root);
 	free(im);
+	return landed;
+}
+
+/* A fill by process pid, ended before it landed: its new entry goes. */
+void
+watch_imgsave_abandon(const struct watch *w, long pid)
+{
+	struct stat st;
+	char ws[PATH_MAX], path[PATH_MAX], name[SBX_IMG_NAME_MAX];
+	char tmp[SBX_IMG_NAME_MAX + 32];
+	int root;
+
+	if (sbx_created_workspace(w->dfd, w->name, ws, sizeof(ws)) == -1 ||
+	    stat(ws, &st) == -1 ||
+	    (root = sbx_img_open(ws, 0, path, sizeof(path))) == -1)
+		return;
+	sbx_img_name(name, sizeof(name), &st);
+	sbx_img_fillname(tmp, sizeof(tmp), name, pid);
+	sbx_img_abandon(root, tmp);
+	close(root);
 }

@@ -1,14 +1,18 @@
 /*
  * loop.c: the detached half of sbx-watch.  One poll(2) loop waits for
  * the end of the session (EOF on the lifeline, the death of the pid, or
- * SIGTERM/SIGINT to the watcher itself), runs the keepalive in a child
- * so the loop never blocks, then tears the sandbox down once
- * (teardown.c).
+ * SIGTERM/SIGINT to the watcher itself), runs the keepalive and the
+ * image cache's fills in children so the loop never blocks, then tears
+ * the sandbox down once (teardown.c).  A fill comes when the session's
+ * calls (its journal) have been quiet a moment, while the VM they used
+ * is still up, so a VM that idles out later needs no fill at its end.
  */
 #include <sys/types.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
@@ -25,6 +29,9 @@
 #define POLL_MS		50	/* kill(pid, 0) polling, when nothing better */
 #define PORTS_MS	1000	/* how often the ports marker is looked at */
 #define BACKOFF_MAX_MS	600000LL	/* between starts of a failing hold */
+#define JOURNAL_MS	1000	/* how often the journal is looked at */
+#define QUIET_MS	2000	/* calls quiet that long: fill the cache */
+#define FILL_MAX	600	/* seconds: a fill during the session */
 
 /* what the watcher itself listens to, through the self-pipe */
 static const int watched[] = { SIGTERM, SIGINT, SIGCHLD };
@@ -32,6 +39,9 @@ static const int watched[] = { SIGTERM, SIGINT, SIGCHLD };
 
 static pid_t kapid;		/* the child holding the VM up, or 0 */
 static long long kastart;	/* when it started, ms */
+static pid_t fillpid;		/* the child filling the image cache, or 0 */
+static int fillfd = -1;		/* its answer: the image set it saved */
+static unsigned long long filled;	/* the image set last saved, or 0 */
 
 static void
 ignore(int signo)
@@ -123,6 +133,87 @@ keepalive_stop(void)
 	kapid = 0;
 }
 
+/*
+ * Did a call of the session end since the last look?  The journal's
+ * identity, size and time change with each record sbx-run appends.
+ */
+static int
+called(const struct watch *w)
+{
+	static struct stat seen;
+	char j[SBX_MARKER_MAX];
+	struct stat st;
+	int changed;
+
+	if (sbx_marker_path(j, sizeof(j), w->name, SBX_M_JOURNAL) == -1 ||
+	    fstatat(w->dfd, j, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		return 0;
+	changed = st.st_ino != seen.st_ino || st.st_size != seen.st_size ||
+	    st.st_mtime != seen.st_mtime;
+	seen = st;
+	return changed;
+}
+
+/* A fill of the image cache, in a child; it tells the set it saved. */
+static void
+fill(const struct watch *w)
+{
+	unsigned long long ids = filled;
+	int p[2];
+
+	if (fillpid > 0 || sbx_pipe(p) == -1)
+		return;
+	if ((fillpid = fork()) != 0) {
+		close(p[1]);
+		if (fillpid == -1) {
+			fillpid = 0;
+			close(p[0]);
+		} else
+			fillfd = p[0];
+		return;
+	}
+	sbx_selfpipe_child();
+	close(p[0]);
+	if (w->lifeline != -1)
+		close(w->lifeline);
+	if (watch_imgsave(w, FILL_MAX, &ids) == 1)
+		(void)sbx_writeall(p[1], &ids, sizeof(ids));
+	_exit(SBX_EX_OK);
+}
+
+/* The fill ended: what it saved, if it did. */
+static void
+fill_reaped(void)
+{
+	unsigned long long ids;
+
+	if (read(fillfd, &ids, sizeof(ids)) == (ssize_t)sizeof(ids))
+		filled = ids;
+	close(fillfd);
+	fillfd = -1;
+	fillpid = 0;
+}
+
+/*
+ * The session ended during a fill: it is ended (its sbx call dies with
+ * it) and its new entry goes; the entry stays as it was.
+ */
+static void
+fill_stop(const struct watch *w)
+{
+	int ws;
+
+	if (fillpid <= 0)
+		return;
+	(void)kill(fillpid, SIGKILL);
+	while (waitpid(fillpid, &ws, 0) == -1 && errno == EINTR)
+		;
+	watch_imgsave_abandon(w, (long)fillpid);
+	close(fillfd);
+	fillfd = -1;
+	fillpid = 0;
+}
+
 /* Is the session over?  Answers from the poll results and the clock. */
 static int
 ended(struct watch *w, struct pollfd *p, int *waitfd)
@@ -153,9 +244,10 @@ watch_run(struct watch *w)
 {
 	struct pollfd pfd[2];
 	long long now, next_ka = 0, next_check = 0, next_ports = 0, t;
-	long long delay = (long long)w->kaperiod * 1000;
+	long long delay = (long long)w->kaperiod * 1000, next_j = 0, last = 0;
 	size_t i;
-	int sig, waitfd = -1, end = 0, ws, want = 0;
+	int sig, waitfd = -1, end = 0, ws, want = 0, dirty = 0;
+	int saving = w->mode == MODE_REMOVE && sbx_xconf_image_cache() != 0;
 
 	for (i = 0; i < NWATCHED; i++)
 		(void)sbx_selfpipe_trap(watched[i]);
@@ -189,6 +281,21 @@ watch_run(struct watch *w)
 			if (want && kapid == 0 && (t == -1 || next_ka - now < t))
 				t = next_ka - now < 0 ? 0 : next_ka - now;
 		}
+		if (saving) {
+			if (now >= next_j) {
+				if (called(w)) {
+					dirty = 1;
+					last = now;
+				}
+				next_j = now + JOURNAL_MS;
+			}
+			if (dirty && fillpid == 0 && now - last >= QUIET_MS) {
+				fill(w);
+				dirty = 0;
+			}
+			if (t == -1 || next_j - now < t)
+				t = next_j - now;
+		}
 		pfd[0].fd = sbx_selfpipe();
 		pfd[0].events = POLLIN;
 		pfd[1].fd = w->lifeline != -1 ? w->lifeline : waitfd;
@@ -209,9 +316,14 @@ watch_run(struct watch *w)
 			kapid = 0;
 			next_ka = next_hold(w, sbx_now_ms(), &delay);
 		}
+		if (fillpid > 0 && waitpid(fillpid, &ws, WNOHANG) == fillpid)
+			fill_reaped();
 		if (ended(w, &pfd[1], &waitfd))
 			end = 1;
 	}
+	/* a held exec alive at the end: its VM is up for a grace more */
+	w->held = kapid > 0 && waitpid(kapid, &ws, WNOHANG) == 0;
+	fill_stop(w);
 	/* the held exec goes first: it never outlives us, nor meets the rm */
 	keepalive_stop();
 	for (i = 0; i < NWATCHED; i++)

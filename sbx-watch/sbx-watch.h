@@ -36,6 +36,7 @@ struct watch {
 	char	**envp;		/* its scrubbed environment */
 	int	 timeout;	/* seconds per sbx call */
 	long	 backoff;	/* ms before the second try; doubles */
+	int	 held;		/* the keepalive held the VM up to the end */
 };
 
 /* loop.c: after detaching: wait for the end, then tear down once */
@@ -46,8 +47,9 @@ int	 watch_teardown(const struct watch *, int);
 int	 watch_sbxpath(const struct watch *, char *, size_t,
 	    struct sbx_result *);
 
-/* imgsave.c: the image cache's fill at teardown */
-void	 watch_imgsave(const struct watch *);
+/* imgsave.c: the image cache's fill, while the VM is up */
+int	 watch_imgsave(const struct watch *, int, unsigned long long *);
+void	 watch_imgsave_abandon(const struct watch *, long);
 
 /* prewarm.c: the hold after sbx-run -P */
 int	 watch_prewarmed(const struct watch *);

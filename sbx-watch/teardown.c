@@ -6,10 +6,13 @@
  * of the watcher's uses, the keepalive's too.
  */
 #include <sys/types.h>
+#include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sbx.h"
@@ -23,6 +26,9 @@ extern char **environ;
 
 #define TRIES		5
 #define RESTART_CAP	32	/* a restart's pauses: at most 32 backoffs */
+#define CALL_MAX	60	/* seconds: a teardown call, whatever the timeout */
+#define SAVE_MAX	30	/* seconds: the save before a removal */
+#define FRESH		10	/* seconds since the last call: the VM is up */
 
 /*
  * The sbx for this call, found again each time, since the workspace it
@@ -67,7 +73,9 @@ sbx(const struct watch *w, const char *verb, const char *flag,
 		argv[n++] = (char *)flag;
 	argv[n++] = (char *)w->name;	/* after sbx's own flags */
 	argv[n] = NULL;
-	if (sbx_call(c, argv, w->envp, w->timeout, w->dfd) == -1)
+	/* the removal's bound is the tools': no setting extends it */
+	if (sbx_call(c, argv, w->envp, w->timeout > 0 && w->timeout < CALL_MAX ?
+	    w->timeout : CALL_MAX, w->dfd) == -1)
 		c->status = sbx_exec_status(errno);
 	return c->status;
 }
@@ -98,6 +106,26 @@ record_failure(const struct watch *w, const char *verb, int tries,
 	sbx_shown(e, why, strcspn(e, "\n") + 1 < sizeof(why) ?
 	    strcspn(e, "\n") + 1 : sizeof(why));
 	(void)sbx_failed_write(w->dfd, w->name, verb, tries, c->status, why);
+}
+
+/*
+ * Is the VM surely up?  sbx stops it 30 s after its last exec ends: the
+ * last call ended less than FRESH seconds ago (the journal's time), or
+ * the keepalive held it to the end.  Anything else may stop meanwhile,
+ * and an exec would start it again after the session ended.
+ */
+static int
+fresh(const struct watch *w)
+{
+	char j[SBX_MARKER_MAX];
+	struct stat st;
+
+	if (w->held)
+		return 1;
+	if (sbx_marker_path(j, sizeof(j), w->name, SBX_M_JOURNAL) == -1 ||
+	    fstatat(w->dfd, j, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		return 0;
+	return (long long)time(NULL) - (long long)st.st_mtime < FRESH;
 }
 
 /*
@@ -146,7 +174,9 @@ watch_teardown(const struct watch *w, int fg)
 			close(lfd);
 		return SBX_EX_NOSANDBOX;
 	}
-	watch_imgsave(w);	/* the images, before a removal (imgsave.c) */
+	/* the images, before a removal, of a VM surely up (imgsave.c) */
+	if (fresh(w))
+		(void)watch_imgsave(w, SAVE_MAX, NULL);
 	for (try = 1; w->mode != MODE_NONE && try <= TRIES; try++) {
 		if (sbx(w, verb, flag, &c) == 0 ||
 		    (gone = gone_indeed(w, &c))) {

@@ -554,3 +554,42 @@ hold_load() {
 	[ ! -e "$older" ]
 	[ -e "$kept" ]
 }
+
+# status_of NAME: the simulated sandbox's status, empty when gone
+status_of() {
+	"$SIM" ls --json | json_get "([s['status'] for s in d['sandboxes'] if s['name'] == '$1'] or [''])[0]"
+}
+
+@test "imgcache: a session whose VM idles out before its end fills the cache while the VM is up; nothing is started after the end" {
+	project i
+	export SBX_SIM_IDLE_STOP=4
+	sleep 1000 </dev/null >/dev/null 2>&1 &
+	s=$!
+	sbx-watch -p "$s" imgc-i1
+	run_in "$P" imgc-i1 pull -q "$REF/a:1" >/dev/null
+	# the calls go quiet, the watcher fills, then the VM idles out
+	for _ in $(seq 300); do
+		[ "$(status_of imgc-i1)" = stopped ] && break
+		sleep 0.1
+	done
+	[ "$(status_of imgc-i1)" = stopped ] || fail "the VM did not idle-stop"
+	e=$(entry_of "$P")
+	grep -qx "ref=$REF/a:1" "$e/meta" || fail "no fill during the session"
+	[ "$(grep -c ' exec imgc-i1 -- docker -H unix:///var/run/docker.sock save ' "$SBX_SIM_ROOT/calls.log")" -eq 1 ] ||
+	    fail "fills: $(grep ' save ' "$SBX_SIM_ROOT/calls.log")"
+	c0=$(sim_ncalls)
+	wp=$(sed -n 's/^watcher=//p' "$SBX_STATE_DIR/imgc-i1.owner")
+	kill -9 "$s"
+	for _ in $(seq 200); do
+		kill -0 "$wp" 2>/dev/null || break
+		sleep 0.1
+	done
+	! kill -0 "$wp" 2>/dev/null || fail "the watcher did not finish"
+	! sim_calls_after "$c0" | grep -q ' exec ' ||
+	    fail "an exec after the end: $(sim_calls_after "$c0")"
+	[ -z "$(status_of imgc-i1)" ] || fail "not removed"
+	# the project's next session pulls nothing from the registry
+	unset SBX_SIM_IDLE_STOP
+	session "$P" imgc-i2 "$REF/a:1"
+	[ "$BYTES" -eq 0 ] || fail "the next session's pull served $BYTES bytes"
+}
