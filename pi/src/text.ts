@@ -109,7 +109,7 @@ export function failure(what: string, r: RunResult, command?: string[]): Error {
 	const all = plain(r.output).replace(/\n{3,}/g, "\n\n").trim();
 	const t = truncateTail(all || "(no output)", { maxLines: 60, maxBytes: 8 * 1024 });
 	// only the program's own statuses have its meanings: a command's 124 or 127 is the command's
-	const status = r.own !== true ? `exit ${r.code}${r.own === false ? ", the command's status" : ""}` : r.code === EX.TIMEOUT ? "timed out (exit 124)" : r.code === EX.NOTFOUND ? "not found (exit 127)" : `exit ${r.code}`;
+	const status = r.own !== true ? `exit ${r.code}` : r.code === EX.TIMEOUT ? "timed out (exit 124)" : r.code === EX.NOTFOUND ? "not found (exit 127)" : `exit ${r.code}`;
 	const lines = [`${what} failed (${status}):`];
 	if (command?.length) lines.push(`command: ${shellLine(command)}`);
 	const kept = t.truncated || r.dropped ? `last ${t.outputLines} of ${t.totalLines} lines` : "all of it";

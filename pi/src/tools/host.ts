@@ -102,10 +102,18 @@ function diagnose(text: string): string {
 	return `fix: run \`${sbxCli()} ls\` in a terminal to see what sbx says; docker_verify audits the sandbox once it runs.`;
 }
 
-/** The advice for a failed sbx-run call: from its own words when the status is its own. */
-function advise(r: RunResult): string {
-	if (r.own === false)
-		return "fix: docker inside the sandbox failed (its words are above, the sandbox's own); docker_verify audits the sandbox, docker_sandbox_rm makes a fresh one.";
+/**
+ * The advice for a failed sbx-run call: from its own words when the
+ * status is its own.  When it is what sbx exec returned, the words may
+ * be the sandbox's, so they are never read: the advice comes from
+ * sbxSaid, the words of a program that runs nothing in the sandbox
+ * (sbx-ports ls, sbx's answer alone), when it failed too.
+ */
+function advise(r: RunResult, sbxSaid: string): string {
+	if (r.own === false) {
+		if (sbxSaid) return diagnose(sbxSaid);
+		return "fix: docker inside the sandbox failed, or sbx could not run it (the lines above say which; they may be the sandbox's own); docker_verify audits the sandbox, docker_sandbox_rm makes a fresh one.";
+	}
 	const words = ownWords(r);
 	if (!words) return `fix: sbx-run ended with exit ${r.code} and said nothing of its own; run \`${sbxCli()} ls\` in a terminal to see what sbx says.`;
 	return diagnose(r.code === EX.NOTFOUND ? `${words} (exit 127)` : words);
@@ -140,12 +148,16 @@ async function status(s: Session, signal: AbortSignal | undefined) {
 		);
 	// sbx-ports answers first: 68 is its documented "the sandbox does not exist", and it never creates one
 	let ports = "";
+	let sbxSaid = "";
 	if (findProgram("sbx-ports")) {
 		const p = await s.ports(["ls"], { signal, what: "sbx-ports ls", allowFail: true });
 		if (p.code === EX.NOSANDBOX && p.own) return notYet();
 		if (p.code === EX.RESTART && p.own) return restart();
 		try {
-			if (p.code !== EX.OK) throw new Error(`sbx-ports exit ${p.code}: ${p.stderr.trim()}`);
+			if (p.code !== EX.OK) {
+				sbxSaid = p.stderr.trim();
+				throw new Error(`sbx-ports exit ${p.code}: ${sbxSaid}`);
+			}
 			const ms = parseMappings(p.stdout);
 			ports = ms.length ? `host ports: ${describe(ms).join("; ")}` : "host ports: none";
 		} catch (e) {
@@ -163,7 +175,7 @@ async function status(s: Session, signal: AbortSignal | undefined) {
 	if (r.code === EX.RESTART && r.own) return restart();
 	if (r.code !== EX.OK) {
 		const why = failure("docker info", r).message;
-		return result([...head, `state: unknown: ${why}`, advise(r), ...modeLines(), watcherLine(s)].join("\n"), {
+		return result([...head, `state: unknown: ${why}`, advise(r, sbxSaid), ...modeLines(), watcherLine(s)].join("\n"), {
 			sandbox: name,
 			provisioned: false,
 			problem: why.split("\n")[0],
