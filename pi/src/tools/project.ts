@@ -343,7 +343,7 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 				if (note) lines.push(note);
 			}
 			if (LONG.has(action)) return brief(lines, r, details);
-			return result([...lines, r.output.trim() || "(no output)"].join("\n"), details);
+			return result([...lines, r.output.trim() || "(no output)"].join("\n"), details, "tail", r.dropped);
 		},
 	});
 }
