@@ -7,22 +7,13 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { FLAVOUR, PI_DIR, need, piMissing } from "../testlib/harness.mjs";
+import { FLAVOUR, PI_DIR, need, piMissing, rejection } from "../testlib/harness.mjs";
 import { sessionSuite } from "../testlib/suite.mjs";
 
 const S = sessionSuite(async (s) => {
 	const r = await s.pi.call("docker_run", { image: "busybox:local", name: "kept", command: ["sleep", "1000"] });
 	s.name = r.result.details.sandbox;
 });
-
-async function rejection(p) {
-	try {
-		await p;
-	} catch (e) {
-		return e;
-	}
-	assert.fail("the call succeeded; it should have failed");
-}
 
 async function textModule() {
 	const { createJiti } = await import(pathToFileURL(join(PI_DIR, "node_modules", "jiti", "lib", "jiti.mjs")).href);

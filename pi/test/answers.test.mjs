@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { FLAVOUR, PI_DIR, need, piMissing, withEnv } from "../testlib/harness.mjs";
+import { FLAVOUR, PI_DIR, need, piMissing, rejection, withEnv } from "../testlib/harness.mjs";
 import { sessionSuite } from "../testlib/suite.mjs";
 
 const S = sessionSuite(async (s) => {
@@ -22,16 +22,6 @@ function ready(t) {
 	if (!S.ready(t)) return false;
 	({ pi, w } = S);
 	return true;
-}
-
-/** The error a tool call rejects with. */
-async function rejection(p) {
-	try {
-		await p;
-	} catch (e) {
-		return e;
-	}
-	assert.fail("the call succeeded; it should have failed");
 }
 
 const bytes = (s) => Buffer.byteLength(s);
