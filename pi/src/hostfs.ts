@@ -54,12 +54,11 @@ function walk(realRoot: string, rel: string, what: string, input: string, spelli
 	const queue = parts(rel, false);
 	let cur = realRoot;
 	let links = 0;
-	let linked = false;
 	const esc = (why: string) => new Error(`docker: ${what} escapes the workspace (${why}): ${input}`);
 	while (queue.length) {
 		const { c, link } = queue.shift() as { c: string; link: boolean };
 		if (c === "..") {
-			if (cur === realRoot) throw esc(linked ? "symlink" : "..");
+			if (cur === realRoot) throw esc(link ? "symlink" : "..");
 			cur = dirname(cur);
 			continue;
 		}
@@ -77,8 +76,7 @@ function walk(realRoot: string, rel: string, what: string, input: string, spelli
 			throw new Error(`docker: ${what} cannot be resolved (${code ?? (e as Error).message}): ${input}`);
 		}
 		if (st.isSymbolicLink()) {
-			if (++links > LINKS_MAX) throw new Error(`docker: ${what} cannot be resolved (too many symbolic links): ${input}`);
-			linked = true;
+			if (++links > LINKS_MAX) throw new Error(`docker: ${what} cannot be resolved (a symbolic link loop: more than ${LINKS_MAX} links): ${input}`);
 			const target = readlinkSync(next);
 			if (isAbsolute(target)) {
 				const r = spellings.find((p) => target === p || target.startsWith(`${p}/`));
