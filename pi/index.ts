@@ -47,14 +47,18 @@ type ToolDef = Parameters<ExtensionAPI["registerTool"]>[0];
  * pi as the tools see it: each tool refuses before it does anything
  * while refusal() holds (this package or DOCKER_SANDBOX_BIN lies where
  * the sandbox can write), docker_init included, though it runs nothing:
- * the code that would write the files is the workspace's.
+ * the code that would write the files is the workspace's.  A host that
+ * fired no session_start names the session's directory in the tool's
+ * context; the guards use it, never pi's own working directory.
  */
-function guarded(pi: ExtensionAPI): ExtensionAPI {
+function guarded(pi: ExtensionAPI, s: Session): ExtensionAPI {
 	const api = Object.create(pi) as ExtensionAPI;
 	api.registerTool = ((def: ToolDef) =>
 		pi.registerTool({
 			...def,
 			async execute(...a: Parameters<ToolDef["execute"]>) {
+				s.begin(a[4]?.cwd);
+				if (!s.started) throw new Error("docker sandbox: the session has not started: its directory is not known yet");
 				const why = refusal();
 				if (why) throw new Error(why);
 				return def.execute(...a);
@@ -65,7 +69,7 @@ function guarded(pi: ExtensionAPI): ExtensionAPI {
 
 export default function sbxTools(pi: ExtensionAPI): void {
 	const s = new Session();
-	const tools = guarded(pi);
+	const tools = guarded(pi, s);
 
 	registerHostTools(tools, s);
 	registerContainerTools(tools, s);
@@ -75,6 +79,7 @@ export default function sbxTools(pi: ExtensionAPI): void {
 	pi.registerCommand("docker", {
 		description: "Show the docker sandbox of this session: name, docker calls made, workspace, modes and tools",
 		handler: async (_args: string, ctx: ExtensionContext) => {
+			s.begin(ctx.cwd);
 			const missing = missingPrograms();
 			let name: string;
 			try {
@@ -105,7 +110,8 @@ export default function sbxTools(pi: ExtensionAPI): void {
 	});
 
 	pi.on("session_start", async (_event, ctx) => {
-		if (!s.lifeline) s.setRoot(ctx.cwd);
+		// the first program runs here, once the session's directory is known
+		s.begin(ctx.cwd);
 		const missing = missingPrograms();
 		if (missing.length) {
 			if (ctx.hasUI) ctx.ui.notify(`docker sandbox: missing ${missing.join(", ")}. ${installHint()}`, "warning");

@@ -165,6 +165,7 @@ exec_once(struct request *r, char **av, int in, int *said,
 	}
 	status = c.status;
 	r->relayed = c.relayed;
+	r->cut = c.timedout || c.signo != 0;
 	sbx_result_free(&c);
 	return status;
 }

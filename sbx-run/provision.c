@@ -36,6 +36,9 @@ struct create {
 	int	 readonly;
 };
 
+static pid_t	watcher(const struct request *, int);
+static int	session_gone(const struct request *, int, const char *);
+
 static char **
 create_argv(const struct request *r, const struct create *c, int quiet)
 {
@@ -283,7 +286,7 @@ provision(const struct request *r)
 		print_argv(create_argv(r, &c, 0));
 		exit(SBX_EX_NOSANDBOX);
 	}
-	if (session_ended(r))
+	if (session_ended(r) || session_gone(r, dfd, now))
 		errx(SBX_EX_FAIL, "sandbox %s: its session has ended; not "
 		    "provisioning a sandbox no watcher would remove", r->name);
 	ret = create(r, &c, dfd, now);
@@ -292,6 +295,34 @@ done:
 		close(lfd);
 	close(dfd);
 	return ret;
+}
+
+/* The pid of the watcher holding NAME.lock, or 0. */
+static pid_t
+watcher(const struct request *r, int dfd)
+{
+	char lock[SBX_MARKER_MAX];
+	pid_t pid;
+
+	(void)sbx_marker_path(lock, sizeof(lock), r->name, SBX_M_LOCK);
+	return (pid = sbx_lock_holder(dfd, lock)) > 0 ? pid : 0;
+}
+
+/*
+ * Has the session this call was made in ended, though the process that
+ * started it may live on (a new session in the same pi)?  Its watcher was
+ * armed when the call began and none is now; or its teardown removed the
+ * sandbox while the call ran (NAME.created then, none now), and a
+ * watcher that tore down is on its way out.  A sandbox made now would
+ * have no teardown.
+ */
+static int
+session_gone(const struct request *r, int dfd, const char *now)
+{
+	if (r->watcher == 0)
+		return 0;
+	return (r->before[0] != '\0' && now[0] == '\0') ||
+	    watcher(r, dfd) == 0;
 }
 
 /*
@@ -333,5 +364,6 @@ provision_snapshot(struct request *r)
 		return;
 	if (sbx_created_text(dfd, r->name, r->before, sizeof(r->before)) == -1)
 		r->before[0] = '\0';
+	r->watcher = watcher(r, dfd);
 	close(dfd);
 }

@@ -29,11 +29,28 @@
 
 extern char **environ;
 
+static int originfd = -1;	/* -O: says whose the exit status is */
+static pid_t originpid;		/* ours, not a child's that exits */
+static const char *origin = "sbx-run";
+
+/*
+ * -O: one line at exit, "command" when the status is what the exec
+ * returned, "sbx-run" when it is ours (an error, the timeout, a signal),
+ * on a descriptor the command never gets, so it cannot say it instead.
+ */
+static void
+origin_say(void)
+{
+	if (originfd != -1 && getpid() == originpid &&
+	    sbx_writeall(originfd, origin, strlen(origin)) != -1)
+		(void)sbx_writeall(originfd, "\n", 1);
+}
+
 static void SBX_DEAD
 usage(void)
 {
-	fprintf(stderr, "usage: sbx-run [-CinPx] [-J count] [-s name] "
-	    "[-t seconds] [-w workspace] [argument ...]\n");
+	fprintf(stderr, "usage: sbx-run [-CinPx] [-J count] [-O fd] "
+	    "[-s name] [-t seconds] [-w workspace] [argument ...]\n");
 	exit(SBX_EX_USAGE);
 }
 
@@ -57,7 +74,7 @@ main(int argc, char *argv[])
 	memset(&r, 0, sizeof(r));
 	r.session = getppid();	/* before anything could orphan us */
 	opterr = 0;	/* usage() says it all, on one line */
-	while ((ch = getopt(argc, argv, "+CiJ:nPs:t:w:x")) != -1) {
+	while ((ch = getopt(argc, argv, "+CiJ:nO:Ps:t:w:x")) != -1) {
 		switch (ch) {
 		case 'C':
 			cflag = 1;
@@ -72,6 +89,17 @@ main(int argc, char *argv[])
 			break;
 		case 'n':
 			nflag = 1;
+			break;
+		case 'O':
+			originfd = (int)sbx_strtonum(optarg, 3, INT_MAX,
+			    &errstr);
+			if (errstr != NULL)
+				errx(SBX_EX_USAGE, "-O: descriptor is %s", errstr);
+			if (fcntl(originfd, F_SETFD, FD_CLOEXEC) == -1)
+				err(SBX_EX_USAGE, "-O %d", originfd);
+			originpid = getpid();
+			if (atexit(origin_say) != 0)
+				err(SBX_EX_CANTRUN, "atexit");
 			break;
 		case 'P':
 			pflag = 1;
@@ -179,6 +207,8 @@ main(int argc, char *argv[])
 		else	/* not sbx's word after all: give it back */
 			(void)sbx_writeall(STDERR_FILENO, held.data, held.len);
 	}
+	if (!r.cut)	/* the status is the exec's: the command's */
+		origin = "command";
 	jc.bytes = r.relayed;
 	jc.timeout = r.timeout;
 	journal_add(&jc, r.name, argv, xflag, status);

@@ -28,6 +28,8 @@ struct request {
 	const char	*container;	/* that container (or service) */
 	int		 prewarm;	/* -P's provisioning: its parent holds the lock */
 	unsigned long long relayed;	/* out: output of the last exec */
+	int		 cut;		/* out: the exec ended by timeout or signal */
+	pid_t		 watcher;	/* NAME.lock's holder before the exec, or 0 */
 };
 
 /* What a held exec's stderr was: the command's, or sbx's answer of... */

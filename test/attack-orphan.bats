@@ -61,3 +61,68 @@ session_in_flight() {
 	run -0 sbx-run -s pi-sbx-4242-abcd1234 ps
 	[ "$(stub_count create)" -eq 1 ] || fail "$(cat "$SBX_STUB_DIR/calls.log")"
 }
+
+# A session whose process lives on after it ended (a new session in the
+# same editor): its watcher armed on a lifeline, one sbx-run call in
+# flight whose first exec answers "no such sandbox" after a delay; the
+# lifeline's writer in $LIFE.  $N, $RUN, $WP as above.
+armed_in_flight() {
+	export DOCKER_SANDBOX_KEEPALIVE=0
+	echo 2 >"$SBX_STUB_DIR/delay.exec"
+	mkfifo "$BATS_TEST_TMPDIR/life"
+	# from a subshell: nobody's job, so no notice when it is killed
+	LIFE=$( (exec sleep 1000 >"$BATS_TEST_TMPDIR/life") </dev/null \
+	    >/dev/null 2>&1 3>&- & echo $!)
+	BG_PIDS="$BG_PIDS $LIFE"
+	N=$(sbx-run -n)
+	"$TOP/sbx-watch/sbx-watch" -f 4 "$N" 4<"$BATS_TEST_TMPDIR/life" 3>&-
+	WP=$(watcher_pid "$N")
+	sbx-run -s "$N" ps >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" 3>&- &
+	RUN=$!
+	BG_PIDS="$BG_PIDS $RUN"
+}
+
+@test "orphan class: a call of a session that ended while its process lives provisions nothing" {
+	armed_in_flight
+	kill -9 "$LIFE"	# the session ends: its watcher sees EOF and goes
+	for _ in $(seq 100); do dead "$WP" && break; sleep 0.1; done
+	dead "$WP" || fail "the watcher still runs"
+	rc=0
+	wait "$RUN" || rc=$?
+	[ "$rc" -eq 1 ] || fail "status $rc: $(cat "$BATS_TEST_TMPDIR/err")"
+	[ "$(stub_count create)" -eq 0 ] || fail "$(cat "$SBX_STUB_DIR/calls.log")"
+	grep -q "its session has ended" "$BATS_TEST_TMPDIR/err" ||
+	    fail "stderr: $(cat "$BATS_TEST_TMPDIR/err")"
+	[ ! -e "$SBX_STATE_DIR/$N.created" ] || fail "an intent marker was left"
+}
+
+@test "orphan class (control): the same call with its watcher armed throughout provisions once" {
+	armed_in_flight
+	rc=0
+	wait "$RUN" || rc=$?
+	[ "$rc" -eq 0 ] || fail "status $rc: $(cat "$BATS_TEST_TMPDIR/err")"
+	[ "$(stub_count create)" -eq 1 ] || fail "$(cat "$SBX_STUB_DIR/calls.log")"
+}
+
+@test "orphan class: a call of a watched session whose sandbox was torn down during it makes none again" {
+	export DOCKER_SANDBOX_KEEPALIVE=0
+	N0=$(sbx-run -n)
+	provisioned "$N0"
+	echo 2 >"$SBX_STUB_DIR/delay.exec"
+	mkfifo "$BATS_TEST_TMPDIR/life"
+	LIFE=$( (exec sleep 1000 >"$BATS_TEST_TMPDIR/life") </dev/null \
+	    >/dev/null 2>&1 3>&- & echo $!)
+	BG_PIDS="$BG_PIDS $LIFE"
+	"$TOP/sbx-watch/sbx-watch" -f 4 "$N0" 4<"$BATS_TEST_TMPDIR/life" 3>&-
+	sbx-run -s "$N0" ps >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" 3>&- &
+	RUN=$!
+	BG_PIDS="$BG_PIDS $RUN"
+	sleep 0.5
+	# the sandbox goes while the call's exec is under way (its watcher stays)
+	rm -f "$SBX_STUB_DIR/sandboxes/$N0"
+	rm -f "$SBX_STATE_DIR/$N0.created"
+	rc=0
+	wait "$RUN" || rc=$?
+	[ "$rc" -eq 1 ] || fail "status $rc: $(cat "$BATS_TEST_TMPDIR/err")"
+	[ "$(stub_count create)" -eq 0 ] || fail "$(cat "$SBX_STUB_DIR/calls.log")"
+}

@@ -28,10 +28,10 @@ none_survived() {
 @test "sbx-run: a bad option prints only the usage line and exits 64" {
 	run -64 --separate-stderr sbx-run -Z
 	[ -z "$output" ]
-	[ "${stderr_lines[0]}" = "usage: sbx-run [-CinPx] [-J count] [-s name] [-t seconds] [-w workspace] [argument ...]" ]
+	[ "${stderr_lines[0]}" = "usage: sbx-run [-CinPx] [-J count] [-O fd] [-s name] [-t seconds] [-w workspace] [argument ...]" ]
 	[ "${#stderr_lines[@]}" -eq 1 ]
 	run -64 --separate-stderr sbx-run -s "$N"
-	[ "${stderr_lines[0]}" = "usage: sbx-run [-CinPx] [-J count] [-s name] [-t seconds] [-w workspace] [argument ...]" ]
+	[ "${stderr_lines[0]}" = "usage: sbx-run [-CinPx] [-J count] [-O fd] [-s name] [-t seconds] [-w workspace] [argument ...]" ]
 	run -64 sbx-run -n ps
 	run -64 sbx-run -t 1x -s "$N" ps
 	run -64 sbx-run -t -1 -s "$N" ps

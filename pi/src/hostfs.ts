@@ -5,7 +5,7 @@
  * goes through here; the agent (or a container, through a workspace
  * bind, or a cloned repository) may have planted links anywhere in it.
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import { MissingProgram } from "./config.ts";
 import { EX } from "./status.ts";
@@ -39,20 +39,26 @@ export function workspaceRoot(root: string): string {
 
 /**
  * Resolve rel (components under the real root) the way the kernel would:
- * each link as it is met, `..` from where the walk really is.  Every step
- * must stay in the root; a dangling link, a loop, or `..` past a missing
- * component is refused.  A missing tail (no link, no `..`) is allowed and
- * returned as spelled.
+ * each link as it is met, `..` from where the walk really is.  A link is
+ * followed by its text, never by the system: an absolute target must
+ * spell the root (as given or real) and a relative one is walked from
+ * where the link is, so every step stays in the root and nothing outside
+ * it is ever looked at.  A link that leaves gets one answer whatever its
+ * target is (there, missing, a loop), so no answer tells of a host path.
+ * A dangling link or a loop inside is refused; a missing tail (no link,
+ * no `..`) is allowed and returned as spelled.
  */
-function walk(realRoot: string, rel: string, what: string, input: string): string {
-	const queue = rel.split("/").filter((c) => c !== "" && c !== ".");
+function walk(realRoot: string, rel: string, what: string, input: string, spellings: string[] = [realRoot]): string {
+	const parts = (text: string, link: boolean) => text.split("/").filter((c) => c !== "" && c !== ".").map((c) => ({ c, link }));
+	// each component, and whether a link's text gave it
+	const queue = parts(rel, false);
 	let cur = realRoot;
 	let links = 0;
 	const esc = (why: string) => new Error(`docker: ${what} escapes the workspace (${why}): ${input}`);
 	while (queue.length) {
-		const c = queue.shift() as string;
+		const { c, link } = queue.shift() as { c: string; link: boolean };
 		if (c === "..") {
-			if (cur === realRoot) throw esc("..");
+			if (cur === realRoot) throw esc(link ? "symlink" : "..");
 			cur = dirname(cur);
 			continue;
 		}
@@ -63,23 +69,21 @@ function walk(realRoot: string, rel: string, what: string, input: string): strin
 		} catch (e) {
 			const code = (e as NodeJS.ErrnoException).code;
 			if (code === "ENOENT") {
-				if (queue.includes("..")) throw new Error(`docker: ${what} cannot be resolved (".." after a missing component): ${input}`);
-				return join(next, ...queue);
+				if (link) throw new Error(`docker: ${what} cannot be resolved (a dangling symbolic link in the workspace): ${input}`);
+				if (queue.some((q) => q.c === "..")) throw new Error(`docker: ${what} cannot be resolved (".." after a missing component): ${input}`);
+				return join(next, ...queue.map((q) => q.c));
 			}
 			throw new Error(`docker: ${what} cannot be resolved (${code ?? (e as Error).message}): ${input}`);
 		}
 		if (st.isSymbolicLink()) {
-			if (++links > LINKS_MAX) throw new Error(`docker: ${what} cannot be resolved (too many symbolic links): ${input}`);
-			let target: string;
-			try {
-				target = realpathSync(next);
-			} catch (e) {
-				const code = (e as NodeJS.ErrnoException).code;
-				const why = code === "ELOOP" ? "a symbolic link loop" : `a dangling symbolic link: ${c} -> ${readlinkSync(next)}`;
-				throw new Error(`docker: ${what} cannot be resolved (${why}): ${input}`);
-			}
-			if (!inside(realRoot, target)) throw esc("symlink");
-			cur = target;
+			if (++links > LINKS_MAX) throw new Error(`docker: ${what} cannot be resolved (a symbolic link loop: more than ${LINKS_MAX} links): ${input}`);
+			const target = readlinkSync(next);
+			if (isAbsolute(target)) {
+				const r = spellings.find((p) => target === p || target.startsWith(`${p}/`));
+				if (r === undefined) throw esc("symlink");
+				queue.unshift(...parts(target.slice(r.length), true));
+				cur = realRoot;
+			} else queue.unshift(...parts(target, true));
 			continue;
 		}
 		if (queue.length && !st.isDirectory()) throw new Error(`docker: ${what} cannot be resolved (${c} is not a directory): ${input}`);
@@ -109,7 +113,7 @@ export function hostPath(root: string, input: string, what = "path"): string {
 				break;
 			}
 	if (rel === undefined) throw new Error(`docker: ${what} escapes the workspace: ${input}`);
-	return walk(realRoot, rel, what, input);
+	return walk(realRoot, rel, what, input, [...new Set([realRoot, root.replace(/\/+$/, "")])].filter(Boolean));
 }
 
 /**

@@ -41,9 +41,10 @@ export class Prewarm {
 	/** settles once sbx-run -P holds the lock, or has ended */
 	private held: Promise<void>;
 
-	constructor(run: string, args: string[]) {
+	/** env: the cleaned environment every program gets (trust.ts: programEnv) */
+	constructor(run: string, args: string[], env: NodeJS.ProcessEnv) {
 		// its words go to NAME.prewarm for the first call; stdout is the signal
-		const child = spawn(run, ["-P", ...args], { stdio: ["ignore", "pipe", "ignore"], env: process.env });
+		const child = spawn(run, ["-P", ...args], { stdio: ["ignore", "pipe", "ignore"], env });
 		this.child = child;
 		this.held = new Promise<void>((resolve) => {
 			child.stdout!.on("data", () => {});

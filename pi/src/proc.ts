@@ -20,6 +20,11 @@ export interface RunOptions {
 	 */
 	input?: string;
 	env?: NodeJS.ProcessEnv;
+	/**
+	 * the program says whose its exit status is on descriptor 3 (sbx-run
+	 * -O 3): a pipe there, read into RunResult.own
+	 */
+	origin?: boolean;
 }
 
 export interface RunResult {
@@ -32,6 +37,12 @@ export interface RunResult {
 	dropped: number;
 	/** where the output goes should the answer be cut (text.ts: logOf) */
 	log?: LogSink;
+	/**
+	 * true when the status is the program's own (its failure, its
+	 * timeout, a signal); with origin, false when it is what the exec
+	 * returned (the command's), undefined when it said neither
+	 */
+	own?: boolean;
 }
 
 /** A call's log, made only when its answer is cut, and the session's list of them. */
@@ -40,6 +51,8 @@ export interface LogSink {
 	made: Set<string>;
 	/** the file, once written */
 	path?: string;
+	/** true once the session ended: no log is written any more */
+	closed?: () => boolean;
 }
 
 /**
@@ -121,7 +134,7 @@ export function runProgram(path: string, args: string[], opts: RunOptions = {}):
 		const inFd = opts.input === undefined ? undefined : inputFile(opts.input);
 		const child = spawn(path, args, {
 			detached: true, // its own process group: kill(-pid) reaches everything under it
-			stdio: [inFd ?? "ignore", "pipe", "pipe"],
+			stdio: opts.origin ? [inFd ?? "ignore", "pipe", "pipe", "pipe"] : [inFd ?? "ignore", "pipe", "pipe"],
 			env: opts.env ?? process.env,
 			windowsHide: true,
 		});
@@ -155,6 +168,13 @@ export function runProgram(path: string, args: string[], opts: RunOptions = {}):
 		};
 		child.stdout!.on("data", take(out));
 		child.stderr!.on("data", take(err));
+		// one short line at its exit; what the command prints never reaches it
+		let origin = "";
+		const said = opts.origin ? (child.stdio[3] as NodeJS.ReadableStream | null) : null;
+		said?.on("data", (b: Buffer) => {
+			if (origin.length < 64) origin += b.toString("latin1");
+		});
+		said?.on("error", () => {});
 
 		const onAbort = (): void => {
 			aborted = true;
@@ -182,7 +202,10 @@ export function runProgram(path: string, args: string[], opts: RunOptions = {}):
 			}
 			flush();
 			const status = code ?? 128 + signalNumber(sig);
-			resolve({ code: status, stdout: out.text(), stderr: err.text(), output: both.text(), dropped: both.dropped });
+			const word = origin.split("\n")[0];
+			// a program that runs no command of the sandbox's has only statuses of its own
+			const own = !opts.origin ? true : word === "sbx-run" ? true : word === "command" ? false : undefined;
+			resolve({ code: status, stdout: out.text(), stderr: err.text(), output: both.text(), dropped: both.dropped, own });
 		});
 	});
 }

@@ -34,6 +34,8 @@ export interface CallOptions {
 	env?: NodeJS.ProcessEnv;
 	/** resolve with a failed result instead of throwing */
 	allowFail?: boolean;
+	/** sbx-run -O 3: it says on descriptor 3 whether the status is its own (proc.ts: RunResult.own) */
+	origin?: boolean;
 	/** should the answer be cut, keep the output in a temp file named for this (text.ts: logOf) */
 	log?: string;
 	/** the command as the answer shows it when it fails (default: the program and its arguments) */
@@ -41,6 +43,7 @@ export interface CallOptions {
 }
 
 const HANDOVER = Symbol.for("sbx-tools.pi.handover");
+const ENDED = "docker sandbox: this session has ended; its sandbox is being removed";
 
 interface Handover {
 	name: string;
@@ -52,33 +55,54 @@ interface Handover {
 export class Session {
 	name?: string;
 	nameError?: string;
-	root: string;
+	/** the session's directory, once the host named it (begin); "" before */
+	root = "";
+	/** begin() came: the directory every guard uses is known */
+	started = false;
 	lifeline?: Socket;
 	watchError?: string;
 	gcStarted = false;
 	/** session_shutdown came: arm no watcher any more */
 	ended = false;
+	/** it ended for good (not a /reload): its calls were aborted, its files removed */
+	private released = false;
 	/** the logs of cut answers (text.ts: logOf), removed at the end and with the sandbox */
 	logs = new Set<string>();
 	/** sbx-run -P started at session start (prewarm.ts) */
 	warm?: Prewarm;
+	/** the arming in flight, shared by every caller (arm) */
+	private arming?: Promise<void>;
+	/** aborted at the session's end: every call of the session listens to it */
+	private readonly end = new AbortController();
 
+	/**
+	 * Nothing is run here: pi's own working directory need not be the
+	 * session's (`/resume` of another project, `pi --session FILE`), so
+	 * no program is looked up or started before begin() names the
+	 * session's directory.
+	 */
 	constructor() {
-		this.root = process.cwd();
-		guardWorkspace(this.root);
 		// a /reload keeps the session: take over the sandbox and its lifeline
 		const g = globalThis as Record<symbol, unknown>;
 		const h = g[HANDOVER] as Handover | undefined;
 		if (h) {
 			delete g[HANDOVER];
 			this.name = h.name;
-			this.root = h.root;
-			guardWorkspace(this.root);
 			this.lifeline = h.lifeline;
 			this.logs = h.logs;
-			return;
+			this.begin(h.root);
 		}
-		this.pickName();
+	}
+
+	/**
+	 * The session's directory is known (session_start's, or the context
+	 * of a tool when the host fires no session_start): from now on it is
+	 * the one every guard uses.  The first one named stays.
+	 */
+	begin(cwd: string | undefined): void {
+		if (this.started || !cwd) return;
+		this.setRoot(cwd);
+		this.started = true;
 	}
 
 	/**
@@ -103,6 +127,7 @@ export class Session {
 
 	/** The sandbox name, or the reason there is none. */
 	sandbox(): string {
+		if (!this.started) throw new Error("docker sandbox: the session has not started: its directory is not known yet");
 		if (!this.name && !this.nameError) this.pickName(); // installed since load
 		if (this.name) return this.name;
 		if (this.nameError) throw new Error(`docker sandbox: ${this.nameError}`);
@@ -123,20 +148,28 @@ export class Session {
 	/** Run a program with the sandbox's name; throws its message on failure. */
 	async program(prog: Program, args: string[], o: CallOptions): Promise<RunResult> {
 		const path = requireProgram(prog);
+		// past the end only what reads or removes runs (docker and exec calls are refused: runArgs)
 		const r = await runProgram(path, args, {
-			signal: o.signal,
+			signal: this.released ? o.signal : this.signal(o.signal),
 			input: o.input,
 			env: programEnv(o.env),
+			origin: o.origin,
 			onOutput: o.stream ? streamer(o.stream.onUpdate, o.stream.head, { sandbox: this.name }) : undefined,
 		});
-		if (o.log !== undefined) r.log = { what: o.log, made: this.logs };
+		// an answer that comes after the session's end keeps no log: its files went with it
+		if (o.log !== undefined) r.log = { what: o.log, made: this.logs, closed: () => this.released };
 		if (r.code !== EX.OK && !o.allowFail) throw failure(o.what, r, o.command ?? [prog, ...args]);
 		return r;
 	}
 
+	/** The call's signal, and the session's end, which ends every call of it. */
+	private signal(s: AbortSignal | undefined): AbortSignal {
+		return s ? AbortSignal.any([s, this.end.signal]) : this.end.signal;
+	}
+
 	private runArgs(o: CallOptions): string[] {
 		// past session_shutdown no watcher would take a new sandbox down
-		if (this.ended) throw new Error("docker sandbox: this session has ended; its sandbox is being removed");
+		if (this.ended) throw new Error(ENDED);
 		const a = ["-s", this.sandbox(), "-w", this.root];
 		if (o.timeout !== undefined) a.push("-t", String(Math.max(0, Math.round(o.timeout))));
 		// unset as sbx-run reads it: absent or empty
@@ -147,18 +180,21 @@ export class Session {
 
 	/** Pinned docker inside the sandbox (provisioned on first use). */
 	async docker(args: string[], o: CallOptions): Promise<RunResult> {
-		const a = [...this.runArgs(o), "--", ...args];
-		await this.armed(o);
-		await this.warm?.ready(o.signal, o.what);
-		return this.program("sbx-run", a, { command: ["docker", ...args], ...o });
+		return this.run([...this.runArgs(o), "--", ...args], { command: ["docker", ...args], ...o });
 	}
 
 	/** Any command inside the sandbox. */
 	async exec(args: string[], o: CallOptions): Promise<RunResult> {
-		const a = [...this.runArgs(o), "-x", "--", ...args];
+		return this.run([...this.runArgs(o), "-x", "--", ...args], { command: args, ...o });
+	}
+
+	/** sbx-run with args, once the watcher is armed and a prewarm holds its lock. */
+	private async run(args: string[], o: CallOptions): Promise<RunResult> {
+		const signal = this.signal(o.signal);
 		await this.armed(o);
-		await this.warm?.ready(o.signal, o.what);
-		return this.program("sbx-run", a, { command: args, ...o });
+		await this.warm?.ready(signal, o.what);
+		// -O 3: sbx-run says on descriptor 3 whose the exit status is (sbx-run(1))
+		return this.program("sbx-run", ["-O", "3", ...args], { ...o, signal, origin: true });
 	}
 
 	/**
@@ -187,10 +223,20 @@ export class Session {
 
 	/**
 	 * Arm sbx-watch for this session: fd 3 is a pipe whose other end only
-	 * this process holds.  Resolves once the watcher has detached.
+	 * this process holds.  Resolves once the watcher has detached.  One
+	 * arming at a time, shared by every caller: parallel first calls wait
+	 * for the same watcher, so the session has one.
 	 */
-	async arm(): Promise<void> {
-		if (this.lifeline && !this.lifeline.destroyed) return;
+	arm(): Promise<void> {
+		if (this.lifeline && !this.lifeline.destroyed) return Promise.resolve();
+		this.arming ??= this.armOnce().finally(() => {
+			this.arming = undefined;
+		});
+		return this.arming;
+	}
+
+	private async armOnce(): Promise<void> {
+		if (this.ended) throw new Error(ENDED);
 		const name = this.sandbox();
 		const watch = requireProgram("sbx-watch");
 		// teardown mode and keepalive: sbx-watch reads (and checks) them itself
@@ -224,6 +270,11 @@ export class Session {
 			throw new Error(this.watchError);
 		}
 		lifeline.unref(); // the session ends when pi says so, not when this pipe does
+		if (this.released) {
+			// the session ended while it armed: the watcher sees its end at once
+			lifeline.destroy();
+			throw new Error(ENDED);
+		}
 		this.lifeline = lifeline;
 		this.watchError = undefined;
 	}
@@ -231,8 +282,11 @@ export class Session {
 	/** The one teardown path: the watcher sees EOF on its descriptor 3. */
 	release(): void {
 		this.ended = true;
-		removeLogs(this.logs);
+		this.released = true;
+		// its calls first, so none is left to meet the teardown: sbx-run ends what it started
+		this.end.abort();
 		this.warm?.stop();
+		removeLogs(this.logs);
 		this.lifeline?.destroy();
 		this.lifeline = undefined;
 	}
@@ -254,7 +308,7 @@ export class Session {
 		if (this.warm || this.ended || !this.lifeline || this.lifeline.destroyed) return false;
 		const c = settings();
 		if (c.DOCKER_SANDBOX_AUTOCREATE === "0" || !wanted(c.DOCKER_SANDBOX_PREWARM, this.root)) return false;
-		this.warm = new Prewarm(requireProgram("sbx-run"), ["-s", this.sandbox(), "-w", this.root]);
+		this.warm = new Prewarm(requireProgram("sbx-run"), ["-s", this.sandbox(), "-w", this.root], programEnv());
 		return true;
 	}
 

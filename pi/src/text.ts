@@ -19,21 +19,64 @@ export interface Details {
 	[key: string]: unknown;
 }
 
-/** Keep the end (logs, builds, command output) or the start (tables, listings). */
-export function cut(text: string, keep: "tail" | "head" = "tail"): { text: string; truncated: boolean } {
-	const t = keep === "tail" ? truncateTail(text) : truncateHead(text);
-	if (!t.truncated) return { text: t.content, truncated: false };
-	const shown = `${t.outputLines} of ${t.totalLines} lines, ${formatSize(t.outputBytes)} of ${formatSize(t.totalBytes)}`;
-	const limit = `pi's limit of ${DEFAULT_MAX_LINES} lines / ${formatSize(DEFAULT_MAX_BYTES)}`;
-	const note =
-		keep === "tail"
-			? `[output truncated to its last ${shown} (${limit})]\n`
-			: `\n[output truncated to its first ${shown} (${limit})]`;
-	return { text: keep === "tail" ? note + t.content : t.content + note, truncated: true };
+/** The most of one line an answer keeps: a longer one is cut there, by bytes, saying how much went. */
+export const LINE_MAX = 4096;
+
+/** The longest start of text that is at most max bytes of UTF-8, cut at a character. */
+function utf8Prefix(text: string, max: number): string {
+	const b = Buffer.from(text);
+	if (b.length <= max) return text;
+	let n = max;
+	while (n > 0 && (b[n] & 0xc0) === 0x80) n--; // not inside a character
+	return b.subarray(0, n).toString("utf8");
 }
 
-export function result(text: string, details: Details = {}, keep: "tail" | "head" = "tail"): AgentToolResult<Details> {
-	const c = cut(text, keep);
+/**
+ * Every line longer than max bytes cut to its first max bytes, with the
+ * number of bytes that went; so one long line (a minified body, a JSON
+ * blob) is shown in part rather than dropped whole by a cut of lines.
+ */
+export function cutLines(text: string, max = LINE_MAX): { text: string; lines: number; bytes: number } {
+	let lines = 0;
+	let bytes = 0;
+	const out = text.split("\n").map((l) => {
+		const n = Buffer.byteLength(l);
+		if (n <= max) return l;
+		const keep = utf8Prefix(l, max);
+		const gone = n - Buffer.byteLength(keep);
+		lines++;
+		bytes += gone;
+		return `${keep} [... ${gone} more bytes of this line]`;
+	});
+	return { text: out.join("\n"), lines, bytes };
+}
+
+/**
+ * Keep the end (logs, builds, command output) or the start (tables,
+ * listings).  dropped: bytes of the output that came before text and
+ * were not kept at all (proc.ts: KEEP_BYTES), counted in the note.
+ */
+export function cut(text: string, keep: "tail" | "head" = "tail", dropped = 0): { text: string; truncated: boolean } {
+	const long = cutLines(text);
+	const t = keep === "tail" ? truncateTail(long.text) : truncateHead(long.text);
+	if (!t.truncated && !long.lines && !dropped) return { text: t.content, truncated: false };
+	const notes: string[] = [];
+	if (t.truncated || dropped) {
+		const total = Buffer.byteLength(text) + dropped;
+		const lines = dropped ? `more than ${t.totalLines}` : `${t.totalLines}`;
+		const shown = `${t.outputLines} of ${lines} lines, ${formatSize(t.outputBytes)} of ${formatSize(total)}`;
+		const limit = `pi's limit of ${DEFAULT_MAX_LINES} lines / ${formatSize(DEFAULT_MAX_BYTES)}`;
+		const gone = dropped ? `; the first ${formatSize(dropped)} were not kept` : "";
+		notes.push(`[output truncated to its ${keep === "tail" ? "last" : "first"} ${shown} (${limit})${gone}]`);
+	}
+	if (long.lines) notes.push(`[${long.lines} line${long.lines > 1 ? "s" : ""} longer than ${formatSize(LINE_MAX)} cut there: ${long.bytes} bytes left out]`);
+	const note = notes.join("\n");
+	return { text: keep === "tail" ? `${note}\n${t.content}` : `${t.content}\n${note}`, truncated: true };
+}
+
+/** An answer cut to pi's limits; dropped as cut() counts it. */
+export function result(text: string, details: Details = {}, keep: "tail" | "head" = "tail", dropped = 0): AgentToolResult<Details> {
+	const c = cut(text, keep, dropped);
 	return { content: [{ type: "text", text: c.text }], details: { ...details, truncated: c.truncated } };
 }
 
@@ -65,13 +108,27 @@ export function shellLine(argv: string[]): string {
 export function failure(what: string, r: RunResult, command?: string[]): Error {
 	const all = plain(r.output).replace(/\n{3,}/g, "\n\n").trim();
 	const t = truncateTail(all || "(no output)", { maxLines: 60, maxBytes: 8 * 1024 });
-	const status = r.code === EX.TIMEOUT ? "timed out (exit 124)" : r.code === EX.NOTFOUND ? "not found (exit 127)" : `exit ${r.code}`;
+	// only the program's own statuses have its meanings: a command's 124 or 127 is the command's
+	const status = r.own !== true ? `exit ${r.code}` : r.code === EX.TIMEOUT ? "timed out (exit 124)" : r.code === EX.NOTFOUND ? "not found (exit 127)" : `exit ${r.code}`;
 	const lines = [`${what} failed (${status}):`];
 	if (command?.length) lines.push(`command: ${shellLine(command)}`);
 	const kept = t.truncated || r.dropped ? `last ${t.outputLines} of ${t.totalLines} lines` : "all of it";
 	const log = t.truncated || r.dropped ? logOf(r) : undefined;
 	lines.push(`output (stdout and stderr as they came, ${kept}${log ? `; ${logSays(r, log)}` : ""}):`, t.content);
 	return new Error(lines.join("\n"));
+}
+
+/**
+ * What the program itself said, when the status is its own: its last
+ * line prefixed with its name ("sbx-run: ..."), which it prints last, as
+ * it exits; "" when the status is the command's or nothing was said.
+ * The command's output is never read for advice: the sandbox writes it.
+ */
+export function ownWords(r: RunResult, prog = "sbx-run"): string {
+	if (r.own !== true) return "";
+	const lines = r.stderr.trimEnd().split("\n");
+	const last = lines[lines.length - 1] ?? "";
+	return last.startsWith(`${prog}: `) ? last : "";
 }
 
 /** The bound of a long-running tool's success answer (build, pull, compose up/build/pull, prune). */
@@ -92,7 +149,7 @@ export function logPath(what: string): string {
  */
 export function logOf(r: RunResult, path?: string): string | undefined {
 	const sink = r.log;
-	if (!sink) return undefined;
+	if (!sink || sink.closed?.()) return undefined;
 	if (sink.path) return sink.path;
 	let out = Buffer.from(r.output);
 	let dropped = r.dropped;
@@ -144,8 +201,10 @@ export function brief(head: string[], r: RunResult, details: Details = {}): Agen
 	const say = r.dropped
 		? `last ${formatSize(Buffer.byteLength(r.output))} of the output (the ${formatSize(r.dropped)} before were dropped): ${path}`
 		: `whole output (${total} lines, ${formatSize(Buffer.byteLength(r.output))}): ${path}`;
-	let top = head.join("\n");
-	let cutTop = false;
+	// each outcome line by bytes (a long containers line), so the lines after it (the URLs) stay
+	const heads = cutLines(head.join("\n"), BRIEF_MAX / 4);
+	let top = heads.text;
+	let cutTop = heads.lines > 0;
 	if (Buffer.byteLength(top) > BRIEF_MAX / 2) {
 		top = truncateHead(top, { maxBytes: BRIEF_MAX / 2, maxLines: 40 }).content + "\n[...]";
 		cutTop = true;

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { FLAVOUR, PI_DIR, need, piMissing, withEnv } from "../testlib/harness.mjs";
+import { FLAVOUR, PI_DIR, need, piMissing, rejection, withEnv } from "../testlib/harness.mjs";
 import { sessionSuite } from "../testlib/suite.mjs";
 
 const S = sessionSuite(async (s) => {
@@ -22,16 +22,6 @@ function ready(t) {
 	if (!S.ready(t)) return false;
 	({ pi, w } = S);
 	return true;
-}
-
-/** The error a tool call rejects with. */
-async function rejection(p) {
-	try {
-		await p;
-	} catch (e) {
-		return e;
-	}
-	assert.fail("the call succeeded; it should have failed");
 }
 
 const bytes = (s) => Buffer.byteLength(s);
@@ -223,7 +213,8 @@ test(`[${FLAVOUR}] status class: docker_status answers, never throws, with sbx m
 	// after an sbx upgrade: the fix named, from the status alone (69)
 	const up = await withEnv({ SBX_SIM_FAULT: "restart" }, () => pi.call("docker_status"));
 	assert.match(up.text, /state: unknown: sbx was upgraded and waits for its daemon to restart/);
-	assert.match(up.text, /fix: ask the user to run `\S*sbx ls` in a terminal and confirm the restart \(it stops every sandbox/);
+	// the non-interactive fix named, and that it stops every sandbox: the user's to run
+	assert.match(up.text, /fix: ask the user to run `\S*sbx daemon restart` \(or `\S*sbx ls` in a terminal, and confirm\): it stops every sandbox, this one and those of other sessions too, so nothing here runs it for them/);
 	assert.equal(up.result.details.restart, true);
 	// and back to normal
 	assert.match((await pi.call("docker_status")).text, /state: running/);

@@ -252,6 +252,16 @@ export async function withEnv(vars, f) {
 	}
 }
 
+/** The error a tool call rejects with; fails the test when it resolves. */
+export async function rejection(p) {
+	try {
+		await p;
+	} catch (e) {
+		return e;
+	}
+	throw new Error("the call succeeded; it should have failed");
+}
+
 /** Write text at path, making its directories. */
 export function writeFile(path, text) {
 	mkdirSync(dirname(path), { recursive: true });

@@ -152,7 +152,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 					if (!(e instanceof Cancelled)) throw e;
 					throw new Cancelled(`docker run ${image}`, await endRun(s, args[args.indexOf("--name") + 1]));
 				}
-				return result([`container exited (${image})${params.rm ? ", removed" : ""}:`, r.output.trim() || "(no output)", ...volLines].join("\n"), { sandbox: s.name, image });
+				return result([`container exited (${image})${params.rm ? ", removed" : ""}:`, r.output.trim() || "(no output)", ...volLines].join("\n"), { sandbox: s.name, image }, "tail", r.dropped);
 			}
 			const r = await s.docker(args, { signal, input, what: `docker run ${image}` });
 			const cid = r.stdout.trim().split("\n").pop()?.trim() ?? "";
@@ -190,7 +190,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 			if (params.timestamps) args.push("--timestamps");
 			args.push(id);
 			const r = await s.docker(args, { signal, what: `docker logs ${id}` });
-			return result(r.output.trimEnd() || "(no logs)", { sandbox: s.name, id });
+			return result(r.output.trimEnd() || "(no logs)", { sandbox: s.name, id }, "tail", r.dropped);
 		},
 	});
 
@@ -221,7 +221,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 				if (!(e instanceof Cancelled)) throw e;
 				throw new Cancelled(`docker exec ${id}`, e.ended ?? "whether what it started still runs inside is unknown (sbx-run said nothing)");
 			}
-			return result(r.output.trimEnd() || "(no output)", { sandbox: s.name, id, exitCode: r.code });
+			return result(r.output.trimEnd() || "(no output)", { sandbox: s.name, id, exitCode: r.code }, "tail", r.dropped);
 		},
 	});
 

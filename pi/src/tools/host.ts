@@ -9,7 +9,8 @@ import { findProgram, installHint, modeLines, PROGRAMS, sbxCli, setting } from "
 import { describe, list, type Mapping, parseMappings } from "../ports.ts";
 import type { Session } from "../session.ts";
 import { EX } from "../status.ts";
-import { failure, removeLogs, result, str } from "../text.ts";
+import type { RunResult } from "../proc.ts";
+import { failure, ownWords, removeLogs, result, str } from "../text.ts";
 import { BODY_CAP, request, timedOut } from "./curl.ts";
 import { Int, intArg } from "./schema.ts";
 
@@ -86,7 +87,11 @@ export function pickPair(u: URL, listing: Mapping[]): { ip: string; port: number
 	);
 }
 
-/** What to do about a failed sandbox call, from its words. */
+/**
+ * What to do about a failure, from words that are the extension's or a
+ * program's own (an error thrown here, sbx-run's last line when the
+ * status is its own); never from what a command in the sandbox printed.
+ */
 function diagnose(text: string): string {
 	if (/MissingProgram|was not found in DOCKER_SANDBOX_BIN/.test(text)) return `fix: ${installHint()}`;
 	if (/not authenticated|not signed in|not logged in|login required/i.test(text)) return `fix: sign in to Docker with \`${sbxCli()} login\`, then call docker_status again.`;
@@ -95,6 +100,23 @@ function diagnose(text: string): string {
 	if (/DOCKER_SANDBOX: /.test(text)) return "fix: unset DOCKER_SANDBOX, or set it to a name the programs take (the line above says what they want).";
 	if (/timed out/.test(text)) return `fix: sbx did not answer in time; \`${sbxCli()} ls\` shows whether its daemon runs.`;
 	return `fix: run \`${sbxCli()} ls\` in a terminal to see what sbx says; docker_verify audits the sandbox once it runs.`;
+}
+
+/**
+ * The advice for a failed sbx-run call: from its own words when the
+ * status is its own.  When it is what sbx exec returned, the words may
+ * be the sandbox's, so they are never read: the advice comes from
+ * sbxSaid, the words of a program that runs nothing in the sandbox
+ * (sbx-ports ls, sbx's answer alone), when it failed too.
+ */
+function advise(r: RunResult, sbxSaid: string): string {
+	if (r.own === false) {
+		if (sbxSaid) return diagnose(sbxSaid);
+		return "fix: docker inside the sandbox failed, or sbx could not run it (the lines above say which; they may be the sandbox's own); docker_verify audits the sandbox, docker_sandbox_rm makes a fresh one.";
+	}
+	const words = ownWords(r);
+	if (!words) return `fix: sbx-run ended with exit ${r.code} and said nothing of its own; run \`${sbxCli()} ls\` in a terminal to see what sbx says.`;
+	return diagnose(r.code === EX.NOTFOUND ? `${words} (exit 127)` : words);
 }
 
 async function status(s: Session, signal: AbortSignal | undefined) {
@@ -118,7 +140,7 @@ async function status(s: Session, signal: AbortSignal | undefined) {
 			[
 				...head,
 				"state: unknown: sbx was upgraded and waits for its daemon to restart; no docker_* call can run until then",
-				`fix: ask the user to run \`${sbxCli()} ls\` in a terminal and confirm the restart (it stops every sandbox, this one too), then call docker_status again.`,
+				`fix: ask the user to run \`${sbxCli()} daemon restart\` (or \`${sbxCli()} ls\` in a terminal, and confirm): it stops every sandbox, this one and those of other sessions too, so nothing here runs it for them; then call docker_status again.`,
 				...modeLines(),
 				watcherLine(s),
 			].join("\n"),
@@ -126,12 +148,16 @@ async function status(s: Session, signal: AbortSignal | undefined) {
 		);
 	// sbx-ports answers first: 68 is its documented "the sandbox does not exist", and it never creates one
 	let ports = "";
+	let sbxSaid = "";
 	if (findProgram("sbx-ports")) {
 		const p = await s.ports(["ls"], { signal, what: "sbx-ports ls", allowFail: true });
-		if (p.code === EX.NOSANDBOX) return notYet();
-		if (p.code === EX.RESTART) return restart();
+		if (p.code === EX.NOSANDBOX && p.own) return notYet();
+		if (p.code === EX.RESTART && p.own) return restart();
 		try {
-			if (p.code !== EX.OK) throw new Error(`sbx-ports exit ${p.code}: ${p.stderr.trim()}`);
+			if (p.code !== EX.OK) {
+				sbxSaid = p.stderr.trim();
+				throw new Error(`sbx-ports exit ${p.code}: ${sbxSaid}`);
+			}
 			const ms = parseMappings(p.stdout);
 			ports = ms.length ? `host ports: ${describe(ms).join("; ")}` : "host ports: none";
 		} catch (e) {
@@ -144,11 +170,12 @@ async function status(s: Session, signal: AbortSignal | undefined) {
 		env: { ...process.env, DOCKER_SANDBOX_AUTOCREATE: "0" },
 		allowFail: true,
 	});
-	if (r.code === EX.NOSANDBOX) return notYet();
-	if (r.code === EX.RESTART) return restart();
+	// sbx-run's own 68 and 69 only: docker info's own status may be any number
+	if (r.code === EX.NOSANDBOX && r.own) return notYet();
+	if (r.code === EX.RESTART && r.own) return restart();
 	if (r.code !== EX.OK) {
 		const why = failure("docker info", r).message;
-		return result([...head, `state: unknown: ${why}`, diagnose(why), ...modeLines(), watcherLine(s)].join("\n"), {
+		return result([...head, `state: unknown: ${why}`, advise(r, sbxSaid), ...modeLines(), watcherLine(s)].join("\n"), {
 			sandbox: name,
 			provisioned: false,
 			problem: why.split("\n")[0],

@@ -18,9 +18,12 @@ export function shellCommand(cmd: string | string[] | undefined): string[] {
 	return commandWords(cmd);
 }
 
+/** Seconds stopping a cancelled run's container may take, however the VM answers. */
+export const END_SECONDS = 20;
+
 /** Stop, inside the sandbox, the container of a cancelled foreground run (--rm then removes it). */
 export async function endRun(s: Session, name: string): Promise<string> {
-	const r = await s.docker(["kill", name], { what: "docker kill (ending a cancelled run)", timeout: 30, allowFail: true }).catch((e: Error) => ({ code: 1, output: e.message }));
+	const r = await s.docker(["kill", name], { what: "docker kill (ending a cancelled run)", timeout: END_SECONDS, allowFail: true, env: { ...process.env, DOCKER_SANDBOX_AUTOCREATE: "0" } }).catch((e: Error) => ({ code: 1, output: e.message }));
 	// not running (any more) is as good as killed
 	if (r.code === EX.OK || /is not running|No such container/.test(r.output)) return `its container ${name} was stopped`;
 	return `its container ${name} may still run (stopping it failed: ${r.output.trim().split("\n").pop()?.slice(0, 200) ?? ""})`;

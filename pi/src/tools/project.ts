@@ -133,8 +133,18 @@ async function vmFile(s: Session, text: string, signal: AbortSignal | undefined)
 	return path;
 }
 
+/**
+ * Seconds the removal of the label override file may take: its own
+ * bound, whatever DOCKER_SANDBOX_TIMEOUT says (0 is none), so a VM that
+ * hangs cannot hold a cancelled compose run; a file left is in the VM's
+ * /tmp, and goes with the sandbox.
+ */
+export const DROP_SECONDS = 10;
+
 async function dropVmFile(s: Session, path: string): Promise<void> {
-	await s.exec(["rm", "-f", path], { what: "compose label override", allowFail: true }).catch(() => undefined);
+	await s
+		.exec(["rm", "-f", path], { what: "compose label override", allowFail: true, timeout: DROP_SECONDS, env: { ...process.env, DOCKER_SANDBOX_AUTOCREATE: "0" } })
+		.catch(() => undefined);
 }
 
 /** The compose file: given (in the workspace) or the first of the usual names in the workspace root. */
@@ -145,9 +155,13 @@ function composePath(root: string, file: string | undefined): string {
 		if (!statSync(p, { throwIfNoEntry: false })?.isFile()) throw new Error(`docker compose: file not found: ${file}`);
 		return p;
 	}
+	// the first name that is there at all (a link too, which the walk then judges): nothing is
+	// looked at through a link before the walk, so a link out answers as one, whatever it names
 	for (const f of COMPOSE_FILES) {
-		const p = join(real, f);
-		if (statSync(p, { throwIfNoEntry: false })?.isFile()) return mapHostPath(root, p, "compose file");
+		if (!present(join(real, f))) continue;
+		const p = mapHostPath(root, join(real, f), "compose file");
+		if (!statSync(p, { throwIfNoEntry: false })?.isFile()) throw new Error(`docker compose: ${f} in the workspace is not a file`);
+		return p;
 	}
 	throw new Error(`docker compose: no compose file found in the workspace (${COMPOSE_FILES.join(", ")}); pass file=...`);
 }
@@ -291,10 +305,16 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 					stream: LONG.has(action) || verb.command ? { onUpdate, head } : undefined,
 				});
 			} catch (e) {
-				if (scratch) await dropVmFile(s, scratch);
-				if (!(e instanceof Cancelled) || !verb.command) throw e;
-				const done =
-					action === "exec" ? (e.ended ?? "whether what it started still runs inside is unknown (sbx-run said nothing)") : await endRun(s, extra[extra.indexOf("--name") + 1]);
+				const drop = scratch ? dropVmFile(s, scratch) : Promise.resolve();
+				if (!(e instanceof Cancelled) || !verb.command) {
+					await drop;
+					throw e;
+				}
+				// the container is stopped first, not after the clean-up: both bounded, side by side
+				const [done] = await Promise.all([
+					action === "exec" ? (e.ended ?? "whether what it started still runs inside is unknown (sbx-run said nothing)") : endRun(s, extra[extra.indexOf("--name") + 1]),
+					drop,
+				]);
 				throw new Cancelled(`docker compose ${action}`, done);
 			}
 			if (scratch) await dropVmFile(s, scratch);
@@ -314,15 +334,16 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 						made.push(`${str(c.Names)} (${str(c.Status)})`);
 						ids.push(str(c.ID));
 					}
-					if (made.length) lines.push(`containers: ${made.join(", ")}`);
 					const ours = mappings.filter((m) => ids.some((id) => ofContainer([m], id).length));
 					details.urls = ours.map((m) => m.url);
+					// the URLs first: a long containers line is cut, never they
 					if (ours.length) lines.push("host reachable at (use docker_curl):", ...describe(ours).map((l) => `  ${l}`));
+					if (made.length) lines.push(`containers: ${made.join(", ")}`);
 				}
 				if (note) lines.push(note);
 			}
 			if (LONG.has(action)) return brief(lines, r, details);
-			return result([...lines, r.output.trim() || "(no output)"].join("\n"), details);
+			return result([...lines, r.output.trim() || "(no output)"].join("\n"), details, "tail", r.dropped);
 		},
 	});
 }
