@@ -80,13 +80,13 @@ lib/capture.o lib/conf.o lib/confparse.o lib/createargv.o lib/detach.o \
 lib/capture.o lib/detach.o lib/guard.o lib/mark.o lib/portcli.o \
 	lib/proc.o lib/sbxcall.o lib/sbxgone.o lib/selfpipe.o \
 	lib/spawn.o lib/supervise.o lib/unplaced.o sbx-gc/markers.o \
-	sbx-gc/sbx-gc.o sbx-ports/sync.o sbx-run/exec.o \
-	sbx-run/imgload.o sbx-run/orphan.o sbx-run/provision.o \
-	sbx-verify/probe.o sbx-verify/sbx-verify.o sbx-verify/scbasic.o \
-	sbx-verify/sccall.o sbx-verify/scguest.o sbx-verify/scmark.o \
-	sbx-verify/scports.o sbx-verify/scremove.o sbx-verify/scwords.o \
-	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
-	sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxchild.h
+	sbx-gc/sbx-gc.o sbx-ports/sbx-ports.o sbx-ports/sync.o \
+	sbx-run/exec.o sbx-run/imgload.o sbx-run/orphan.o \
+	sbx-run/provision.o sbx-verify/probe.o sbx-verify/sbx-verify.o \
+	sbx-verify/scbasic.o sbx-verify/sccall.o sbx-verify/scguest.o \
+	sbx-verify/scmark.o sbx-verify/scports.o sbx-verify/scremove.o \
+	sbx-verify/scwords.o sbx-verify/selfcheck.o sbx-watch/imgsave.o \
+	sbx-watch/loop.o sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxchild.h
 lib/conf.o lib/createargv.o lib/holdargv.o lib/mark.o lib/portcli.o \
 	lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o lib/sbxls.o \
 	lib/sbxsays.o lib/sibling.o lib/unplaced.o sbx-gc/sbx-gc.o \

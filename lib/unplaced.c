@@ -1,8 +1,8 @@
 /*
  * unplaced.c: an answer of sbx's that the programs cannot place.  It is
  * never guessed at: the caller fails with its status for an sbx failure,
- * and here sbx's first lines are shown, bounded, every byte that is not
- * printable ASCII escaped (a C0 or C1 control could steer the terminal).
+ * and here sbx's first lines are shown, bounded, escaped as every text
+ * output is (shown.c).
  * Once per sbx binary (its identity is kept in the state directory, in
  * SBX_UNPLACED_CACHE) its version follows, with the command whose report
  * says what the installed sbx does: sbx-verify -S.
@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sbx.h"
 #include "sbxchild.h"
 #include "sbxcli.h"
 #include "sbxstate.h"
@@ -21,22 +22,17 @@
 #define SHOWN_BYTES	200	/* of each line */
 #define VERSION_TIMEOUT	10	/* seconds for `sbx version` */
 
-/* s[0..n) into buf, escaped: printable ASCII as it is, the rest \ooo. */
+/* s[0..n) into buf (size at least 4 n + 1), shown as sbx_shown shows it. */
 static const char *
 escaped(const char *s, size_t n, char *buf, size_t size)
 {
-	size_t i, o = 0;
-	unsigned char c;
+	char raw[SHOWN_BYTES + 1];
 
-	for (i = 0; i < n && o + 5 < size; i++) {
-		c = (unsigned char)s[i];
-		if (c >= ' ' && c <= '~' && c != '\\')
-			buf[o++] = (char)c;
-		else
-			o += (size_t)snprintf(buf + o, size - o, "\\%03o", c);
-	}
-	buf[o] = '\0';
-	return buf;
+	if (n > SHOWN_BYTES)
+		n = SHOWN_BYTES;
+	memcpy(raw, s, n);
+	raw[n] = '\0';
+	return sbx_shown(raw, buf, size);
 }
 
 /* The identity of the sbx binary: "DEV INO SIZE MTIME\n", or "". */

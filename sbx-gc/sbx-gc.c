@@ -42,22 +42,6 @@ usage(void)
 	exit(SBX_EX_USAGE);
 }
 
-/* The first line of what a command said on stderr, shown. */
-static const char *
-firstline(const struct sbx_buf *b, char *buf, size_t size)
-{
-	size_t n;
-
-	if (b->data == NULL)
-		return "";
-	n = strcspn(b->data, "\n");
-	if (n >= size)
-		n = size - 1;
-	memcpy(buf, b->data, n);
-	buf[n] = '\0';
-	return sbx_shown(buf, buf, size);
-}
-
 /* Run sbx with one or two arguments and the name; returns its status. */
 static int
 sbx(struct sbx_result *c, const char *a1, const char *a2, const char *name)
@@ -167,10 +151,13 @@ sweep_one(const struct box *b)
 		if (c.timedout)
 			warnx("sandbox %s: sbx rm --force: timed out after %d s",
 			    b->name, timeout);
-		else
-			warnx("sandbox %s: sbx rm --force: exit status %d%s%s",
-			    b->name, c.status, c.err.len ? ": " : "",
-			    c.err.len ? firstline(&c.err, why, 120) : "");
+		else {
+			(void)snprintf(why, sizeof(why),
+			    "sandbox %s: sbx rm --force", b->name);
+			sbx_unplaced(&c, sbxpath, sbxenv, gc.dfd, why);
+			warnx("sandbox %s: sbx rm --force: exit status %d",
+			    b->name, c.status);
+		}
 		rv = c.timedout ? SBX_EX_TIMEOUT : SBX_EX_FAIL;
 		sbx_result_free(&c);
 		close(lfd);
@@ -221,10 +208,10 @@ listing(struct sbx_json **treep, size_t *np)
 	if (sbx(&c, "ls", "--json", NULL) != 0 && c.timedout)
 		errx(SBX_EX_TIMEOUT, "sbx ls --json: timed out after %d s",
 		    timeout);
-	if (c.status != 0)
-		errx(SBX_EX_FAIL, "sbx ls --json: exit status %d%s%s", c.status,
-		    c.err.len ? ": " : "",
-		    c.err.len ? firstline(&c.err, buf, 120) : "");
+	if (c.status != 0) {
+		sbx_unplaced(&c, sbxpath, sbxenv, gc.dfd, "sbx ls --json");
+		errx(SBX_EX_FAIL, "sbx ls --json: exit status %d", c.status);
+	}
 	if (c.out.len > LS_MAX)
 		errx(SBX_EX_FAIL, "sbx ls --json: more than %d bytes of output, "
 		    "refusing it", LS_MAX);

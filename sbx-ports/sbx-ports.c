@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxchild.h"
 #include "sbxcli.h"
 #include "sbxconf.h"
 #include "sbxjson.h"
@@ -42,6 +43,7 @@ static void SBX_DEAD
 ports_failed(const struct ctx *c, const char *what, const char *why)
 {
 	const struct sbx_portcli *pc = &c->pc;
+	struct sbx_result r;
 
 	if (pc->status == -1) {
 		errno = pc->error;
@@ -52,13 +54,19 @@ ports_failed(const struct ctx *c, const char *what, const char *why)
 		    pc->name, what, pc->timeout);
 	if (pc->status != 0 && sbx_says_restart(pc->err.data))
 		sbx_restart_exit();	/* one line, in place of sbx's */
-	if (pc->err.len > 0)
-		(void)sbx_shown_write(STDERR_FILENO, pc->err.data, pc->err.len);
 	if (sbx_portcli_missing(pc))
 		errx(SBX_EX_NOSANDBOX, "sandbox %s does not exist", pc->name);
-	if (pc->status != 0)
+	if (pc->status != 0) {
+		memset(&r, 0, sizeof(r));
+		r.out = pc->out;
+		r.err = pc->err;
+		r.status = pc->status;
+		sbx_unplaced(&r, pc->sbx, pc->env, pc->dfd, what);
 		errx(SBX_EX_FAIL, "sandbox %s: %s failed (exit %d)", pc->name,
 		    what, pc->status);
+	}
+	if (pc->err.len > 0)
+		(void)sbx_shown_write(STDERR_FILENO, pc->err.data, pc->err.len);
 	errx(SBX_EX_FAIL, "sandbox %s: %s: %s", pc->name, what, why);
 }
 

@@ -263,7 +263,12 @@ removed_names() {
 	echo "ERROR: sandbox is busy" >"$SBX_STUB_DIR/err.rm"
 	run -1 --separate-stderr "$G"
 	[ -z "$output" ]
-	[ "$stderr" = "sbx-gc: sandbox pi-sbx-${D}-b0000000: sbx rm --force: exit status 1: ERROR: sandbox is busy" ]
+	# sbx's answer, placed by no reader, shown with the version once
+	[ "${stderr_lines[0]}" = "sbx-gc: sandbox pi-sbx-${D}-b0000000: sbx rm --force: sbx answered (exit 1) in words sbx-tools cannot place:" ] || fail "$stderr"
+	[ "${stderr_lines[1]}" = "  ERROR: sandbox is busy" ] || fail "$stderr"
+	[[ "${stderr_lines[2]}" == "sbx-gc: sbx "*": run 'sbx-verify -S'"* ]] || fail "$stderr"
+	[ "${stderr_lines[3]}" = "sbx-gc: sandbox pi-sbx-${D}-b0000000: sbx rm --force: exit status 1" ] || fail "$stderr"
+	[ "${#stderr_lines[@]}" -eq 4 ] || fail "$stderr"
 	[ "$(removed_names)" = "pi-sbx-${D}-a0000000 pi-sbx-${D}-b0000000 pi-sbx-${D}-c0000000 " ]
 	[ ! -e "$SBX_STATE_DIR/pi-sbx-${D}-a0000000.created" ]
 	[ -e "$SBX_STATE_DIR/pi-sbx-${D}-b0000000.created" ]
@@ -281,7 +286,8 @@ removed_names() {
 	[ -e "$SBX_STATE_DIR/$a.created" ] || fail "a's marker dropped: $stderr"
 	[[ $stderr == *"sandbox $a: sbx rm --force: exit status 1"* ]] || fail "$stderr"
 	# each answer is confirmed by one listing, no more
-	[ "$(cut -d' ' -f1 "$SBX_STUB_DIR/calls.log" | tr '\n' ' ')" = "ls rm ls rm " ] ||
+	# (and the one `sbx version` of the first answer no reader placed)
+	[ "$(cut -d' ' -f1 "$SBX_STUB_DIR/calls.log" | tr '\n' ' ')" = "ls rm ls version rm " ] ||
 	    fail "$(cat "$SBX_STUB_DIR/calls.log")"
 	[ -e "$SBX_STATE_DIR/$b.created" ] || fail "b's marker dropped for a's words"
 }
@@ -413,7 +419,15 @@ removed_names() {
 	echo 1 >"$SBX_STUB_DIR/rc.ls"
 	echo "Not authenticated to Docker" >"$SBX_STUB_DIR/err.ls"
 	run -1 --separate-stderr "$G"
-	[ "$stderr" = "sbx-gc: sbx ls --json: exit status 1: Not authenticated to Docker" ]
+	[ "${stderr_lines[1]}" = "  Not authenticated to Docker" ] || fail "$stderr"
+	[ "${stderr_lines[-1]}" = "sbx-gc: sbx ls --json: exit status 1" ] || fail "$stderr"
+	# the version and sbx-verify -S once per sbx: the second time, not
+	printf 'Not authenticated\033]0;x\007 to \302\233Docker\n' >"$SBX_STUB_DIR/err.ls"
+	run -1 --separate-stderr "$G"
+	[ "$stderr" = "sbx-gc: sbx ls --json: sbx answered (exit 1) in words sbx-tools cannot place:
+  Not authenticated\\033]0;x\\007 to \\302\\233Docker
+sbx-gc: sbx ls --json: exit status 1" ] || fail "$stderr"
+	[ "$(grep -c '^version' "$SBX_STUB_DIR/calls.log")" -eq 1 ]
 	rm "$SBX_STUB_DIR/rc.ls" "$SBX_STUB_DIR/err.ls"
 	echo 'SANDBOX AGENT STATUS' >"$SBX_STUB_DIR/out.ls"
 	run -1 --separate-stderr "$G"

@@ -105,6 +105,8 @@ Logs: /x/daemon.log' '[sbx] Sandbox pi-sbx-1-ports001 started successfully' \
 	echo 'ERROR: boom' >"$SBX_STUB_DIR/err.port"
 	run -1 --separate-stderr sbx-ports ls
 	[[ $stderr == *"ERROR: boom"*"failed (exit 1)" ]]
+	# an answer no reader places: shown as such, with the version once
+	[[ $stderr == *"in words sbx-tools cannot place:"*"  ERROR: boom"*"run 'sbx-verify -S'"* ]] || fail "$stderr"
 	rm "$SBX_STUB_DIR/rc.port"
 	echo 'not json' >"$SBX_STUB_DIR/out.port"
 	run -1 --separate-stderr sbx-ports ls
