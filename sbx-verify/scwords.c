@@ -60,9 +60,10 @@ sc_restart(struct sc *sc)
 		sc_say(sc, SC_RESTART, FAIL, "sbx answered with its daemon "
 		    "restart prompt (%s), as it does after an upgrade until "
 		    "the restart is confirmed in a terminal; the programs "
-		    "recognise it, exit %d and say so: run 'sbx ls' in a "
-		    "terminal, confirm the restart (it stops every sandbox), "
-		    "then run sbx-verify -S again", sc->restartsaid,
+		    "recognise it, exit %d and say so: run 'sbx daemon "
+		    "restart' (or 'sbx ls' in a terminal and confirm; either "
+		    "stops every sandbox), then run sbx-verify -S again",
+		    sc->restartsaid,
 		    SBX_EX_RESTART);
 	else
 		sc_say(sc, SC_RESTART, SKIP, "not met in the %d calls (each "

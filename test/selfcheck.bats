@@ -339,7 +339,7 @@ for l in sys.stdin:
 	n0=$(sim_calls)
 	run -69 --separate-stderr sbx-verify -S
 	[ "$stderr" = "sbx-verify: sbx was upgraded and its daemon must restart, which stops every sandbox: run 'sbx daemon restart', or 'sbx ls' in a terminal and confirm" ]
-	[[ $(line_of restart) == 'FAIL restart: sbx answered with its daemon restart prompt (stderr "'*"the programs recognise it, exit 69 and say so: run 'sbx ls' in a terminal, confirm the restart (it stops every sandbox), then run sbx-verify -S again" ]] ||
+	[[ $(line_of restart) == 'FAIL restart: sbx answered with its daemon restart prompt (stderr "'*"the programs recognise it, exit 69 and say so: run 'sbx daemon restart' (or 'sbx ls' in a terminal and confirm; either stops every sandbox), then run sbx-verify -S again" ]] ||
 	    fail "$(line_of restart)"
 	[[ $(line_of version) == "SKIP version: not judged: sbx awaits its daemon restart: "* ]] || fail "$(line_of version)"
 	[ "$(printf '%s\n' "$output" | grep -c '^FAIL')" -eq 1 ] || fail "$output"
