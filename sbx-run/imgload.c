@@ -42,7 +42,6 @@
 #define SCRIPT_LOAD	4	/* SCRIPT: docker load refused it: drop it */
 #define SCRIPT_BOUND	(-2)	/* past the load's bound: drop it */
 #define SCRIPT_CHANGED	(-3)	/* the archive could not be written whole */
-#define NOTE_PREFIX	".imgload-"	/* + NAME: a drop the loader made */
 #define LOAD_END_TIMEOUT 15	/* seconds for the exec that ends a load */
 #define H		"docker -H " SBX_DOCKER_HOST
 
@@ -73,12 +72,6 @@ img_argv(char *const *argv, int xflag)
 	needs = !xflag && subcommand_in(argv, needy);
 }
 
-static void
-note_name(char *note, size_t size, const char *name)
-{
-	(void)snprintf(note, size, NOTE_PREFIX "%s", name);
-}
-
 /*
  * The detached loader has no stderr: the warning of an entry it dropped
  * waits in the state directory for the sandbox's next call, which says
@@ -87,10 +80,10 @@ note_name(char *note, size_t size, const char *name)
 static void
 note_say(int dfd, const char *name)
 {
-	char note[SBX_NAME_MAX + sizeof(NOTE_PREFIX)], text[PATH_MAX + 256];
+	char note[SBX_MARKER_MAX], text[PATH_MAX + 256];
 
-	note_name(note, sizeof(note), name);
-	if (sbx_state_read(dfd, note, text, sizeof(text)) > 0 &&
+	if (sbx_marker_path(note, sizeof(note), name, SBX_M_IMGNOTE) == 0 &&
+	    sbx_state_read(dfd, note, text, sizeof(text)) > 0 &&
 	    unlinkat(dfd, note, 0) == 0) {
 		text[strcspn(text, "\n")] = '\0';
 		warnx("%s", text);
@@ -100,9 +93,10 @@ note_say(int dfd, const char *name)
 static void
 note_leave(int dfd, const char *name, const char *ws, int st)
 {
-	char note[SBX_NAME_MAX + sizeof(NOTE_PREFIX)], text[PATH_MAX + 256];
+	char note[SBX_MARKER_MAX], text[PATH_MAX + 256];
 
-	note_name(note, sizeof(note), name);
+	if (sbx_marker_path(note, sizeof(note), name, SBX_M_IMGNOTE) == -1)
+		return;
 	(void)snprintf(text, sizeof(text), "image cache entry of %s: %s; "
 	    "deleted, images are pulled as usual\n", ws,
 	    st == SCRIPT_STORE ? "saved on another store kind" :

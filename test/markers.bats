@@ -62,8 +62,8 @@ left_of() {
 	# first four only; the scratch dir, the lock and the ports record
 	# alone are no proof
 	[ "$(table | sort | tr '\n' ' ')" = "created SBX_MF_OURS \
-failed SBX_MF_OURS journal SBX_MF_OURS lock SBX_MF_LOCK owner SBX_MF_OURS \
-ports 0 prewarm 0 prime SBX_MF_DIR verify- SBX_MF_NONCE " ]
+failed SBX_MF_OURS imgnote 0 journal SBX_MF_OURS lock SBX_MF_LOCK \
+owner SBX_MF_OURS ports 0 prewarm 0 prime SBX_MF_DIR verify- SBX_MF_NONCE " ]
 	# by position nowhere: sbx-gc asks the table for what a suffix is
 	[ -z "$(grep -n 'suffixes\[\|i < [0-9]' "$TOP/sbx-gc/markers.c")" ]
 }
@@ -132,7 +132,7 @@ ports 0 prewarm 0 prime SBX_MF_DIR verify- SBX_MF_NONCE " ]
 	kill -9 "$SESSION"
 	until_ok dead "$wp" || fail "watcher $wp still running"
 	[ "$(left_of "$N" | tr '\n' ' ')" = \
-	    "$N.created $N.journal $N.ports $N.prime " ]
+	    "$N.created $N.imgnote $N.journal $N.ports $N.prime " ]
 }
 
 @test "markers drop class: sbx-gc's sweep leaves nothing of a gone NAME" {
