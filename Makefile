@@ -12,8 +12,9 @@ LIBOBJ = lib/capture.o lib/clock.o lib/conf.o lib/confparse.o \
 	lib/jsonout.o lib/lock.o lib/mark.o lib/marker.o lib/markerio.o \
 	lib/marksh.o lib/name.o lib/num.o lib/portcli.o lib/portspec.o \
 	lib/proc.o lib/relay.o lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o \
-	lib/sbxls.o lib/sbxsays.o lib/selfpipe.o lib/shown.o lib/sibling.o \
-	lib/spawn.o lib/state.o lib/statedir.o lib/supervise.o lib/unplaced.o
+	lib/sbxline.o lib/sbxls.o lib/sbxsays.o lib/selfpipe.o lib/shown.o \
+	lib/sibling.o lib/spawn.o lib/state.o lib/statedir.o lib/supervise.o \
+	lib/unplaced.o
 BIN = sbx-env/sbx-env sbx-run/sbx-run sbx-watch/sbx-watch sbx-gc/sbx-gc \
 	sbx-ports/sbx-ports sbx-verify/sbx-verify
 RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
@@ -52,31 +53,33 @@ $(LIBOBJ) $(BIN:=.o) $(RUNOBJ) $(WATCHOBJ) $(GCOBJ) $(PORTSOBJ) \
 lib/conf.o lib/confparse.o lib/createargv.o lib/env.o lib/guard.o \
 	lib/imgcache.o lib/imglru.o lib/jsonout.o lib/mark.o \
 	lib/marksh.o lib/name.o lib/portcli.o lib/portspec.o lib/relay.o \
-	lib/sbxcall.o lib/sbxcli.o lib/sbxsays.o lib/selfpipe.o \
-	lib/shown.o lib/sibling.o lib/spawn.o lib/supervise.o: lib/sbx-internal.h
+	lib/sbxcall.o lib/sbxcli.o lib/sbxline.o lib/sbxsays.o \
+	lib/selfpipe.o lib/shown.o lib/sibling.o lib/spawn.o \
+	lib/supervise.o: lib/sbx-internal.h
 lib/capture.o lib/conf.o lib/confparse.o lib/createargv.o lib/detach.o \
 	lib/env.o lib/guard.o lib/holdargv.o lib/imgcache.o lib/imglru.o \
 	lib/imgmeta.o lib/io.o lib/json.o lib/jsonout.o lib/lock.o \
 	lib/mark.o lib/marker.o lib/markerio.o lib/marksh.o lib/name.o \
 	lib/num.o lib/portcli.o lib/portspec.o lib/proc.o lib/relay.o \
-	lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o lib/sbxls.o \
-	lib/sbxsays.o lib/selfpipe.o lib/shown.o lib/sibling.o \
-	lib/spawn.o lib/state.o lib/statedir.o lib/supervise.o \
-	lib/unplaced.o sbx-env/sbx-env.o sbx-gc/markers.o \
-	sbx-gc/sbx-gc.o sbx-ports/bound.o sbx-ports/dockerps.o \
-	sbx-ports/hostport.o sbx-ports/portsmark.o sbx-ports/sbx-ports.o \
-	sbx-ports/sync.o sbx-run/check.o sbx-run/dockerargs.o \
-	sbx-run/ending.o sbx-run/exec.o sbx-run/imgcheck.o \
-	sbx-run/imgjson.o sbx-run/imgload.o sbx-run/imgwrite.o \
-	sbx-run/journal.o sbx-run/orphan.o sbx-run/prewarm.o \
-	sbx-run/provision.o sbx-run/race.o sbx-run/sbx-run.o \
-	sbx-run/workspace.o sbx-verify/answers.o sbx-verify/checks.o \
-	sbx-verify/probe.o sbx-verify/result.o sbx-verify/sbx-verify.o \
-	sbx-verify/scbasic.o sbx-verify/sccall.o sbx-verify/scguest.o \
-	sbx-verify/scmark.o sbx-verify/scports.o sbx-verify/scremove.o \
-	sbx-verify/scwords.o sbx-verify/selfcheck.o sbx-watch/imgsave.o \
-	sbx-watch/loop.o sbx-watch/pidwait.o sbx-watch/prewarm.o \
-	sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbx.h
+	lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o lib/sbxline.o \
+	lib/sbxls.o lib/sbxsays.o lib/selfpipe.o lib/shown.o \
+	lib/sibling.o lib/spawn.o lib/state.o lib/statedir.o \
+	lib/supervise.o lib/unplaced.o sbx-env/sbx-env.o \
+	sbx-gc/markers.o sbx-gc/sbx-gc.o sbx-ports/bound.o \
+	sbx-ports/dockerps.o sbx-ports/hostport.o sbx-ports/portsmark.o \
+	sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-run/check.o \
+	sbx-run/dockerargs.o sbx-run/ending.o sbx-run/exec.o \
+	sbx-run/imgcheck.o sbx-run/imgjson.o sbx-run/imgload.o \
+	sbx-run/imgwrite.o sbx-run/journal.o sbx-run/orphan.o \
+	sbx-run/prewarm.o sbx-run/provision.o sbx-run/race.o \
+	sbx-run/sbx-run.o sbx-run/workspace.o sbx-verify/answers.o \
+	sbx-verify/checks.o sbx-verify/probe.o sbx-verify/result.o \
+	sbx-verify/sbx-verify.o sbx-verify/scbasic.o sbx-verify/sccall.o \
+	sbx-verify/scguest.o sbx-verify/scmark.o sbx-verify/scports.o \
+	sbx-verify/scremove.o sbx-verify/scwords.o \
+	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
+	sbx-watch/pidwait.o sbx-watch/prewarm.o sbx-watch/sbx-watch.o \
+	sbx-watch/teardown.o: lib/sbx.h
 lib/capture.o lib/detach.o lib/guard.o lib/mark.o lib/portcli.o \
 	lib/proc.o lib/sbxcall.o lib/sbxgone.o lib/selfpipe.o \
 	lib/spawn.o lib/supervise.o lib/unplaced.o sbx-gc/markers.o \

@@ -95,6 +95,19 @@ int	 sbx_path_search(char *const *, char *const *, const char *, char *,
 int	 sbx_prog_ok(char *const *, const char *, char *, size_t);
 int	 sbx_runnable(const char *);
 
+/* sbxline.c: what one line of sbx's standard error is */
+#define SBX_LINE_MAX	512	/* longer is no line of sbx's */
+enum sbx_line {
+	SBX_L_OTHER,	/* no line of sbx's, or an answer not asked about */
+	SBX_L_NOISE,	/* sbx's notices, banner, versions, hints, blanks */
+	SBX_L_MISSING,	/* the sandbox asked about does not exist */
+	SBX_L_RESTART,	/* the daemon waits for its restart */
+	SBX_L_RACE	/* the daemon start race was lost */
+};
+enum sbx_line sbx_line_kind(const char *, size_t, const char *, int);
+long	 sbx_line_find(const char *, size_t, const char *);
+const char *sbx_line_name(const char *);
+
 /* sbxsays.c: the words only the library matches */
 int	 sbx_says_unknown_verb(const char *, const char *);	/* portcli.c */
 int	 sbx_says_unknown_flag(const char *, const char *);	/* sbxcall.c */
