@@ -6,7 +6,8 @@
  * CMD...`: where its cgroup is in a cgroup2 hierarchy it may write to, it
  * makes a cgroup sbx-run-ID below it and moves itself in, so that all the
  * command starts stays there whatever it does to its ancestry (a daemon,
- * a double fork), and removes the empty ones earlier execs left.  It
+ * a double fork), and removes the empty ones earlier execs left (a
+ * minute old: a newer one may be another exec's, not yet moved in).  It
  * records its pid, its start time (field 22 of stat, so a reused pid is
  * told apart), the boot id and that cgroup under ${HOME:-/tmp}/.sbx-run/PID
  * (one file a pid, so they never pile up past pid_max), then becomes the
@@ -44,7 +45,8 @@ const char sbx_mark_prologue[] =
     "[ -f \"$r/cgroup.controllers\" ]&&break;done;"
     "[ -n \"$r\" ]&&[ -r /proc/$$/cgroup ]&&while read -r l;do "
     "case $l in 0::/*)k=$r${l#0::};;esac;done </proc/$$/cgroup;"
-    "[ -n \"$k\" ]&&{ rmdir \"$k\"/sbx-run-*;k=${k%/}/sbx-run-$m;"
+    "[ -n \"$k\" ]&&{ find \"$k\" -maxdepth 1 -name 'sbx-run-*' "
+    "-mmin +1 -exec rmdir {} +;k=${k%/}/sbx-run-$m;"
     "mkdir \"$k\"&&echo $$ >\"$k/cgroup.procs\"||"
     "{ mkdir \"$k\";echo $$ >\"$k/cgroup.procs\";}||{ rmdir \"$k\";k=;};};"
     "mkdir -p \"$d\"&&read -r l </proc/$$/stat&&"

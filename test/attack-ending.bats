@@ -135,3 +135,21 @@ gone() {	# gone pattern: none of them within a second
 	gone 'sleep 661'
 	[ -z "$(find /sys/fs/cgroup/unified/sbxsim-"$(sim_tag)" /sys/fs/cgroup/sbxsim-"$(sim_tag)" -name 'sbx-run-*' 2>/dev/null | while read -r c; do [ -n "$(cat "$c/cgroup.procs")" ] && echo "$c"; done)" ]
 }
+
+@test "ending class: an exec's prologue leaves a newer empty cgroup beside its own alone (another exec's, not yet moved in), and sweeps one a minute old" {
+	local own parent r
+	# the exec's own cgroup, as the prologue made it
+	own=$(sbx-run -s end-a -x sh -c 'sed -n "s/^0:://p" /proc/$$/cgroup' 3>&-)
+	[[ $own == */sbx-run-* ]] || fail "no cgroup of its own: $own"
+	for r in /sys/fs/cgroup/unified /sys/fs/cgroup; do
+		[ -d "$r${own%/*}" ] && { parent=$r${own%/*}; break; }
+	done
+	[ -n "$parent" ] || fail "no parent of $own"
+	mkdir "$parent/sbx-run-fresh0000" "$parent/sbx-run-stale0000"
+	touch -d '-2 minutes' "$parent/sbx-run-stale0000" ||
+	    fail "cgroupfs refused an older time"
+	run -0 sbx-run -s end-a -x true 3>&-
+	[ -d "$parent/sbx-run-fresh0000" ] || fail "another exec's new cgroup was removed"
+	[ ! -d "$parent/sbx-run-stale0000" ] || fail "an old empty one was kept"
+	rmdir "$parent/sbx-run-fresh0000"
+}
