@@ -557,7 +557,7 @@ hold_load() {
 
 # status_of NAME: the simulated sandbox's status, empty when gone
 status_of() {
-	"$SIM" ls --json | json_get "([s['status'] for s in d['sandboxes'] if s['name'] == '$1'] or [''])[0]"
+	sim_look ls --json | json_get "([s['status'] for s in d['sandboxes'] if s['name'] == '$1'] or [''])[0]"
 }
 
 @test "imgcache: a session whose VM idles out before its end fills the cache while the VM is up; nothing is started after the end" {

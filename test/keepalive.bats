@@ -22,7 +22,7 @@ teardown() {
 }
 
 status_of() {
-	"$SIM_SBX" ls --json | json_get "[s[\"status\"] for s in d[\"sandboxes\"] if s[\"name\"] == \"$SIM_SB\"][0]"
+	SBX_SIM_WORDS=exact "$SIM_SBX" ls --json | json_get "[s[\"status\"] for s in d[\"sandboxes\"] if s[\"name\"] == \"$SIM_SB\"][0]"
 }
 
 # running at every look, twice a second, for s seconds

@@ -14,6 +14,7 @@ runner() {	# CI-value args...
 	env -i PATH="$path" HOME="$HOME" TMPDIR="${TMPDIR:-/tmp}" CI="$ci" \
 	    SBX_SANITIZE="${SBX_SANITIZE:-1}" SBX_TEST_LOG="$SBX_TEST_LOG" \
 	    SBX_TEST_COUNTS="$SBX_TEST_COUNTS" SBX_TEST_TIMES="$SBX_TEST_TIMES" \
+	    SBX_TEST_SEED="$BATS_TEST_TMPDIR/seed" \
 	    ${SBX_TEST_JOBS:+SBX_TEST_JOBS="$SBX_TEST_JOBS"} sh "${RUNNER:-$R}" "$@"
 }
 
@@ -73,11 +74,14 @@ setup() {
 	runner "" reset
 	SBX_SANITIZE=0 run runner "" sanitized
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "sanitized: 0 passed, 0 failed" ]
-	[ "${lines[1]}" = "# sanitized: 0m00s wall, 0m00s in its suites" ]
-	[ "${lines[2]}" = "# 0 suites: 0m00s wall, 0m00s in the suites added up, 3 at once" ] ||
-	    [[ ${lines[2]} == "# 0 suites: 0m01s wall, "* ]]
-	[ "${#lines[@]}" -eq 3 ]
+	# the seed of the run's varied words first, the seed reset wrote
+	[ "${lines[0]}" = "# sim words: vary, seed $(cat "$BATS_TEST_TMPDIR/seed") (replay: SBX_SIM_WORDS=vary SBX_SIM_SEED=$(cat "$BATS_TEST_TMPDIR/seed") test/run-suites test/NAME.bats)" ] ||
+	    fail "$output"
+	[ "${lines[1]}" = "sanitized: 0 passed, 0 failed" ]
+	[ "${lines[2]}" = "# sanitized: 0m00s wall, 0m00s in its suites" ]
+	[ "${lines[3]}" = "# 0 suites: 0m00s wall, 0m00s in the suites added up, 3 at once" ] ||
+	    [[ ${lines[3]} == "# 0 suites: 0m01s wall, "* ]]
+	[ "${#lines[@]}" -eq 4 ]
 	grep -qx 'begin sanitized' "$SBX_TEST_COUNTS"
 	grep -qx 'end sanitized 0 0 0' "$SBX_TEST_COUNTS"
 	run runner "" total sanitized
@@ -159,7 +163,7 @@ most_at_once() {
 	SBX_TEST_JOBS=2 run runner "" "$BATS_TEST_TMPDIR"/s[1-4].bats
 	[ "$status" -eq 0 ] || fail "$output"
 	[ "$(most_at_once)" -eq 2 ] || fail "$(cat "$BATS_TEST_TMPDIR/ev")"
-	[ "$(printf '%s\n' "$output" | grep '^# s' | cut -d: -f1 | tr '\n' ' ')" = "# s1.bats # s2.bats # s3.bats # s4.bats " ] ||
+	[ "$(printf '%s\n' "$output" | grep '^# s[0-9]' | cut -d: -f1 | tr '\n' ' ')" = "# s1.bats # s2.bats # s3.bats # s4.bats " ] ||
 	    fail "$output"
 	[ "${lines[-1]}" = "4 passed, 0 failed" ]
 	[ "$(cut -f2- "$SBX_TEST_TIMES" | sort | tr '\t\n' ': ')" = "suites:s1.bats suites:s2.bats suites:s3.bats suites:s4.bats " ] ||
@@ -191,7 +195,7 @@ most_at_once() {
 	[ "$(grep '^+' "$BATS_TEST_TMPDIR/ev" | cut -d' ' -f2 | tr '\n' ' ')" = "s3 s2 s1 " ] ||
 	    fail "$(cat "$BATS_TEST_TMPDIR/ev")"
 	# reported in the order named all the same
-	[ "$(printf '%s\n' "$output" | grep '^# s' | cut -d: -f1 | tr '\n' ' ')" = "# s1.bats # s2.bats # s3.bats " ]
+	[ "$(printf '%s\n' "$output" | grep '^# s[0-9]' | cut -d: -f1 | tr '\n' ' ')" = "# s1.bats # s2.bats # s3.bats " ]
 	# no times of its own: the tree's, in a tree of its own
 	local t=$BATS_TEST_TMPDIR/tree
 	mkdir -p "$t/test"

@@ -661,7 +661,7 @@ wrap_ps() {	# wrap_ps K base
 # The listed mappings of SIM_SB and those NAME.ports records, as
 # "proto host vm" lines, sorted.
 listed_now() {
-	"$SIM_SBX" port ls "$SIM_SB" --json |
+	SBX_SIM_WORDS=exact "$SIM_SBX" port ls "$SIM_SB" --json |
 	    json_get '"\n".join("%s %s %s" % (p["protocol"].rstrip("46"), p["host_port"], p["sandbox_port"]) for p in d)' |
 	    grep . | sort
 }

@@ -571,7 +571,7 @@ finished() {
 	# seconds of slack for a keepalive slowed by sanitizers or a busy host
 	export SBX_SIM_IDLE_STOP=4 SBX_WATCH_KEEPALIVE_SECONDS=1
 	status_of() {
-		"$SIM_SBX" ls --json |
+		SBX_SIM_WORDS=exact "$SIM_SBX" ls --json |
 		    json_get "[s['status'] for s in d['sandboxes'] if s['name'] == '$SIM_SB'][0]"
 	}
 	SBX_SIM_IDLE_STOP= "$SIM_SBX" exec "$SIM_SB" -- true
