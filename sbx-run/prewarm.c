@@ -86,7 +86,8 @@ pass_words(int fd, char *keep)
 		}
 		if (got == 0)
 			break;
-		(void)sbx_shown_write(STDERR_FILENO, buf, (size_t)got);
+		/* -P's own words, sbx's among them escaped already */
+		(void)sbx_writeall(STDERR_FILENO, buf, (size_t)got);
 		n = (size_t)got;
 		if (n >= SBX_PREWARM_SAID) {
 			memcpy(keep, buf + n - SBX_PREWARM_SAID,

@@ -227,7 +227,8 @@ prewarm_report(const struct request *r, int dfd)
 	warnx("sandbox %s: provisioning it ahead of this call (sbx-run -P) "
 	    "failed, exit %d; the next call tries again.  It said:", r->name,
 	    status);
-	(void)sbx_shown_write(STDERR_FILENO, said, strlen(said));
+	/* what -P printed, escaped there: escaping it again would double */
+	(void)sbx_writeall(STDERR_FILENO, said, strlen(said));
 	exit(status);
 }
 

@@ -328,7 +328,7 @@ exec_open() {	# exec_open pid: that sbx exec is under way
 	wait "$pid" || st=$?
 	[ "$st" -eq 0 ]
 	run -0 "$SIM" exec pro-a -- test -e /tmp/termed
-	"$SIM" exec pro-a -- sleep 30 3>&- &
+	"$SIM" exec pro-a -- sleep 3017 3>&- &
 	pid=$!
 	for _ in $(seq 100); do
 		exec_open "$pid" && break
@@ -342,12 +342,12 @@ exec_open() {	# exec_open pid: that sbx exec is under way
 	[ "$st" -eq 137 ]
 	# its calls.log line all the same, from the watcher
 	for _ in $(seq 40); do
-		grep -q ' 137 exec pro-a -- sleep 30$' "$SBX_SIM_ROOT/calls.log" && break
+		grep -q ' 137 exec pro-a -- sleep 3017$' "$SBX_SIM_ROOT/calls.log" && break
 		sleep 0.05
 	done
-	grep -q ' 137 exec pro-a -- sleep 30$' "$SBX_SIM_ROOT/calls.log"
+	grep -q ' 137 exec pro-a -- sleep 3017$' "$SBX_SIM_ROOT/calls.log"
 	# (the guest's sleep goes on: that is a guest command's way)
-	"$SIM" exec pro-a -- pkill -x sleep || true
+	"$SIM" exec pro-a -- pkill -f -x 'sleep 3017' || true
 	# another verb still ends on SIGTERM
 	SBX_SIM_HANG=ls:1 "$SIM" ls -q 3>&- &
 	pid=$!
