@@ -80,6 +80,12 @@ armed_in_flight() {
 	sbx-run -s "$N" ps >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" 3>&- &
 	RUN=$!
 	BG_PIDS="$BG_PIDS $RUN"
+	# in flight: its exec made (sbx-run looked at the watcher before it)
+	for _ in $(seq 100); do
+		[ "$(stub_count exec)" -ge 1 ] && return 0
+		sleep 0.05
+	done
+	fail "no exec of sbx-run's came"
 }
 
 @test "orphan class: a call of a session that ended while its process lives provisions nothing" {
