@@ -303,7 +303,9 @@ local_only(struct take *t)
  * The whole output: docker's JSON lines, and an array of objects too.
  * Every other line is skipped by its shape, whatever it says: sbx writes
  * its own notices, banners and warnings on the exec's stdout, in words
- * no list could keep up with.  A line that begins as docker's object
+ * no list could keep up with.  Output with no JSON at all and a line
+ * that is not sbx's shape either is no listing: an error (acting on it
+ * would unpublish every port).  A line that begins as docker's object
  * and does not parse is docker's output cut short: an error, never a
  * listing to act on (it would unpublish).  Each VM port goes to l once,
  * with the first container that publishes it; those left out (see
@@ -320,7 +322,7 @@ dockerps_parse(const char *buf, size_t len, struct sbx_ports *l,
 	const struct sbx_json *c;
 	struct sbx_json *j;
 	struct take t;
-	int r = 0;
+	int r = 0, other = 0;
 
 	*n = 0;
 	*errstr = NULL;
@@ -340,8 +342,12 @@ dockerps_parse(const char *buf, size_t len, struct sbx_ports *l,
 			nl = end;
 		while (p < nl && (*p == ' ' || *p == '\t' || *p == '\r'))
 			p++;
-		if (p == nl || (*p != '{' && *p != '['))
+		if (p == nl)
 			continue;
+		if (*p != '{' && *p != '[') {
+			other |= !sbx_says_notice(p, (size_t)(nl - p));
+			continue;
+		}
 		if ((j = sbx_json_parse(p, (size_t)(nl - p), errstr)) == NULL) {
 			if (*p == '[') {
 				*errstr = NULL;
@@ -362,6 +368,11 @@ dockerps_parse(const char *buf, size_t len, struct sbx_ports *l,
 		sbx_json_free(j);
 		if (r == -1 || nl == end)
 			break;
+	}
+	/* no JSON, and a line no sbx would print: no listing to act on */
+	if (r == 0 && *n == 0 && other) {
+		*errstr = "no JSON in its output";
+		r = -1;
 	}
 	if (r == 0 && local != NULL)
 		local_only(&t);
