@@ -445,6 +445,31 @@ if [ "$SOAK_HOSTILE" = 1 ]; then
 	# secret, init/go.mod to nothing, so nothing is detected
 	grep -q '^init: lang=generic ' "$T/hostile.ready" ||
 	    bad "docker_init read links out of the workspace: $(grep '^init:' "$T/hostile.ready")"
+	# parallel docker_run with different ports: the bound and sbx-ports'
+	# record held under their racing syncs (and the runs ran, or this
+	# proves nothing); what they published goes with the sandbox (above)
+	par=$(grep '^parallel:' "$T/hostile.ready")
+	if [[ $par =~ parallel:\ ([0-9]+)\ of\ 3\ runs,\ held\ ([0-9]+)\ host\ ports,\ recorded\ ([0-9]+),\ listed\ not\ recorded\ ([0-9]+).*recorded\ not\ listed\ ([0-9]+) ]]; then
+		[ "${BASH_REMATCH[1]}" -gt 0 ] ||
+		    bad "no parallel docker_run ran: $par"
+		[ "${BASH_REMATCH[2]}" -le "$PORTS_BOUND" ] ||
+		    bad "parallel docker_run left ${BASH_REMATCH[2]} host ports at once (the bound is $PORTS_BOUND): $par"
+		[ "$((BASH_REMATCH[4] + BASH_REMATCH[5]))" -eq 0 ] ||
+		    bad "after parallel docker_run sbx's listing and sbx-ports' record differ: $par"
+	else
+		bad "the parallel docker_run were not made: ${par:-no line}"
+	fi
+	# a daemon a docker_exec started, then Esc: none lives after, or the
+	# answer said it could not end or look for it
+	dmn=$(grep '^daemon:' "$T/hostile.ready")
+	case $dmn in
+	"daemon: started yes, after Esc none lives;"*) ;;
+	"daemon: started yes,"*"still run"* | "daemon: started yes,"*"not looked for"* | \
+	    "daemon: started yes,"*"could be checked"* | "daemon: started yes,"*unknown*) ;;
+	"daemon: started yes,"*)
+		bad "a daemon of a docker_exec outlived Esc and the answer did not say so: $dmn" ;;
+	*) bad "the daemon of the docker_exec never started: ${dmn:-no line}" ;;
+	esac
 	# nothing of the live hostile session was taken: its service's mapping
 	awk -v s="$snap" -v n="$hostname_" '$1 == s && $2 == n && $6 == 8080' \
 	    "$T/log/ports" | grep -q . ||
@@ -464,6 +489,7 @@ if [ "$SOAK_HOSTILE" = 1 ]; then
 	most=$(awk -v n="$hostname_" '$2 == n { c[$1]++ } END { m = 0; for (s in c) if (c[s] > m) m = c[s]; print m }' "$T/log/ports")
 	[ "$most" -ge 32 ] ||
 	    bad "the hostile sandbox never held more than $most host ports: its ranges were not published"
+	printf 'soak: hostile: %s\nsoak: hostile: %s\n' "$(p=${par#parallel: }; echo "${p% \[*}")" "${dmn% \[*}" | cut -c 1-300
 	printf 'soak: hostile: %d docker_curl calls (%d floods answered, %d drips held to the timeout), the longest %s s (timeoutSec %d); its sandbox held at most %d host ports (bound %d); %d files planted, %s\n' \
 	    "$(wc -l <"$T/log/curl")" "$nflood" "$ndrip" "${longest:-0}" \
 	    "$SOAK_CURL_TIMEOUT" "$most" "$PORTS_BOUND" \
