@@ -18,8 +18,12 @@
 # port ranges and ports other host services own, plants programs, Makefiles,
 # a package.json linked to a host secret and a .pi/ install in the shared
 # workspace from a container, and calls docker_curl against a flood and a
-# byte-a-second drip the whole time.  Chaos never ends it (its sbx-run and
-# sbx create calls are killed as everyone's are); the end does.
+# byte-a-second drip the whole time; runs three docker_run at once, each
+# publishing its own ports, and a daemon from a docker_exec that it then
+# aborts as Esc does.  Chaos never ends it (its sbx-run and sbx create
+# calls are killed as everyone's are); the end does, with its sandbox's
+# docker stopped (SIGSTOP, SOAK_STALL=0: not) so that the save before
+# teardown stalls, and the sandbox must still go within sbx-watch(8)'s bound.
 #
 # Then every session ends, and what the lifecycle promises is checked from
 # the outside: no sandbox of a dead session is left, no sandbox was removed
@@ -167,6 +171,10 @@ PORTS_BOUND=64
 # how late a docker_curl may return past its timeoutSec (a loaded machine)
 CURL_SLACK=2
 SOAK_PREWARM=${SOAK_PREWARM:-1}
+# SOAK_STALL=0: the hostile sandbox's docker keeps answering at the end;
+# TEARDOWN_BOUND: sbx-watch(8)'s bound from a session's end to its removal
+SOAK_STALL=${SOAK_STALL:-1}
+TEARDOWN_BOUND=355
 export SOAK_WATCH SOAK_PREWARM SOAK_BUILD SOAK_CURL_TIMEOUT SOAK_SIM=$SIM
 
 secs=${1:-60}
@@ -207,6 +215,7 @@ cd "$T/ws" || exit 1
 cleanup() {
 	local p
 	for p in $live $hostile; do kill -9 "$p" 2>/dev/null; done
+	[ -z "${stalled:-}" ] || kill -CONT "$stalled" 2>/dev/null
 	for p in $(ours 'sbx-*'); do kill -9 "$p" 2>/dev/null; done
 	"$SIM" sim-cleanup >/dev/null 2>&1
 	[ -n "${KEEP_SOAK:-}" ] || rm -rf "$T"
@@ -306,13 +315,28 @@ if [ -n "$hostile" ]; then
 	kill -0 "$hostile" 2>/dev/null || hostile_dead=1
 fi
 
+# the hostile session's docker stops answering at its end (SIGSTOP): its
+# save before teardown stalls, and the sandbox must still go within the
+# bound sbx-watch(8) gives
+stalled=
+if [ -n "$hostname_" ] && [ "$SOAK_STALL" = 1 ]; then
+	for d in "$SBX_SIM_ROOT"/s/*/; do
+		read -r n 2>/dev/null <"${d}name" || continue
+		[ "$n" = "$hostname_" ] || continue
+		# (the pid file has no newline at its end)
+		stalled=$(cat "${d}dockerd.pid" 2>/dev/null)
+		kill -STOP "$stalled" 2>/dev/null || stalled=
+	done
+fi
+
 # the end of every session, as when pi exits
 for p in $live $hostile; do kill -9 "$p" 2>/dev/null && died "$p"; done
 live=
 hostile=
 
-# the watchers tear down; then nothing of ours runs
-for _ in $(seq 600); do
+# the watchers tear down; then nothing of ours runs (a stalled save's
+# within its bound)
+for _ in $(seq $((${stalled:+TEARDOWN_BOUND * 10 - 540} + 600))); do
 	[ -z "$(ours 'sbx-*')" ] && break
 	sleep 0.1
 done
@@ -436,6 +460,19 @@ if [ "$SOAK_HOSTILE" = 1 ]; then
 	touch "$T/hostile.ready" "$T/log/curl"
 	grep -qx ready "$T/hostile.ready" ||
 	    bad "the hostile session did not get ready: $(tr '\n' ';' <"$T/hostile.ready") $(tail -n 3 "$T/log/hostile.err" 2>/dev/null | tr '\n' ';')"
+	# the stalled save: the sandbox went within the bound of its end
+	if [ -n "$stalled" ]; then
+		hdeath=$(awk -v p="$(awk -v n="$hostname_" '$2 == n { print $1 }' "$T/sessions")" '$1 == p { print $2 }' "$T/deaths")
+		gone=$(awk -v n="$hostname_" '$3 == "rm" && $2 == 0 && $NF == n { print $1; exit }' "$SBX_SIM_ROOT/calls.log")
+		saves=$(awk -v n="$hostname_" -v d="$hdeath" '$1 > d && $3 == "exec" && index($0, " " n " ")' "$SBX_SIM_ROOT/calls.log" | wc -l)
+		if [ -z "$gone" ]; then
+			bad "the hostile sandbox $hostname_, its docker stopped, was not removed"
+		elif awk -v a="$gone" -v b="$hdeath" -v k="$TEARDOWN_BOUND" 'BEGIN { exit !(a - b > k) }'; then
+			bad "the hostile sandbox $hostname_, its docker stopped, was removed $(awk -v a="$gone" -v b="$hdeath" 'BEGIN { printf "%.1f", a - b }') s after its session's end (the bound is $TEARDOWN_BOUND s)"
+		fi
+		stall="its docker stopped at the end, removed $(awk -v a="${gone:-0}" -v b="$hdeath" 'BEGIN { printf "%.1f", a - b }') s after (bound $TEARDOWN_BOUND s), $saves exec(s) into it after the end"
+		kill -CONT "$stalled" 2>/dev/null
+	fi
 	[ -z "${hostile_dead:-}" ] ||
 	    bad "the hostile session died before the end: $(tail -n 3 "$T/log/hostile.err" | tr '\n' ';')"
 	# what ran of the plants (each appends a line to the canary)
@@ -489,6 +526,7 @@ if [ "$SOAK_HOSTILE" = 1 ]; then
 	most=$(awk -v n="$hostname_" '$2 == n { c[$1]++ } END { m = 0; for (s in c) if (c[s] > m) m = c[s]; print m }' "$T/log/ports")
 	[ "$most" -ge 32 ] ||
 	    bad "the hostile sandbox never held more than $most host ports: its ranges were not published"
+	[ -z "$stalled" ] || echo "soak: hostile: $stall"
 	printf 'soak: hostile: %s\nsoak: hostile: %s\n' "$(p=${par#parallel: }; echo "${p% \[*}")" "${dmn% \[*}" | cut -c 1-300
 	printf 'soak: hostile: %d docker_curl calls (%d floods answered, %d drips held to the timeout), the longest %s s (timeoutSec %d); its sandbox held at most %d host ports (bound %d); %d files planted, %s\n' \
 	    "$(wc -l <"$T/log/curl")" "$nflood" "$ndrip" "${longest:-0}" \
