@@ -2,7 +2,8 @@
 # The soak, short (make soak runs the long one): sessions, SIGKILLs and
 # sweeps at once against the simulator, one session hostile (port ranges,
 # planted files, a docker_curl flood, parallel docker_run, a daemon then
-# Esc, a stalled save at its end); then every lifecycle promise is
+# Esc, a stalled save at its end, a tampered image cache entry); then
+# every lifecycle promise is
 # checked from the outside.  Controls break promises on purpose and show
 # that the soak's checks see it.
 
@@ -40,6 +41,7 @@ hostile_require() {
 	[[ "$output" == *"soak: hostile: 3 of 3 runs, held "* ]] || fail "no parallel docker_run: $output"
 	[[ "$output" == *"soak: hostile: daemon: started yes, after Esc "* ]] || fail "no daemon: $output"
 	[[ "$output" == *"soak: hostile: its docker stopped at the end, removed "* ]] || fail "no stalled save: $output"
+	[[ "$output" == *"soak: hostile: a tampered image cache entry: refused with its reason "* ]] || fail "no tampered entry: $output"
 }
 
 # A build of this checkout with three promises broken: pi's docker_curl

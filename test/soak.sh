@@ -211,6 +211,29 @@ chmod 600 "$HOME/.ssh/id_ed25519"
 read -r eph_lo eph_hi </proc/sys/net/ipv4/ip_local_port_range
 cd "$T/ws" || exit 1
 
+# a tampered image cache entry of the workspace, there before any session:
+# a tar whose first member's name is bzip2's magic (docker load would read
+# a bzip2 stream from byte 0); the host must refuse it, and load nothing
+cache_entry=$HOME/.cache/sbx-tools/images/$(stat -c '%d-%i' "$T/ws")
+(umask 077 && mkdir -p "$cache_entry")
+python3 - "$cache_entry" "$T/ws" <<'EOF'
+import io, os, sys, tarfile, time
+e, ws = sys.argv[1], sys.argv[2]
+b = io.BytesIO()
+with tarfile.open(fileobj=b, mode="w", format=tarfile.USTAR_FORMAT) as t:
+    for name, data in (("BZh91AY&SY", b"naming nothing"), ("manifest.json", b"[]")):
+        i = tarfile.TarInfo(name)
+        i.size = len(data)
+        t.addfile(i, io.BytesIO(data))
+a = b.getvalue()
+now = int(time.time())
+for f, data in (("archive", a), ("meta", ("workspace=%s\nstore=overlay2\nsize=%d\nsaved=%d\nused=%d\nref=docker.io/library/alpine:3.19\n" % (ws, len(a), now, now)).encode())):
+    fd = os.open(os.path.join(e, f), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    os.write(fd, data)
+    os.close(fd)
+EOF
+cp "$cache_entry/archive" "$T/tampered"
+
 # shellcheck disable=SC2317 # run by the trap
 cleanup() {
 	local p
@@ -473,6 +496,16 @@ if [ "$SOAK_HOSTILE" = 1 ]; then
 		stall="its docker stopped at the end, removed $(awk -v a="${gone:-0}" -v b="$hdeath" 'BEGIN { printf "%.1f", a - b }') s after (bound $TEARDOWN_BOUND s), $saves exec(s) into it after the end"
 		kill -CONT "$stalled" 2>/dev/null
 	fi
+	# the tampered cache entry: refused on the host (deleted, said), and
+	# no load was tried into any sandbox
+	tamper=$(cat "$T"/log/*.err 2>/dev/null | grep -c "image cache entry of $T/ws: .*bzip2")
+	loads=$(grep -c ' exec -i ' "$SBX_SIM_ROOT/calls.log")
+	! cmp -s "$cache_entry/archive" "$T/tampered" ||
+	    bad "the tampered image cache entry $cache_entry is still there"
+	[ "$loads" -eq 0 ] ||
+	    bad "$loads image cache load(s) were tried: $(grep -m 1 ' exec -i ' "$SBX_SIM_ROOT/calls.log")"
+	[ "$tamper" -ge 1 ] ||
+	    bad "no session said the tampered image cache entry was refused for its bzip2 magic: $(grep -h 'image cache' "$T"/log/*.err | head -n 2 | tr '\n' ';')"
 	[ -z "${hostile_dead:-}" ] ||
 	    bad "the hostile session died before the end: $(tail -n 3 "$T/log/hostile.err" | tr '\n' ';')"
 	# what ran of the plants (each appends a line to the canary)
@@ -527,6 +560,7 @@ if [ "$SOAK_HOSTILE" = 1 ]; then
 	[ "$most" -ge 32 ] ||
 	    bad "the hostile sandbox never held more than $most host ports: its ranges were not published"
 	[ -z "$stalled" ] || echo "soak: hostile: $stall"
+	echo "soak: hostile: a tampered image cache entry: refused with its reason $tamper time(s), $loads load(s) tried"
 	printf 'soak: hostile: %s\nsoak: hostile: %s\n' "$(p=${par#parallel: }; echo "${p% \[*}")" "${dmn% \[*}" | cut -c 1-300
 	printf 'soak: hostile: %d docker_curl calls (%d floods answered, %d drips held to the timeout), the longest %s s (timeoutSec %d); its sandbox held at most %d host ports (bound %d); %d files planted, %s\n' \
 	    "$(wc -l <"$T/log/curl")" "$nflood" "$ndrip" "${longest:-0}" \
