@@ -80,6 +80,8 @@ weakened_build() {
 	printf '%s\n' "$output" | grep '^soak:' >&3
 	[ "$status" -eq 1 ] || fail "$output"
 	[[ "$output" == *"host ports at once (the bound is 64)"* ]] || fail "$output"
+	# the parallel docker_run's check sees it too
+	[[ "$output" == *"parallel docker_run left "* ]] || fail "$output"
 	[[ "$output" == *"planted files ran on the host"* ]] || fail "$output"
 	[[ "$output" == *"outlived timeoutSec 4"* ]] || fail "$output"
 }
