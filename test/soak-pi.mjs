@@ -16,7 +16,7 @@
 // pi package under test are), SOAK_SIM, SOAK_CURL_TIMEOUT, and
 // SOAK_HOSTILE_PORTS_MAX (a control: the bound the programs get).
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadExtension } from "../pi/testlib/harness.mjs";
 
@@ -45,9 +45,9 @@ function run(args, p = "sbx-run") {
 	return { code: r.status ?? 128, out: r.stdout ?? "", err: r.stderr ?? "" };
 }
 
-async function call(name, args = {}) {
+async function call(name, args = {}, opts = {}) {
 	try {
-		return await pi.call(name, args);
+		return await pi.call(name, args, opts);
 	} catch (e) {
 		return { error: e };
 	}
@@ -181,6 +181,78 @@ await retry("service's host port", async () => {
 	if (!hp) sync();
 	return { ok: hp > 0, why: `${hp}` };
 });
+
+// parallel docker_run in one call round, as pi runs a turn's tool calls:
+// each publishes its own ports (the sandbox is already past the bound), so
+// their syncs race; afterwards sbx's listing holds no more host ports than
+// the bound and is exactly what sbx-ports recorded (NAME.ports)
+/** Host ports of sbx's listing of the sandbox (a dual-stack pair is one). */
+function listed() {
+	const r = run(["-j", "-s", name, "ls"], "sbx-ports");
+	const h = new Set();
+	for (const l of r.out.split("\n")) {
+		try {
+			const m = JSON.parse(l);
+			if (m.host_port) h.add(`${m.host_port}/${m.protocol.replace(/[46]$/, "")}`);
+		} catch {
+			/* not a mapping */
+		}
+	}
+	return h;
+}
+function recorded() {
+	let t = "";
+	try {
+		t = readFileSync(join(cleanEnv.SBX_STATE_DIR, `${name}.ports`), "utf8");
+	} catch {
+		/* none recorded */
+	}
+	return new Set(t.split("\n").filter(Boolean).map((l) => { const [p, h] = l.split(" "); return `${h}/${p.replace(/[46]$/, "")}`; }));
+}
+const par = await Promise.all([0, 1, 2].map((i) => {
+	run(["-s", name, "--", "rm", "-f", `soak-par-${i}`]);
+	return call("docker_run", { image: "busybox:local", name: `soak-par-${i}`, ports: [0, 1, 2, 3, 4, 5].map((k) => `${23000 + i * 100 + k}:${7000 + k}`), command: ["sleep", "100000"] });
+}));
+{
+	const h = listed();
+	const rec = recorded();
+	const extra = [...h].filter((p) => !rec.has(p));
+	const lost = [...rec].filter((p) => !h.has(p));
+	note("hostile.ready", `parallel: ${par.filter((r) => !r.error).length} of 3 runs, held ${h.size} host ports, recorded ${rec.size}, listed not recorded ${extra.length}${extra.length ? ` (${extra.slice(0, 4).join(" ")})` : ""}, recorded not listed ${lost.length}`);
+}
+
+// a daemon started by a docker_exec, then Esc: afterwards no process of
+// it lives (found by its environment, whatever its parent), or the answer
+// said it could not end it
+{
+	const tag = `SOAK_DAEMON=${T}`;
+	const daemons = () => {
+		const found = [];
+		for (const p of readdirSync("/proc")) {
+			if (!/^\d+$/.test(p)) continue;
+			try {
+				if (readFileSync(`/proc/${p}/environ`, "latin1").split("\0").includes(tag)) found.push(p);
+			} catch {
+				/* gone, or not ours to read */
+			}
+		}
+		return found;
+	};
+	const until = async (f, ms) => {
+		for (const t0 = Date.now(); Date.now() - t0 < ms; await new Promise((r) => setTimeout(r, 200))) if (f()) return true;
+		return f();
+	};
+	const ac = new AbortController();
+	const ex = call("docker_exec", { id: "soak-srv", command: `export ${tag}; setsid sh -c 'sleep 347 &'; sleep 300` }, { signal: ac.signal });
+	const seen = await until(() => daemons().length > 0, 60000);
+	ac.abort();
+	const r = await ex;
+	const said = (r.error?.message ?? r.text ?? "").replace(/\s+/g, " ");
+	// an answer that says what it did not look for is not waited on
+	const gone = await until(() => daemons().length === 0, /not looked for|still run/.test(said) ? 0 : 15000);
+	note("hostile.ready", `daemon: started ${seen ? "yes" : "no"}, after Esc ${gone ? "none lives" : `${daemons().length} live`}; the answer: ${said.slice(0, 300)}`);
+}
+
 note("hostile.ready", "ready");
 
 // ------------------------------------------------------------ the flood

@@ -1,7 +1,9 @@
 #!/usr/bin/env bats
 # The soak, short (make soak runs the long one): sessions, SIGKILLs and
 # sweeps at once against the simulator, one session hostile (port ranges,
-# planted files, a docker_curl flood); then every lifecycle promise is
+# planted files, a docker_curl flood, parallel docker_run, a daemon then
+# Esc, a stalled save at its end, a tampered image cache entry); then
+# every lifecycle promise is
 # checked from the outside.  Controls break promises on purpose and show
 # that the soak's checks see it.
 
@@ -35,6 +37,11 @@ hostile_require() {
 	    fail "no hostile summary: $output"
 	[ "${BASH_REMATCH[1]}" -ge 2 ] && [ "${BASH_REMATCH[2]}" -ge 32 ] &&
 	    [ "${BASH_REMATCH[3]}" -ge 20 ] || fail "$output"
+	# and its end's attacks were made: parallel runs, a daemon, a stalled save
+	[[ "$output" == *"soak: hostile: 3 of 3 runs, held "* ]] || fail "no parallel docker_run: $output"
+	[[ "$output" == *"soak: hostile: daemon: started yes, after Esc "* ]] || fail "no daemon: $output"
+	[[ "$output" == *"soak: hostile: its docker stopped at the end, removed "* ]] || fail "no stalled save: $output"
+	[[ "$output" == *"soak: hostile: a tampered image cache entry: refused with its reason "* ]] || fail "no tampered entry: $output"
 }
 
 # A build of this checkout with three promises broken: pi's docker_curl
@@ -68,11 +75,13 @@ weakened_build() {
 	hostile_require
 	local b
 	b=$(weakened_build)
-	SOAK_BUILD=$b SOAK_HOSTILE_PORTS_MAX=1024 SOAK_CURL_TIMEOUT=4 SOAK_CHAOS=0 \
+	SOAK_BUILD=$b SOAK_HOSTILE_PORTS_MAX=1024 SOAK_CURL_TIMEOUT=4 SOAK_CHAOS=0 SOAK_STALL=0 \
 	    run bash "$TOP/test/soak.sh" 10 1
 	printf '%s\n' "$output" | grep '^soak:' >&3
 	[ "$status" -eq 1 ] || fail "$output"
 	[[ "$output" == *"host ports at once (the bound is 64)"* ]] || fail "$output"
+	# the parallel docker_run's check sees it too
+	[[ "$output" == *"parallel docker_run left "* ]] || fail "$output"
 	[[ "$output" == *"planted files ran on the host"* ]] || fail "$output"
 	[[ "$output" == *"outlived timeoutSec 4"* ]] || fail "$output"
 }

@@ -18,8 +18,12 @@
 # port ranges and ports other host services own, plants programs, Makefiles,
 # a package.json linked to a host secret and a .pi/ install in the shared
 # workspace from a container, and calls docker_curl against a flood and a
-# byte-a-second drip the whole time.  Chaos never ends it (its sbx-run and
-# sbx create calls are killed as everyone's are); the end does.
+# byte-a-second drip the whole time; runs three docker_run at once, each
+# publishing its own ports, and a daemon from a docker_exec that it then
+# aborts as Esc does.  Chaos never ends it (its sbx-run and sbx create
+# calls are killed as everyone's are); the end does, with its sandbox's
+# docker stopped (SIGSTOP, SOAK_STALL=0: not) so that the save before
+# teardown stalls, and the sandbox must still go within sbx-watch(8)'s bound.
 #
 # Then every session ends, and what the lifecycle promises is checked from
 # the outside: no sandbox of a dead session is left, no sandbox was removed
@@ -167,6 +171,10 @@ PORTS_BOUND=64
 # how late a docker_curl may return past its timeoutSec (a loaded machine)
 CURL_SLACK=2
 SOAK_PREWARM=${SOAK_PREWARM:-1}
+# SOAK_STALL=0: the hostile sandbox's docker keeps answering at the end;
+# TEARDOWN_BOUND: sbx-watch(8)'s bound from a session's end to its removal
+SOAK_STALL=${SOAK_STALL:-1}
+TEARDOWN_BOUND=355
 export SOAK_WATCH SOAK_PREWARM SOAK_BUILD SOAK_CURL_TIMEOUT SOAK_SIM=$SIM
 
 secs=${1:-60}
@@ -203,10 +211,34 @@ chmod 600 "$HOME/.ssh/id_ed25519"
 read -r eph_lo eph_hi </proc/sys/net/ipv4/ip_local_port_range
 cd "$T/ws" || exit 1
 
+# a tampered image cache entry of the workspace, there before any session:
+# a tar whose first member's name is bzip2's magic (docker load would read
+# a bzip2 stream from byte 0); the host must refuse it, and load nothing
+cache_entry=$HOME/.cache/sbx-tools/images/$(stat -c '%d-%i' "$T/ws")
+(umask 077 && mkdir -p "$cache_entry")
+python3 - "$cache_entry" "$T/ws" <<'EOF'
+import io, os, sys, tarfile, time
+e, ws = sys.argv[1], sys.argv[2]
+b = io.BytesIO()
+with tarfile.open(fileobj=b, mode="w", format=tarfile.USTAR_FORMAT) as t:
+    for name, data in (("BZh91AY&SY", b"naming nothing"), ("manifest.json", b"[]")):
+        i = tarfile.TarInfo(name)
+        i.size = len(data)
+        t.addfile(i, io.BytesIO(data))
+a = b.getvalue()
+now = int(time.time())
+for f, data in (("archive", a), ("meta", ("workspace=%s\nstore=overlay2\nsize=%d\nsaved=%d\nused=%d\nref=docker.io/library/alpine:3.19\n" % (ws, len(a), now, now)).encode())):
+    fd = os.open(os.path.join(e, f), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    os.write(fd, data)
+    os.close(fd)
+EOF
+cp "$cache_entry/archive" "$T/tampered"
+
 # shellcheck disable=SC2317 # run by the trap
 cleanup() {
 	local p
 	for p in $live $hostile; do kill -9 "$p" 2>/dev/null; done
+	[ -z "${stalled:-}" ] || kill -CONT "$stalled" 2>/dev/null
 	for p in $(ours 'sbx-*'); do kill -9 "$p" 2>/dev/null; done
 	"$SIM" sim-cleanup >/dev/null 2>&1
 	[ -n "${KEEP_SOAK:-}" ] || rm -rf "$T"
@@ -306,13 +338,28 @@ if [ -n "$hostile" ]; then
 	kill -0 "$hostile" 2>/dev/null || hostile_dead=1
 fi
 
+# the hostile session's docker stops answering at its end (SIGSTOP): its
+# save before teardown stalls, and the sandbox must still go within the
+# bound sbx-watch(8) gives
+stalled=
+if [ -n "$hostname_" ] && [ "$SOAK_STALL" = 1 ]; then
+	for d in "$SBX_SIM_ROOT"/s/*/; do
+		read -r n 2>/dev/null <"${d}name" || continue
+		[ "$n" = "$hostname_" ] || continue
+		# (the pid file has no newline at its end)
+		stalled=$(cat "${d}dockerd.pid" 2>/dev/null)
+		kill -STOP "$stalled" 2>/dev/null || stalled=
+	done
+fi
+
 # the end of every session, as when pi exits
 for p in $live $hostile; do kill -9 "$p" 2>/dev/null && died "$p"; done
 live=
 hostile=
 
-# the watchers tear down; then nothing of ours runs
-for _ in $(seq 600); do
+# the watchers tear down; then nothing of ours runs (a stalled save's
+# within its bound)
+for _ in $(seq $((${stalled:+TEARDOWN_BOUND * 10 - 540} + 600))); do
 	[ -z "$(ours 'sbx-*')" ] && break
 	sleep 0.1
 done
@@ -436,6 +483,29 @@ if [ "$SOAK_HOSTILE" = 1 ]; then
 	touch "$T/hostile.ready" "$T/log/curl"
 	grep -qx ready "$T/hostile.ready" ||
 	    bad "the hostile session did not get ready: $(tr '\n' ';' <"$T/hostile.ready") $(tail -n 3 "$T/log/hostile.err" 2>/dev/null | tr '\n' ';')"
+	# the stalled save: the sandbox went within the bound of its end
+	if [ -n "$stalled" ]; then
+		hdeath=$(awk -v p="$(awk -v n="$hostname_" '$2 == n { print $1 }' "$T/sessions")" '$1 == p { print $2 }' "$T/deaths")
+		gone=$(awk -v n="$hostname_" '$3 == "rm" && $2 == 0 && $NF == n { print $1; exit }' "$SBX_SIM_ROOT/calls.log")
+		saves=$(awk -v n="$hostname_" -v d="$hdeath" '$1 > d && $3 == "exec" && index($0, " " n " ")' "$SBX_SIM_ROOT/calls.log" | wc -l)
+		if [ -z "$gone" ]; then
+			bad "the hostile sandbox $hostname_, its docker stopped, was not removed"
+		elif awk -v a="$gone" -v b="$hdeath" -v k="$TEARDOWN_BOUND" 'BEGIN { exit !(a - b > k) }'; then
+			bad "the hostile sandbox $hostname_, its docker stopped, was removed $(awk -v a="$gone" -v b="$hdeath" 'BEGIN { printf "%.1f", a - b }') s after its session's end (the bound is $TEARDOWN_BOUND s)"
+		fi
+		stall="its docker stopped at the end, removed $(awk -v a="${gone:-0}" -v b="$hdeath" 'BEGIN { printf "%.1f", a - b }') s after (bound $TEARDOWN_BOUND s), $saves exec(s) into it after the end"
+		kill -CONT "$stalled" 2>/dev/null
+	fi
+	# the tampered cache entry: refused on the host (deleted, said), and
+	# no load was tried into any sandbox
+	tamper=$(cat "$T"/log/*.err 2>/dev/null | grep -c "image cache entry of $T/ws: .*bzip2")
+	loads=$(grep -c ' exec -i ' "$SBX_SIM_ROOT/calls.log")
+	! cmp -s "$cache_entry/archive" "$T/tampered" ||
+	    bad "the tampered image cache entry $cache_entry is still there"
+	[ "$loads" -eq 0 ] ||
+	    bad "$loads image cache load(s) were tried: $(grep -m 1 ' exec -i ' "$SBX_SIM_ROOT/calls.log")"
+	[ "$tamper" -ge 1 ] ||
+	    bad "no session said the tampered image cache entry was refused for its bzip2 magic: $(grep -h 'image cache' "$T"/log/*.err | head -n 2 | tr '\n' ';')"
 	[ -z "${hostile_dead:-}" ] ||
 	    bad "the hostile session died before the end: $(tail -n 3 "$T/log/hostile.err" | tr '\n' ';')"
 	# what ran of the plants (each appends a line to the canary)
@@ -445,6 +515,31 @@ if [ "$SOAK_HOSTILE" = 1 ]; then
 	# secret, init/go.mod to nothing, so nothing is detected
 	grep -q '^init: lang=generic ' "$T/hostile.ready" ||
 	    bad "docker_init read links out of the workspace: $(grep '^init:' "$T/hostile.ready")"
+	# parallel docker_run with different ports: the bound and sbx-ports'
+	# record held under their racing syncs (and the runs ran, or this
+	# proves nothing); what they published goes with the sandbox (above)
+	par=$(grep '^parallel:' "$T/hostile.ready")
+	if [[ $par =~ parallel:\ ([0-9]+)\ of\ 3\ runs,\ held\ ([0-9]+)\ host\ ports,\ recorded\ ([0-9]+),\ listed\ not\ recorded\ ([0-9]+).*recorded\ not\ listed\ ([0-9]+) ]]; then
+		[ "${BASH_REMATCH[1]}" -gt 0 ] ||
+		    bad "no parallel docker_run ran: $par"
+		[ "${BASH_REMATCH[2]}" -le "$PORTS_BOUND" ] ||
+		    bad "parallel docker_run left ${BASH_REMATCH[2]} host ports at once (the bound is $PORTS_BOUND): $par"
+		[ "$((BASH_REMATCH[4] + BASH_REMATCH[5]))" -eq 0 ] ||
+		    bad "after parallel docker_run sbx's listing and sbx-ports' record differ: $par"
+	else
+		bad "the parallel docker_run were not made: ${par:-no line}"
+	fi
+	# a daemon a docker_exec started, then Esc: none lives after, or the
+	# answer said it could not end or look for it
+	dmn=$(grep '^daemon:' "$T/hostile.ready")
+	case $dmn in
+	"daemon: started yes, after Esc none lives;"*) ;;
+	"daemon: started yes,"*"still run"* | "daemon: started yes,"*"not looked for"* | \
+	    "daemon: started yes,"*"could be checked"* | "daemon: started yes,"*unknown*) ;;
+	"daemon: started yes,"*)
+		bad "a daemon of a docker_exec outlived Esc and the answer did not say so: $dmn" ;;
+	*) bad "the daemon of the docker_exec never started: ${dmn:-no line}" ;;
+	esac
 	# nothing of the live hostile session was taken: its service's mapping
 	awk -v s="$snap" -v n="$hostname_" '$1 == s && $2 == n && $6 == 8080' \
 	    "$T/log/ports" | grep -q . ||
@@ -464,6 +559,9 @@ if [ "$SOAK_HOSTILE" = 1 ]; then
 	most=$(awk -v n="$hostname_" '$2 == n { c[$1]++ } END { m = 0; for (s in c) if (c[s] > m) m = c[s]; print m }' "$T/log/ports")
 	[ "$most" -ge 32 ] ||
 	    bad "the hostile sandbox never held more than $most host ports: its ranges were not published"
+	[ -z "$stalled" ] || echo "soak: hostile: $stall"
+	echo "soak: hostile: a tampered image cache entry: refused with its reason $tamper time(s), $loads load(s) tried"
+	printf 'soak: hostile: %s\nsoak: hostile: %s\n' "$(p=${par#parallel: }; echo "${p% \[*}")" "${dmn% \[*}" | cut -c 1-300
 	printf 'soak: hostile: %d docker_curl calls (%d floods answered, %d drips held to the timeout), the longest %s s (timeoutSec %d); its sandbox held at most %d host ports (bound %d); %d files planted, %s\n' \
 	    "$(wc -l <"$T/log/curl")" "$nflood" "$ndrip" "${longest:-0}" \
 	    "$SOAK_CURL_TIMEOUT" "$most" "$PORTS_BOUND" \

@@ -11,7 +11,7 @@ import type { Socket } from "node:net";
 import type { AgentToolUpdateCallback } from "@mariozechner/pi-coding-agent";
 import { findProgram, pinnedName, type Program, requireProgram, settings } from "./config.ts";
 import { Prewarm, wanted } from "./prewarm.ts";
-import { type RunResult, runProgram } from "./proc.ts";
+import { type LogSink, type RunResult, runProgram } from "./proc.ts";
 import { EX } from "./status.ts";
 import { guardWorkspace, programEnv } from "./trust.ts";
 import { type Details, failure, removeLogs, streamer } from "./text.ts";
@@ -157,9 +157,14 @@ export class Session {
 			onOutput: o.stream ? streamer(o.stream.onUpdate, o.stream.head, { sandbox: this.name }) : undefined,
 		});
 		// an answer that comes after the session's end keeps no log: its files went with it
-		if (o.log !== undefined) r.log = { what: o.log, made: this.logs, closed: () => this.released };
+		if (o.log !== undefined) r.log = this.logSink(o.log);
 		if (r.code !== EX.OK && !o.allowFail) throw failure(o.what, r, o.command ?? [prog, ...args]);
 		return r;
+	}
+
+	/** Where a call's log goes: listed in the session's logs, none once the session ended. */
+	logSink(what: string): LogSink {
+		return { what, made: this.logs, closed: () => this.released };
 	}
 
 	/** The call's signal, and the session's end, which ends every call of it. */

@@ -3,7 +3,7 @@
 // target), and what a cut keeps (long lines by bytes, the URLs, every
 // byte counted).  Through pi's loader against the simulator.
 import assert from "node:assert/strict";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
@@ -75,6 +75,30 @@ test(`[${FLAVOUR}] kept class: a one-line body is shown in part, by bytes, never
 	assert.match(r.text, /^a{4096} \[\.\.\. 88064 more bytes of this line\]$/m);
 	assert.match(r.text, /after-the-line/);
 	assert.match(r.text, /1 line longer than 4\.0KB cut there: 88064 bytes left out/);
+});
+
+test(`[${FLAVOUR}] kept class: a docker_curl body the answer cuts is whole in a log the answer names; a short one makes none`, async (t) => {
+	if (!S.ready(t)) return;
+	const srv = "mkdir -p /s && head -c 92160 /dev/zero | tr '\\0' a >/s/big && echo small >/s/small && exec httpd -f -p 8080 -h /s";
+	const run = await S.pi.call("docker_run", { image: "busybox:local", name: "kept-web", ports: ["8080"], command: srv });
+	const url = run.text.match(/http:\/\/127\.0\.0\.1:\d+/)?.[0];
+	assert.ok(url, run.text);
+	// the service is up when it answers
+	let small;
+	for (let i = 0; i < 100; i++) {
+		small = await S.pi.call("docker_curl", { url: `${url}/small` }).catch((e) => ({ text: e.message }));
+		if (/^HTTP 200/m.test(small.text)) break;
+		await new Promise((r) => setTimeout(r, 200));
+	}
+	assert.match(small.text, /^HTTP 200 [\s\S]*\nsmall\n?$/);
+	assert.doesNotMatch(small.text, /is in \S+: read it/);
+	assert.equal(small.result.details.fullOutputPath, undefined);
+	const big = await S.pi.call("docker_curl", { url: `${url}/big` });
+	const m = big.text.match(/^\[the body as read \(90\.0KB\) is in (\S+): read it with the read tool\]$/m);
+	assert.ok(m, big.text.slice(0, 600));
+	assert.equal(big.result.details.fullOutputPath, m[1]);
+	assert.equal(readFileSync(m[1], "utf8"), "a".repeat(92160));
+	assert.match(big.text, /^a{4096} \[\.\.\. 88064 more bytes of this line\]$/m);
 });
 
 test(`[${FLAVOUR}] kept class: a note counts every byte of the output, those not kept too`, async (t) => {

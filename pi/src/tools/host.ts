@@ -3,14 +3,14 @@
  * docker_curl, docker_sandbox_rm, docker_gc.
  */
 import { isIP } from "node:net";
-import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { type ExtensionAPI, formatSize } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
 import { findProgram, installHint, modeLines, PROGRAMS, sbxCli, setting } from "../config.ts";
 import { describe, list, type Mapping, parseMappings } from "../ports.ts";
 import type { Session } from "../session.ts";
 import { EX } from "../status.ts";
-import type { RunResult } from "../proc.ts";
-import { failure, ownWords, removeLogs, result, str } from "../text.ts";
+import { KEEP_BYTES, type RunResult } from "../proc.ts";
+import { cut, failure, logOf, ownWords, removeLogs, result, str } from "../text.ts";
 import { BODY_CAP, request, timedOut } from "./curl.ts";
 import { Int, intArg } from "./schema.ts";
 
@@ -296,7 +296,8 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 		description:
 			"HTTP(S) request from the host to a port the sandbox publishes (http://127.0.0.1:PORT/..., as docker_run and docker_compose report). " +
 			"The address and port must be a pair the sandbox publishes (localhost: the published pair with that port). " +
-			"Without a port: the scheme's port if published, else the only published port. Redirects are not followed. HTTPS certificates are not verified (local services).",
+			"Without a port: the scheme's port if published, else the only published port. Redirects are not followed. HTTPS certificates are not verified (local services). " +
+			"A body the answer cuts is in the file the answer names (read it with the read tool when you need more).",
 		parameters: Type.Object({
 			url: Type.String({ description: "e.g. http://127.0.0.1:8080/health" }),
 			timeoutSec: Type.Optional(Int(1, TIMEOUT_MAX, "seconds (default 10)")),
@@ -342,8 +343,14 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 			const moved = res.location ? `\nlocation: ${res.location} (not followed: docker_curl makes one request)` : "";
 			const head = `${note}HTTP ${res.status} ${res.statusText}${res.ct ? `\ncontent-type: ${res.ct}` : ""}${moved}`;
 			// in the head, which the cut to pi's limits keeps
-			const cut = res.cut ? `\n[body cut at ${BODY_CAP / 1024 / 1024} MiB: docker_curl reads no more of it]` : "";
-			return result(`${head}${cut}\n\n${res.text || "(empty response body)"}`, { sandbox: s.name, status: res.status, cut: res.cut }, "head");
+			const capped = res.cut ? `\n[body cut at ${BODY_CAP / 1024 / 1024} MiB: docker_curl reads no more of it]` : "";
+			const shown = res.text || "(empty response body)";
+			// a body the answer cuts (a long line, pi's limits) goes whole to a log the head names
+			const log = cut(`${head}${capped}\n\n${shown}`, "head").truncated ? logOf({ code: 0, stdout: shown, stderr: "", output: shown, dropped: 0, log: s.logSink("curl") }) : undefined;
+			const size = Buffer.byteLength(shown);
+			const kept = size > KEEP_BYTES ? `its last ${formatSize(KEEP_BYTES)}` : "the body as read";
+			const says = log ? `\n[${kept} (${formatSize(size)}) is in ${log}: read it with the read tool]` : "";
+			return result(`${head}${capped}${says}\n\n${shown}`, { sandbox: s.name, status: res.status, cut: res.cut, fullOutputPath: log }, "head");
 		},
 	});
 
