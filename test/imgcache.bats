@@ -468,24 +468,9 @@ said_once() {
 }
 
 # hold_load NAME SECONDS: hold NAME's byte of the load lock, as a load in
-# flight does (lib/lock.c's slot: FNV-1a, shifted right by 2)
+# flight does
 hold_load() {
-	python3 - "$SBX_STATE_DIR/.imgload.lock" "$1" "$2" <<-'EOF' &
-	import fcntl, os, sys, time
-	h = 14695981039346656037
-	for c in sys.argv[2].encode():
-	    h = ((h ^ c) * 1099511628211) & 0xffffffffffffffff
-	fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
-	fcntl.lockf(fd, fcntl.LOCK_EX, 1, h >> 2)
-	open(sys.argv[1] + ".held", "w").close()
-	time.sleep(float(sys.argv[3]))
-	EOF
-	HOLDER=$!
-	for _ in $(seq 100); do
-		[ -e "$SBX_STATE_DIR/.imgload.lock.held" ] && return 0
-		sleep 0.05
-	done
-	fail "the lock was not taken"
+	hold_name_lock .imgload.lock "$1" "$2"
 }
 
 @test "imgcache: a docker pull or tag waits for a load in flight, within its timeout; a docker ps does not" {
