@@ -176,7 +176,9 @@ old_sbx() {
 	run -1 --separate-stderr sbx-ports ls
 	[[ $stderr == *"daemon unreachable"* ]]
 	[[ $stderr != *"unknown command"* ]]
-	[ "$(stub_count)" -eq $((n + 2)) ]
+	# ports, port, and the version of an answer no reader placed
+	[ "$(stub_count)" -eq $((n + 3)) ]
+	[ "$(stub_argv $((n + 3)) | tr '\n' ' ')" = "version " ]
 	[ "$(cat "$SBX_STATE_DIR/sbx-port-dialect")" = ports ]
 	# a missing sandbox is no reason to doubt the dialect
 	echo "ERROR: no sandbox named 'pi-sbx-1-ports001'" >"$SBX_STUB_DIR/err.ports"
@@ -394,7 +396,7 @@ tcp 18452 18452" ]
 	echo '[{"host_ip":"127.0.0.1","host_port":18451,"sandbox_port":18451,"protocol":"tcp4"}]' >"$SBX_STUB_DIR/out.port"
 	: >"$SBX_STUB_DIR/out.exec"
 	run -0 sbx-ports sync
-	[ "$(stub_argv 6 | tr '\n' ' ')" = "port unpublish pi-sbx-1-ports001 127.0.0.1:18451:18451/tcp4 " ]
+	[ "$(stub_argv "$(stub_count)" | tr '\n' ' ')" = "port unpublish pi-sbx-1-ports001 127.0.0.1:18451:18451/tcp4 " ]
 	[ ! -e "$SBX_STATE_DIR/pi-sbx-1-ports001.ports" ]
 }
 
