@@ -312,13 +312,6 @@ sbx_supervise(const struct sbx_spawn *s, struct sbx_result *res)
 		ret = loop(&u, mine);
 		if (res->timedout)
 			res->status = SBX_EX_TIMEOUT;
-		/*
-		 * A child that ignored the signal passed on was killed after
-		 * the grace: the run still ended by that signal, not by ours.
-		 */
-		else if (res->signo != 0 && res->signo != SIGKILL &&
-		    res->status == 128 + SIGKILL)
-			res->status = 128 + res->signo;
 	}
 	e = errno;
 	/* while EPIPE is still ours: the guardian may be gone with its group */
