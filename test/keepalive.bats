@@ -87,7 +87,7 @@ guest_held() {
 @test "sim keepalive: by default it holds while a port is published (one exec, several graces), releases when the last goes; the VM stops within a grace" {
 	sim_sandbox ka2 || return
 	sim_free_port
-	sim_web ka2 web -p "127.0.0.1:$SIM_PORT:8080" 8080
+	sim_web ka2 web -p "$SIM_PORT:8080" 8080
 	run -0 "$TOP/sbx-ports/sbx-ports" -s "$SIM_SB" sync
 	[ -f "$SBX_STATE_DIR/$SIM_SB.ports" ]
 	session
@@ -111,7 +111,7 @@ guest_held() {
 @test "sim keepalive: DOCKER_SANDBOX_KEEPALIVE=0 never holds, ports or not" {
 	sim_sandbox ka3 || return
 	sim_free_port
-	sim_web ka3 web -p "127.0.0.1:$SIM_PORT:8080" 8080
+	sim_web ka3 web -p "$SIM_PORT:8080" 8080
 	run -0 "$TOP/sbx-ports/sbx-ports" -s "$SIM_SB" sync
 	session
 	c0=$(sim_calls)
