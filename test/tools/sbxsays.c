@@ -57,6 +57,7 @@ main(int argc, char *argv[])
 	    strcmp(what, "race-line") == 0) {
 		for (i = each ? 0 : b.len; i <= b.len; i++)
 			printf("%s\n", nf[held(what, b.data, i, arg)]);
+		sbx_buf_free(&b);
 		return sbx_fshut() == 0 ? 0 : 1;
 	}
 	if (strcmp(what, "notfound") == 0)
@@ -74,6 +75,9 @@ main(int argc, char *argv[])
 	else if (strcmp(what, "notice") == 0)
 		yes = sbx_says_notice(b.data, b.len);
 	else
+		yes = -1;
+	sbx_buf_free(&b);	/* a leak would be a sanitizer's report */
+	if (yes == -1)
 		return 2;
 	printf("%s\n", yes ? "yes" : "no");
 	return sbx_fshut() == 0 ? 0 : 1;
