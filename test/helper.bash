@@ -2,7 +2,7 @@
 # per test, the recording stand-in sbx, and small helpers to read what it
 # recorded.
 bats_require_minimum_version 1.5.0
-load locks
+. "$BATS_TEST_DIRNAME/locks.bash"
 
 TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 

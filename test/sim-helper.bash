@@ -8,7 +8,7 @@
 # pivot_root, flock, setsid), docker-compose.  When one is missing the
 # tests skip with a message, except under CI=true, where they fail.
 bats_require_minimum_version 1.5.0
-load locks
+. "$BATS_TEST_DIRNAME/locks.bash"
 
 TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 SIM="$TOP/test/sbx-sim/sbx"

@@ -379,7 +379,7 @@ bad() {
 }
 
 # no sandbox of a dead session is left (pinned ones are kept on purpose)
-listed=$("$SIM" ls --json | python3 -c '
+listed=$(SBX_SIM_WORDS=exact "$SIM" ls --json | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 for s in d["sandboxes"] if isinstance(d, dict) else d:
