@@ -177,15 +177,28 @@ sc_sleep(struct sc *sc, long long ms)
 }
 
 /*
- * len bytes of s, at most max of them (then "..."), one trailing newline
- * dropped.  The text stays as sbx wrote it: each form of the report
- * escapes it (result.c), so no output of sbx can steer a terminal.
+ * len bytes of s from its first line that is not sbx's notice or blank,
+ * at most max of them (then "..."), one trailing newline dropped.  The
+ * text stays as sbx wrote it: each form of the report escapes it
+ * (result.c), so no output of sbx can steer a terminal.
  */
 static const char *
 sc_esc(const char *s, size_t len, size_t max, char *buf, size_t size)
 {
+	const char *nl;
+	size_t n;
+
 	if (s == NULL)
 		len = 0;
+	/* sbx's notices and blank lines first would fill the quote */
+	while (len > 0 && (nl = memchr(s, '\n', len)) != NULL &&
+	    (size_t)(nl - s) + 1 < len) {
+		n = (size_t)(nl - s);
+		if (n > 0 && !sbx_says_notice(s, n))
+			break;
+		s += n + 1;
+		len -= n + 1;
+	}
 	if (len > 0 && s[len - 1] == '\n')
 		len--;
 	snprintf(buf, size, "%.*s%s", (int)(len < max ? len : max),
