@@ -23,7 +23,7 @@ setup_file() {
 		[ "$(sim_calls_after "$n" | sim_argv_of)" = \
 		    "exec pin-a -- docker -H unix:///var/run/docker.sock $args --format $(printf '%q' '{{.Server.Os}}')" ]
 	done
-	run -0 sbx-run -s pin-a -- -D ps
+	run -0 --separate-stderr sbx-run -s pin-a -- -D ps
 	[[ "$output" == "CONTAINER ID"* ]]
 }
 

@@ -88,7 +88,7 @@ for s in json.load(sys.stdin)["sandboxes"]:
 	export SBX_SIM_CREATE_DELAY=2
 	n=$(sim_ncalls)
 	prewarm_bg pw-flight
-	run -0 sbx-run -s pw-flight -x echo answered
+	run -0 --separate-stderr sbx-run -s pw-flight -x echo answered
 	[ "$output" = answered ]
 	wait "$PW"
 	[ "$(cat "$BATS_TEST_TMPDIR/pw.rc")" = 0 ]
