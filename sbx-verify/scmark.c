@@ -1,6 +1,6 @@
 /*
  * scmark.c: a guest command outlives a killed `sbx exec` on real sbx
- * (AGS, 0.39: only stop or rm ended it; sbx-today.md), so the programs'
+ * (only stop or rm ended it, in 0.39), so the programs'
  * exec marking (lib/mark.c) must end it.
  * The check runs a command under sbx-run's mark, as sbx-run runs every
  * command, kills the local exec as sbx-run's timeout does, looks whether
