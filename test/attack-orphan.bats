@@ -35,16 +35,21 @@ session_in_flight() {
 	RUN=$(cat "$BATS_TEST_TMPDIR/run")
 }
 
+# The call of an ended session made no create, said why, left no intent.
+provisioned_nothing() {
+	[ "$(stub_count create)" -eq 0 ] || fail "$(cat "$SBX_STUB_DIR/calls.log")"
+	grep -q "its session has ended" "$BATS_TEST_TMPDIR/err" ||
+	    fail "stderr: $(cat "$BATS_TEST_TMPDIR/err")"
+	[ ! -e "$SBX_STATE_DIR/$N.created" ] || fail "an intent marker was left"
+}
+
 @test "orphan class: an sbx-run whose session died during its call provisions nothing" {
 	session_in_flight
 	kill -9 "$SESSION"
 	# the orphan ends on its own, with no sbx create
 	for _ in $(seq 100); do dead "$RUN" && break; sleep 0.1; done
 	dead "$RUN" || fail "sbx-run $RUN still runs"
-	[ "$(stub_count create)" -eq 0 ] || fail "$(cat "$SBX_STUB_DIR/calls.log")"
-	grep -q "its session has ended" "$BATS_TEST_TMPDIR/err" ||
-	    fail "stderr: $(cat "$BATS_TEST_TMPDIR/err")"
-	[ ! -e "$SBX_STATE_DIR/$N.created" ] || fail "an intent marker was left"
+	provisioned_nothing
 }
 
 @test "orphan class (control): the same call with its session alive provisions once" {
@@ -96,10 +101,7 @@ armed_in_flight() {
 	rc=0
 	wait "$RUN" || rc=$?
 	[ "$rc" -eq 1 ] || fail "status $rc: $(cat "$BATS_TEST_TMPDIR/err")"
-	[ "$(stub_count create)" -eq 0 ] || fail "$(cat "$SBX_STUB_DIR/calls.log")"
-	grep -q "its session has ended" "$BATS_TEST_TMPDIR/err" ||
-	    fail "stderr: $(cat "$BATS_TEST_TMPDIR/err")"
-	[ ! -e "$SBX_STATE_DIR/$N.created" ] || fail "an intent marker was left"
+	provisioned_nothing
 }
 
 @test "orphan class (control): the same call with its watcher armed throughout provisions once" {
