@@ -291,7 +291,7 @@ sbx_xconf_keepalive(void)
 	    SBX_KEEPALIVE_NEVER;
 }
 
-/* A boolean, or "ro" as the prior extension took it. */
+/* A boolean, where "ro" also means true. */
 int
 sbx_xconf_workspace_ro(void)
 {

@@ -1,6 +1,6 @@
 /*
  * scguest.c: the idle stop, and what holds it off.  Real sbx stops a VM
- * 30 s after its last exec ends (#452; HURA, 0.47), and sbx-watch's
+ * 30 s after its last exec ends (0.47 and later), and sbx-watch's
  * keepalive holds one up with an exec that stays open, the very one
  * tried here (lib/holdargv.c).  Both checks
  * wait, so they are the slow ones that -f skips: the stop is watched for
