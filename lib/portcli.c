@@ -1,24 +1,9 @@
 /*
- * portcli.c: sbx's port verbs, in whichever of its dialects the installed
- * sbx speaks:
- *
- *	sbx port ls|publish|unpublish [--json] NAME [SPEC...]	(D-port)
- *	sbx ports [--json] [--publish SPEC]... [--unpublish SPEC]... NAME
- *							(to 0.47 at least)
- *
- * The newest is tried first: an sbx without the `port` group says so in
- * cobra's own words, `unknown command "port"`, on every release, while a
- * `ports` that became an alias of the group fails in words nobody has
- * recorded.  The dialect that worked is kept in the state directory
- * (SBX_DIALECT_CACHE).  A cached answer that stops working (sbx upgraded
- * or downgraded) is found again: `port` refused as unknown falls back to
- * `ports`, and a `ports` call that fails for any reason but a missing
- * sandbox asks `port` once; when neither works the cache is removed, so
- * the next program starts afresh.
- *
- * A change is two calls, removals first: the order sbx applies a combined
- * --unpublish and --publish in is not documented, and in `port` they are
- * two verbs anyway.
+ * portcli.c: sbx's port verbs in whichever dialect the installed sbx
+ * speaks, `sbx port ls|publish|unpublish` or the older `sbx ports`.  The
+ * newest is tried first; the one that worked is cached in the state
+ * directory and found again when it stops working.  A change is two
+ * calls, removals first: sbx's order within one call is undocumented.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -51,7 +36,6 @@ cache_read(const struct sbx_portcli *pc)
 	return SBX_DIALECT_UNKNOWN;
 }
 
-/* Keep pc's dialect, or (d unknown) forget any; a hint only. */
 static void
 cache_write(const struct sbx_portcli *pc, int d)
 {
@@ -67,7 +51,6 @@ cache_write(const struct sbx_portcli *pc, int d)
 	(void)sbx_state_write(pc->dfd, SBX_DIALECT_CACHE, buf);
 }
 
-/* Run sbx with av (av[0] is filled in); output kept in pc. */
 static int
 run(struct sbx_portcli *pc, char **av)
 {
@@ -89,7 +72,6 @@ run(struct sbx_portcli *pc, char **av)
 	return 0;
 }
 
-/* Did sbx say it has no such command as the word of dialect d? */
 static int
 unknown_verb(const struct sbx_portcli *pc, int d)
 {
@@ -97,17 +79,13 @@ unknown_verb(const struct sbx_portcli *pc, int d)
 	    sbx_says_unknown_verb(pc->err.data, dialect_word[d]);
 }
 
-/* Is the failure sbx saying the sandbox does not exist? */
 int
 sbx_portcli_missing(const struct sbx_portcli *pc)
 {
 	return pc->status != 0 && sbx_says_notfound(pc->err.data, pc->name);
 }
 
-/*
- * Build and run one call of dialect d.  what: 'l' list, 'p' publish
- * specs, 'u' unpublish them.
- */
+/* One call of dialect d: 'l' list, 'p' publish, 'u' unpublish specs. */
 static int
 call(struct sbx_portcli *pc, int d, int what, const struct sbx_ports *set)
 {
@@ -123,7 +101,7 @@ call(struct sbx_portcli *pc, int d, int what, const struct sbx_ports *set)
 			errno = EINVAL;
 			goto out;
 		}
-	av[n++] = NULL;		/* the sbx path, set by run() */
+	av[n++] = NULL;
 	if (d == SBX_DIALECT_PORTS) {
 		av[n++] = "ports";
 		if (what == 'l')
@@ -151,10 +129,7 @@ out:
 	return r;
 }
 
-/*
- * One call, finding the dialect first if needed.  Returns -1 if sbx could
- * not be run (errno set); otherwise 0 with pc->status its exit status.
- */
+/* One call, finding the dialect if needed; -1 (errno) if sbx did not run. */
 static int
 dialect_call(struct sbx_portcli *pc, int what, const struct sbx_ports *set)
 {
@@ -210,7 +185,7 @@ dialect_call(struct sbx_portcli *pc, int what, const struct sbx_ports *set)
 	return 0;
 }
 
-/* The sandbox's mappings into l.  -1: see pc->status, pc->err, *errstr. */
+/* The sandbox's mappings into l; -1: see pc->status, pc->err, *errstr. */
 int
 sbx_portcli_list(struct sbx_portcli *pc, struct sbx_ports *l,
     const char **errstr)
@@ -227,10 +202,7 @@ sbx_portcli_list(struct sbx_portcli *pc, struct sbx_ports *l,
 	    pc->out.len, l, errstr);
 }
 
-/*
- * Unpublish unpub, then publish pub: one call per non-empty set, in
- * that order.  -1 as for list.
- */
+/* Unpublish unpub, then publish pub; -1 as for list. */
 int
 sbx_portcli_change(struct sbx_portcli *pc, const struct sbx_ports *pub,
     const struct sbx_ports *unpub, const char **errstr)
@@ -250,10 +222,7 @@ noexec:
 	return -1;
 }
 
-/*
- * Start the stopped sandbox with one `sbx exec NAME -- true`, for an sbx
- * that refuses the listing of a stopped one.  As list.
- */
+/* Start the stopped sandbox with `sbx exec NAME -- true`; as list. */
 int
 sbx_portcli_wake(struct sbx_portcli *pc)
 {

@@ -1,8 +1,6 @@
 /*
- * sbx-internal.h: what the files of libsbx share among themselves, and
- * what only the tests (test/tools, test/fuzz) call; no program includes
- * it.  The structures of a supervised child's streams and guardian live
- * here, as s6 keeps ftrigr's in ftrigr-internal.h.
+ * sbx-internal.h: what the files of libsbx share among themselves and
+ * with the tests only; no program includes it.
  */
 #ifndef SBX_INTERNAL_H
 #define SBX_INTERNAL_H
@@ -89,7 +87,7 @@ int	 sbx_env_addnames(struct sbx_envpolicy *, const char *, const char *);
 /* name.c: random bytes (mark.c) */
 int	 sbx_urandom(unsigned char *, size_t);
 
-/* sbxcli.c: the search that sibling.c shares; conf.c's test of a path */
+/* sbxcli.c: the PATH search (sibling.c), a path test (conf.c) */
 int	 sbx_path_search(char *const *, char *const *, const char *, char *,
 	    size_t);
 int	 sbx_prog_ok(char *const *, const char *, char *, size_t);
@@ -130,4 +128,4 @@ int	 sbx_port_sbxspec(const struct sbx_port *, char *, size_t);
 size_t	 sbx_utf8len(const char *, size_t, unsigned *);
 int	 sbx_unsafe(unsigned);
 
-#endif /* SBX_INTERNAL_H */
+#endif

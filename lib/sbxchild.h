@@ -1,11 +1,7 @@
 /*
- * sbxchild.h: child processes.  spawn.c starts one, supervise.c runs it
- * to its end (relaying, capturing or holding its output, forwarding
- * signals, a timeout), capture.c runs one for its output; selfpipe.c
- * brings trapped signals into the same poll; guard.c ties a child's life
- * to ours; detach.c lets a process outlive its caller; proc.c tells
- * whether a process is still the one we knew.
- * Nothing here knows sbx.
+ * sbxchild.h: child processes: start, supervise, capture, guard, detach,
+ * and tell whether a process is still the one we knew.  Nothing here
+ * knows sbx.
  */
 #ifndef SBXCHILD_H
 #define SBXCHILD_H
@@ -30,12 +26,7 @@ struct sbx_spawn {		/* what to run, and how */
 	int	 capture_out;	/* collect stdout into the result's out */
 	int	 capture_err;	/* collect stderr into the result's err */
 	int	 relay;		/* both streams pass through us, counted */
-	/*
-	 * hold_err: stderr passes through, but while this returns non-zero
-	 * for the text held so far (called as each piece arrives) it is kept
-	 * in the result's err instead; at exit the caller decides what to do
-	 * with it.
-	 */
+		/* stderr passes through, but is kept in err while this says so */
 	int	(*hold_err)(const char *, size_t, void *);
 	void	*hold_arg;
 };
@@ -66,11 +57,7 @@ void	 sbx_selfpipe_child(void);
 /* capture.c: run for the output, stdin on /dev/null, own process group */
 int	 sbx_capture(struct sbx_result *, char *const *, char *const *, int);
 
-/*
- * guard.c: a child holding the read end of a lifeline whose one write end
- * is the caller's, so it reads EOF when the caller ends, however it ends
- * (supervise.c's guardian; sbx-verify -S's remover)
- */
+/* guard.c: a child that reads EOF on its lifeline when the caller ends */
 pid_t	 sbx_lifeline(int *, void (*)(int, const sigset_t *, void *), void *);
 
 /* detach.c: what a process that outlives its caller lets go of */
@@ -81,4 +68,4 @@ void	 sbx_close_others(const int *, size_t);
 int	 sbx_proc_start(pid_t, unsigned long long *);
 int	 sbx_proc_alive(pid_t, unsigned long long);
 
-#endif /* SBXCHILD_H */
+#endif

@@ -1,17 +1,8 @@
 /*
- * sbxcli.c: which sbx to run.  DOCKER_SANDBOX_SBX if set (an absolute
- * path), else the first sbx on PATH, else where its installers put it:
- * /opt/homebrew/bin, /usr/local/bin, then ~/.docker/sbx/bin (the
- * tarball), ~ being $HOME and then the account's home from the password
- * database (cron and systemd give a PATH that misses the last three).
- *
- * Nothing is run from inside a session workspace, which the sandbox can
- * write: every candidate is resolved with realpath(3), and one that is,
- * or lies below, a workspace directory (compared by device and inode, so
- * a symlink, a bind mount or another spelling counts) is skipped, as is
- * a PATH entry that is relative or lies there.  The result is the
- * resolved absolute path, executed with execve(2): a link the sandbox
- * could later retarget is never followed again.
+ * sbxcli.c: which sbx to run: DOCKER_SANDBOX_SBX, the first on PATH, or
+ * where its installers put it.  Never one from inside a session
+ * workspace, which the sandbox can write: candidates are resolved and
+ * compared by device and inode, and the resolved path is what runs.
  */
 #include <sys/stat.h>
 
@@ -35,7 +26,6 @@
 #define WS_MAX		64	/* workspaces compared; more are not looked at */
 #define TARBALL		"/.docker/sbx/bin/sbx"
 
-/* The workspaces, by identity; the first one a candidate lay in. */
 struct wset {
 	dev_t	 dev[WS_MAX];
 	ino_t	 ino[WS_MAX];
@@ -45,7 +35,6 @@ struct wset {
 	char	 skipped[PATH_MAX];	/* that candidate, resolved */
 };
 
-/* A regular file we may execute. */
 int
 sbx_runnable(const char *path)
 {
@@ -72,11 +61,7 @@ wset_init(struct wset *w, char *const *ws)
 	}
 }
 
-/*
- * Is real (a path realpath(3) made: no link, no dot left) a workspace or
- * below one?  Its prefixes are then all its ancestors.  0, or the number
- * of the workspace, from 1.
- */
+/* Is real (resolved) a workspace or below one?  0, or its number from 1. */
 static int
 wset_holds(struct wset *w, const char *real)
 {
@@ -101,7 +86,6 @@ wset_holds(struct wset *w, const char *real)
 	}
 }
 
-/* Remember that path was not run, since it lay in workspace i; -1. */
 static int
 refuse(struct wset *w, int i, const char *path)
 {
@@ -110,10 +94,7 @@ refuse(struct wset *w, int i, const char *path)
 	return -1;
 }
 
-/*
- * Candidate path, if it is a runnable file outside every workspace:
- * its resolved form into buf.  0, or -1.
- */
+/* Candidate path, resolved into buf, if runnable outside every workspace. */
 static int
 candidate(struct wset *w, const char *path, char *buf, size_t size)
 {
@@ -156,7 +137,6 @@ search(struct wset *w, char *const *env, const char *prog, char *buf,
 		n = snprintf(file, sizeof(file), "%s/%s", real, prog);
 		if (n <= 0 || (size_t)n >= sizeof(file))
 			continue;
-		/* the file itself may be a link out: the entry decides */
 		if ((i = wset_holds(w, real)) != 0) {
 			if (sbx_runnable(file))
 				(void)refuse(w, i, file);
@@ -168,10 +148,7 @@ search(struct wset *w, char *const *env, const char *prog, char *buf,
 	return -1;
 }
 
-/*
- * The first prog on the PATH of env, absolute entries only, none inside
- * the workspaces ws (NULL-terminated, or NULL).  0, or -1 with ENOENT.
- */
+/* The first prog on env's PATH, absolute entries outside ws only; ENOENT. */
 int
 sbx_path_search(char *const *env, char *const *ws, const char *prog,
     char *buf, size_t size)
@@ -184,10 +161,7 @@ sbx_path_search(char *const *env, char *const *ws, const char *prog,
 	return errno = ENOENT, -1;
 }
 
-/*
- * path, resolved into buf, if it is a runnable file outside the
- * workspaces ws: 0, or -1 (EPERM when it lies in one, else ENOENT).
- */
+/* path, resolved into buf, if runnable outside ws; EPERM or ENOENT. */
 int
 sbx_prog_ok(char *const *ws, const char *path, char *buf, size_t size)
 {
@@ -228,13 +202,11 @@ cli_find(struct wset *w, char *const *env, char *buf, size_t size)
 	int which, i;
 
 	if ((v = sbx_env_get(env, "DOCKER_SANDBOX_SBX")) != NULL && *v) {
-		/* a relative one would depend on the working directory */
 		if (*v != '/')
 			return errno = EINVAL, -1;
 		if (strlen(v) >= size)
 			return errno = ENAMETOOLONG, -1;
 		if (realpath(v, real) == NULL) {
-			/* taken as given: the caller says what is wrong */
 			memcpy(buf, v, strlen(v) + 1);
 			return 0;
 		}
@@ -262,11 +234,7 @@ cli_find(struct wset *w, char *const *env, char *buf, size_t size)
 	return errno = ENOENT, -1;
 }
 
-/*
- * The sbx to run, into buf: 0, or -1 with errno ENOENT (none), EINVAL
- * (DOCKER_SANDBOX_SBX is not absolute), EPERM (it lies in one of the
- * workspaces ws, a NULL-terminated list of absolute paths, or NULL).
- */
+/* The sbx to run, into buf; errno ENOENT, EINVAL (not absolute) or EPERM. */
 int
 sbx_cli_find(char *const *env, char *const *ws, char *buf, size_t size)
 {
@@ -277,11 +245,8 @@ sbx_cli_find(char *const *env, char *const *ws, char *buf, size_t size)
 }
 
 /*
- * The sbx to run, in buf, or exit with the one message and status every
- * program gives: 127 when there is none (DOCKER_SANDBOX_SBX naming nothing
- * included), 126 when it names what cannot run or what lies in a
- * workspace, 64 when it is not an absolute path.  Checked before any
- * work, so no program finds out half-way through.
+ * The sbx to run, or exit as every program does: 127 none, 126 not
+ * runnable or in a workspace, 64 not absolute.  Checked before any work.
  */
 void
 sbx_xcli_find(char *const *env, char *const *ws, char *buf, size_t size)
@@ -312,7 +277,7 @@ sbx_xcli_find(char *const *env, char *const *ws, char *buf, size_t size)
 	if (stat(buf, &st) == -1 || access(buf, X_OK) == -1)
 		err(sbx_exec_status(errno), "%s", buf);
 	if (!S_ISREG(st.st_mode)) {
-		errno = EACCES;	/* what execve(2) says of the rest */
+		errno = EACCES;
 		err(SBX_EX_NOEXEC, "%s", buf);
 	}
 }

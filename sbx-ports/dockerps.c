@@ -1,22 +1,8 @@
 /*
- * dockerps.c: the ports that running containers publish, from the output
- * of `docker ps --format '{{json .}}'`: one JSON object per line, whose
- * "Ports" member is docker's own text, such as
- *
- *	0.0.0.0:8080->8000/tcp, :::8080->8000/tcp
- *	[::]:8080->8000/tcp, 127.0.0.1:5000-5001->5000-5001/udp, 9000/tcp
- *
- * The JSON is read with the JSON reader; only that one string is taken
- * apart here.  What matters is the left side of each "->": inside the
- * sandbox, `docker run -p H:C` publishes the container on the VM's port
- * H, and that VM port is what sbx forwards a host port to.  An entry
- * without "->" is only exposed, not published, and is skipped.
- *
- * The text comes from inside the VM, which the agent controls (a
- * container with -p 20000-20999:20000-20999, a docker CLI replaced by
- * anything): each VM port is taken once, a range wider than RANGE_MAX is
- * never expanded, and past PORTS_WANT_MAX ports nothing more is kept;
- * what is left out is marked in a set, so the caller can name it.
+ * dockerps.c: the VM ports that running containers publish, from `docker
+ * ps --format '{{json .}}'`'s "Ports" text.  The text is the agent's, so
+ * each port is taken once, wide ranges are not expanded, and what is left
+ * out is marked for the caller to name.
  */
 #include <err.h>
 #include <errno.h>
@@ -30,9 +16,8 @@
 #include "sbxports.h"
 #include "sbx-ports.h"
 
-#define RANGE_MAX	1024	/* ports in one range that are looked at */
+#define RANGE_MAX	1024
 
-/* What the parse of one docker ps output keeps and leaves out. */
 struct take {
 	struct sbx_ports	*l;
 	struct portset	*seen;	/* in l already, or left out */
@@ -55,7 +40,6 @@ portset_add(struct portset *s, int port, int proto)
 		s->bit[proto == SBX_UDP][port >> 3] |= 1u << (port & 7);
 }
 
-/* "P" or "P1-P2" of exactly len bytes. */
 static int
 range(const char *s, size_t len, int *lo, int *hi)
 {
@@ -99,11 +83,7 @@ take(struct take *t, const struct sbx_port *tmpl, int lo, int hi,
 	return 0;
 }
 
-/*
- * Is ip, as docker ps shows a binding inside the VM, on the VM's
- * loopback?  sbx forwards a host port to the VM's own address, so a
- * service only there is out of its reach.
- */
+/* On the VM's loopback?  sbx forwards to the VM's own address only. */
 static int
 vm_loopback(const char *ip)
 {
@@ -131,7 +111,6 @@ take_local(struct take *t, const struct sbx_port *tmpl, int lo, int hi)
 	}
 }
 
-/* One entry "IP:P[-P]->C[-C]/proto" (blanks trimmed). */
 static int
 entry(const char *s, size_t len, struct take *t, const char **errstr)
 {
@@ -184,7 +163,6 @@ bad:
 	return -1;
 }
 
-/* docker's Ports text: entries separated by commas. */
 static int
 text(const char *s, struct take *t, const char **errstr)
 {
@@ -223,7 +201,6 @@ dockerps_text(const char *s, struct sbx_ports *l,
 	return r;
 }
 
-/* A string member of a docker ps object into buf, "" when absent. */
 static int
 member(const struct sbx_json *o, const char *key, char *buf, size_t size,
     const char **errstr)
@@ -242,7 +219,6 @@ member(const struct sbx_json *o, const char *key, char *buf, size_t size,
 	return 0;
 }
 
-/* One container: its published ports, each knowing whose it is. */
 static int
 container(const struct sbx_json *o, struct take *t, const char **errstr)
 {
@@ -276,10 +252,7 @@ container(const struct sbx_json *o, struct take *t, const char **errstr)
 	return 0;
 }
 
-/*
- * What is bound to the VM's loopback alone: a port also bound elsewhere
- * (127.0.0.1 and [::]) is published through that binding.
- */
+/* Loopback alone: a port also bound elsewhere is published through that. */
 static void
 local_only(struct take *t)
 {
@@ -300,18 +273,10 @@ local_only(struct take *t)
 }
 
 /*
- * The whole output: docker's JSON lines, and an array of objects too.
- * Every other line is skipped by its shape, whatever it says: sbx writes
- * its own notices, banners and warnings on the exec's stdout, in words
- * no list could keep up with.  Output with no JSON at all and a line
- * that is not sbx's shape either is no listing: an error (acting on it
- * would unpublish every port).  A line that begins as docker's object
- * and does not parse is docker's output cut short: an error, never a
- * listing to act on (it would unpublish).  Each VM port goes to l once,
- * with the first container that publishes it; those left out (see
- * above) are added to over, when it is not NULL, and those bound to the
- * VM's loopback alone go to local, when it is not NULL.  Returns 0, or
- * -1 with *errstr.  n counts the containers.
+ * The whole output, JSON lines or an array.  Other lines are sbx's noise,
+ * skipped by shape; output with no JSON and a line of no sbx shape, or a
+ * truncated object, is an error: acting on it would unpublish every port.
+ * Returns 0, or -1 with *errstr; n counts the containers.
  */
 int
 dockerps_parse(const char *buf, size_t len, struct sbx_ports *l,
@@ -351,7 +316,7 @@ dockerps_parse(const char *buf, size_t len, struct sbx_ports *l,
 		if ((j = sbx_json_parse(p, (size_t)(nl - p), errstr)) == NULL) {
 			if (*p == '[') {
 				*errstr = NULL;
-				continue;	/* "[sbx] ...": not docker's */
+				continue;
 			}
 			r = -1;
 			break;
@@ -369,7 +334,7 @@ dockerps_parse(const char *buf, size_t len, struct sbx_ports *l,
 		if (r == -1 || nl == end)
 			break;
 	}
-	/* no JSON, and a line no sbx would print: no listing to act on */
+	/* no listing to act on */
 	if (r == 0 && *n == 0 && other) {
 		*errstr = "no JSON in its output";
 		r = -1;

@@ -1,13 +1,7 @@
 /*
- * dockerargs.c: what may stand before the docker subcommand.  Every inner
- * call is pinned to the sandbox's own daemon with -H, so the words before
- * the subcommand are read with docker's own grammar (pflag: clusters of
- * short options, a value attached, after '=', or in the next word, and
- * "--" to end them) and only an allow-list passes: -D/--debug and
- * -l/--log-level with a real level.  Reading them any other way than
- * docker does would let a value hide an option, or an option a value.
- * Compose reads its own options before its command; there the options
- * that pick a daemon are refused.
+ * dockerargs.c: what may stand before the docker subcommand, read with
+ * docker's own grammar (pflag) so a value cannot hide an option: only
+ * -D and -l LEVEL pass, and compose's options that pick a daemon fail.
  */
 #include <err.h>
 #include <stdio.h>
@@ -27,11 +21,7 @@ struct opt {
 	int		 rule;
 };
 
-/*
- * The options that point docker at another daemon, its configuration or
- * its credentials.  docker reads them, and so does a plugin such as
- * compose: both grammars look here after their own table.
- */
+/* What points docker or a plugin at another daemon or its credentials. */
 static const struct opt redirecting_opts[] = {
 	{ 'H', "host", 1, AWAY },
 	{ 'c', "context", 1, AWAY },
@@ -44,7 +34,6 @@ static const struct opt redirecting_opts[] = {
 	{ 0, NULL, 0, 0 }
 };
 
-/* docker 28's other global options; with the above, all of them. */
 static const struct opt docker_opts[] = {
 	{ 'D', "debug", 0, PASS },
 	{ 'l', "log-level", 1, PASS },
@@ -53,11 +42,7 @@ static const struct opt docker_opts[] = {
 	{ 0, NULL, 0, 0 }
 };
 
-/*
- * Compose's own options.  An option not listed here or above is taken to
- * stand alone: should it take a value, that value is read as an option,
- * which can only refuse more, never let one through.
- */
+/* Compose's own: an unknown one stands alone, which can only refuse more. */
 static const struct opt compose_opts[] = {
 	{ 'f', "file", 1, PASS },
 	{ 'p', "project-name", 1, PASS },
@@ -85,7 +70,6 @@ struct grammar {
 static const struct grammar docker_g = { "docker", docker_opts, 1 };
 static const struct grammar compose_g = { "compose", compose_opts, 0 };
 
-/* An option of g by its letter (c) or its long name (s, len): own table first. */
 static const struct opt *
 find(const struct grammar *g, char c, const char *s, size_t len)
 {
@@ -101,7 +85,6 @@ find(const struct grammar *g, char c, const char *s, size_t len)
 	return NULL;
 }
 
-/* The option as the user spelled it: -x, or --name without its value. */
 static void SBX_DEAD
 refuse(const struct grammar *g, const char *word, const struct opt *o,
     char letter, size_t len, const char *why)
@@ -124,7 +107,6 @@ refuse(const struct grammar *g, const char *word, const struct opt *o,
 #define NOTALLOWED	"is not allowed before the subcommand " \
 			"(only -D, --debug, -l LEVEL, --log-level LEVEL)"
 
-/* o has passed; check its value (NULL: none was there). */
 static void
 value(const struct grammar *g, const char *word, const struct opt *o,
     char letter, size_t len, const char *v)
@@ -142,7 +124,6 @@ value(const struct grammar *g, const char *word, const struct opt *o,
 	}
 }
 
-/* Check one option o met in word; rule applies here. */
 static void
 judge(const struct grammar *g, const char *word, const struct opt *o,
     char letter, size_t len)
@@ -156,10 +137,7 @@ judge(const struct grammar *g, const char *word, const struct opt *o,
 		refuse(g, word, o, letter, len, NOTALLOWED);
 }
 
-/*
- * Walk the options at av by grammar g; refuse any the rules forbid.
- * Returns the index of the first operand (the subcommand).
- */
+/* Walk the options at av by grammar g; the index of the subcommand. */
 static int
 scan(char *const *av, const struct grammar *g)
 {
@@ -219,7 +197,6 @@ scan(char *const *av, const struct grammar *g)
 	return i;
 }
 
-/* Both uses read the words one way: this is the docker subcommand. */
 static int
 subcommand(char *const *av)
 {
@@ -236,7 +213,6 @@ check_docker_args(char *const *av)
 		(void)scan(av + sub + 1, &compose_g);
 }
 
-/* Is the docker subcommand one of list (NULL-terminated)? */
 int
 subcommand_in(char *const *av, const char *const *list)
 {
@@ -248,7 +224,6 @@ subcommand_in(char *const *av, const char *const *list)
 	return 0;
 }
 
-/* pull, build and compose get the long timeout. */
 int
 long_running(char *const *av)
 {
@@ -257,12 +232,10 @@ long_running(char *const *av)
 	return subcommand_in(av, slow);
 }
 
-/* docker exec's and compose exec's options that take a value */
 static const char *const exec_valued[] = {
 	"detach-keys", "env", "env-file", "index", "user", "workdir", NULL
 };
 
-/* A shell, by its last path component: the command can be marked with it. */
 static int
 shell(const char *w)
 {
@@ -280,12 +253,9 @@ shell(const char *w)
 }
 
 /*
- * An inner `docker exec` or `docker compose exec`, not detached, whose
- * command starts with a shell: that command can be marked inside its
- * container too.  Returns the index in av of its container (or service)
- * word, with *sub at the exec word, *top at the first word of the
- * subcommand (docker's, or "compose") and *index at the value of
- * --index, or NULL; -1 if there is none.
+ * An inner docker or compose exec, not detached, of a shell command that
+ * can be marked: the index of its container word (*sub the exec, *top
+ * the subcommand, *index --index's value or NULL), or -1.
  */
 int
 inner_exec(char *const *av, int *top, int *sub, const char **index)

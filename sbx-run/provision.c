@@ -1,11 +1,7 @@
 /*
- * provision.c: create the sandbox on first use.  Under the sandbox's lock
- * in the state directory, so two calls that both find it missing create
- * it once (and calls for other sandboxes never wait), and only once sbx's
- * "no such sandbox" is confirmed, so that a command that merely printed
- * those words is never run twice.  A sandbox whose session ended while
- * it was being created is removed again (orphan.c): its watcher may be
- * gone too, and then nobody else would.
+ * provision.c: create the sandbox on first use, under its lock and only
+ * once sbx's "no such sandbox" is confirmed, so a command that merely
+ * printed those words never runs twice.
  */
 #include <sys/stat.h>
 
@@ -49,10 +45,7 @@ create_argv(const struct request *r, const struct create *c, int quiet)
 	    c->readonly ? c->rospec : NULL);
 }
 
-/*
- * A call cut short by the timeout or a signal ends the run: 124, 128+n;
- * so does sbx waiting for its daemon restart (69, in one line).
- */
+/* A timeout, a signal or SBX_RESTART_FIX ends the run: 124, 128+n, 69. */
 static void
 cut_short(const struct request *r, int timeout, const struct sbx_result *c,
     const char *verb)
@@ -66,7 +59,7 @@ cut_short(const struct request *r, int timeout, const struct sbx_result *c,
 		sbx_restart_exit();
 }
 
-/* One create or ls: sbxcall.c (no stdin, --no-input, the start race). */
+/* One create or ls (sbxcall.c). */
 static void
 call(const struct request *r, char **av, int timeout, int dfd,
     struct sbx_result *c, const char *verb)
@@ -107,7 +100,6 @@ print_argv(char **av)
 	fprintf(stderr, "\n");
 }
 
-/* NAME.created back as it was before this run wrote its intent. */
 static void
 restore(const struct request *r, int dfd, const char *prev)
 {
@@ -121,11 +113,10 @@ restore(const struct request *r, int dfd, const char *prev)
 }
 
 /*
- * Record the intent, then run sbx create.  Its success is the proof that
- * the sandbox was missing (PROV_RETRY).  If it says the sandbox already
- * exists, nothing was ours to do (PROV_KEEP).  On other failures the
- * listing decides: absent, the intent goes and the run fails; listed,
- * the intent stays so that the half-made sandbox is still torn down.
+ * Record the intent, then run sbx create: success proves the sandbox was
+ * missing (PROV_RETRY), "already exists" means nothing was ours to do
+ * (PROV_KEEP); otherwise the listing decides whether the intent stays,
+ * so a half-made sandbox is still torn down.
  */
 static int
 create(const struct request *r, const struct create *c, int dfd,
@@ -153,12 +144,10 @@ create(const struct request *r, const struct create *c, int dfd,
 		err(SBX_EX_FAIL, "%s: cannot record the sandbox before "
 		    "creating it", created);
 	}
-	/* the longer floor only when the user set no bound at all */
 	timeout = r->given ? r->calltimeout : CREATE_TIMEOUT;
 	if (sbx_call(&cmd, create_argv(r, c, 1), r->env, timeout, dfd) == -1)
 		err(sbx_exec_status(errno), "%s", r->sbx);
 	if (cmd.status != 0 && sbx_says_restart(cmd.err.data)) {
-		/* sbx did nothing: neither did we */
 		restore(r, dfd, prev);
 		if (made)
 			(void)sbx_state_rmtree(dfd, file);
@@ -166,11 +155,7 @@ create(const struct request *r, const struct create *c, int dfd,
 	}
 	already = cmd.status != 0 && !cmd.timedout && cmd.signo == 0 &&
 	    sbx_says_exists(cmd.err.data);
-	/*
-	 * sbx's own words, unless they only say that ours was no news; what
-	 * it prints on stdout despite --quiet is no part of the command's.
-	 * A failure no reader here placed is shown as such, never guessed at.
-	 */
+	/* sbx's stdout is not the command's; an unplaced failure says so */
 	(void)sbx_shown_write(STDERR_FILENO, cmd.out.data, cmd.out.len);
 	if (!already && cmd.status != 0 && !cmd.timedout && cmd.signo == 0 &&
 	    cmd.err.len + cmd.out.len > 0 && !sbx_says_race(cmd.err.data))
@@ -190,7 +175,7 @@ create(const struct request *r, const struct create *c, int dfd,
 			warn("%s", created);	/* the intent stays */
 		}
 		sbx_result_free(&cmd);
-		img_load(r, dfd, c->workspace);	/* the project's images */
+		img_load(r, dfd, c->workspace);
 		return PROV_RETRY;
 	}
 	status = cmd.status;
@@ -208,9 +193,8 @@ create(const struct request *r, const struct create *c, int dfd,
 }
 
 /*
- * Under the lock, or with none held: a prewarm that failed is reported
- * once, by the call that finds it, with its status and what it said;
- * the next call provisions anew.
+ * A failed prewarm is reported once, by the call that finds it; the next
+ * call provisions anew.
  */
 void
 prewarm_report(const struct request *r, int dfd)
@@ -227,23 +211,17 @@ prewarm_report(const struct request *r, int dfd)
 	warnx("sandbox %s: provisioning it ahead of this call (sbx-run -P) "
 	    "failed, exit %d; the next call tries again.  It said:", r->name,
 	    status);
-	/* what -P printed, escaped there: escaping it again would double */
+	/* -P's words are escaped already */
 	(void)sbx_writeall(STDERR_FILENO, said, strlen(said));
 	exit(status);
 }
 
 /*
- * sbx's exec said the sandbox does not exist.  Confirm it, create it if
- * allowed, and say whether to run the command again (PROV_RETRY) or to
- * give back what the first run said (PROV_KEEP); or exit: 1 when it
- * cannot or may not be created, 124 on a timeout, 128+n on a signal.
- *
- * Under the sandbox's provisioning lock: a NAME.created in state ready that was not
- * there before the exec means another call made the sandbox meanwhile,
- * and a retry costs no sbx call.  With no marker, `sbx create` itself is
- * the confirmation (three calls in all: exec, create, exec).  With a
- * marker that predates the exec the sandbox was made before, so `sbx ls`
- * must first show it gone.
+ * sbx's exec said the sandbox does not exist: confirm it, create it if
+ * allowed, and say whether to run the command again (PROV_RETRY) or keep
+ * the first run's answer (PROV_KEEP); or exit 1, 124 or 128+n.  A marker
+ * newer than the exec means another call made the sandbox; none means
+ * create confirms it; an older one needs `sbx ls` to show it gone.
  */
 int
 provision(const struct request *r)
@@ -267,7 +245,7 @@ provision(const struct request *r)
 	/* sbx-run -P: the process that started this one holds the lock */
 	lfd = r->prewarm ? -1 : provision_lock(r, dfd, statedir);
 	if (!r->prewarm)
-		prewarm_report(r, dfd);	/* one that failed meanwhile */
+		prewarm_report(r, dfd);
 	/* a link or garbage in its place is no marker: it is written over */
 	if (sbx_created_text(dfd, r->name, now, sizeof(now)) == -1)
 		now[0] = '\0';
@@ -275,7 +253,7 @@ provision(const struct request *r)
 	if (now[0] != '\0' && strcmp(now, r->before) != 0 &&
 	    sbx_state_field(now, "state", state, sizeof(state)) != NULL &&
 	    strcmp(state, SBX_READY) == 0)
-		goto done;	/* made by another call since our exec */
+		goto done;
 	ret = PROV_KEEP;
 	if ((now[0] != '\0' || !autocreate || refused) && listed(r, dfd))
 		goto done;	/* it exists: the message was not sbx's */
@@ -310,12 +288,9 @@ watcher(const struct request *r, int dfd)
 }
 
 /*
- * Has the session this call was made in ended, though the process that
- * started it may live on (a new session in the same pi)?  Its watcher was
- * armed when the call began and none is now; or its teardown removed the
- * sandbox while the call ran (NAME.created then, none now), and a
- * watcher that tore down is on its way out.  A sandbox made now would
- * have no teardown.
+ * Has the session this call was made in ended?  Its watcher was armed
+ * and is gone, or its teardown removed the sandbox meanwhile: a sandbox
+ * made now would have no teardown.
  */
 static int
 session_gone(const struct request *r, int dfd, const char *now)
@@ -326,11 +301,7 @@ session_gone(const struct request *r, int dfd, const char *now)
 	    watcher(r, dfd) == 0;
 }
 
-/*
- * Take the sandbox's provisioning lock; the descriptor that holds it.
- * The wait stands in for the create it waits on, and has its bound:
- * past it, exit 124.
- */
+/* Take the sandbox's provisioning lock, within the call's bound (124). */
 int
 provision_lock(const struct request *r, int dfd, const char *statedir)
 {
@@ -348,10 +319,7 @@ provision_lock(const struct request *r, int dfd, const char *statedir)
 	return lfd;
 }
 
-/*
- * NAME.created as it is before the exec, so that provision() can tell a
- * sandbox made meanwhile by another call.  No state directory yet: "".
- */
+/* NAME.created before the exec, to tell a sandbox made meanwhile; "" if none. */
 void
 provision_snapshot(struct request *r)
 {

@@ -9,7 +9,6 @@
 #include "sbx.h"
 #include "sbxmark.h"
 
-/* What this call of sbx-run was asked, and what it learns on the way. */
 struct request {
 	const char	*name;		/* the sandbox */
 	const char	*workspace;	/* -w, or NULL for the cwd */
@@ -37,7 +36,7 @@ struct request {
 #define SAID_ABSENT	1	/* ...no such sandbox */
 #define SAID_RACE	2	/* ...the daemon start race it lost */
 
-/* Provisioning's answer: run the command again, or return what it said. */
+/* Provisioning's answer: run the command again, or keep what it said. */
 #define PROV_KEEP	0
 #define PROV_RETRY	1
 

@@ -1,11 +1,7 @@
 /*
- * loop.c: the detached half of sbx-watch.  One poll(2) loop waits for
- * the end of the session (EOF on the lifeline, the death of the pid, or
- * SIGTERM/SIGINT to the watcher itself), runs the keepalive and the
- * image cache's fills in children so the loop never blocks, then tears
- * the sandbox down once (teardown.c).  A fill comes when the session's
- * calls (its journal) have been quiet a moment, while the VM they used
- * is still up, so a VM that idles out later needs no fill at its end.
+ * loop.c: the detached half of sbx-watch: one poll(2) loop waits for the
+ * session's end, runs the keepalive and the image cache's fills in
+ * children, then tears the sandbox down once (teardown.c).
  */
 #include <sys/types.h>
 #include <sys/stat.h>
@@ -33,7 +29,6 @@
 #define QUIET_MS	2000	/* calls quiet that long: fill the cache */
 #define FILL_MAX	600	/* seconds: a fill during the session */
 
-/* what the watcher itself listens to, through the self-pipe */
 static const int watched[] = { SIGTERM, SIGINT, SIGCHLD };
 #define NWATCHED	(sizeof(watched) / sizeof(watched[0]))
 
@@ -55,10 +50,8 @@ ignore(int signo)
 }
 
 /*
- * The keepalive: one exec held open (real sbx stops a VM 30 s after its
- * last exec disconnects, whatever runs inside), in a child, so the loop
- * keeps watching meanwhile.  Its command is a sleep that a stop or rm
- * ends; killing the local exec lets the VM idle out, which ends it too.
+ * The keepalive: one exec held open in a child, since sbx stops a VM 30 s
+ * after its last exec ends.  A stop or rm ends it, as does killing it.
  */
 static void
 keepalive(const struct watch *w)
@@ -75,7 +68,7 @@ keepalive(const struct watch *w)
 			kapid = 0;
 		return;
 	}
-	sbx_selfpipe_child();	/* the sbx call below makes its own */
+	sbx_selfpipe_child();
 	if (w->lifeline != -1)
 		close(w->lifeline);
 	memset(&c, 0, sizeof(c));
@@ -86,7 +79,7 @@ keepalive(const struct watch *w)
 	_exit(c.status);
 }
 
-/* Should the VM be held up now?  Always, never, or while ports are published. */
+/* Should the VM be held up now? */
 static int
 wanted(const struct watch *w)
 {
@@ -97,11 +90,7 @@ wanted(const struct watch *w)
 	    sbx_marker_present(w->dfd, w->name, SBX_M_PORTS));
 }
 
-/*
- * The held exec ended: the next may start a period after this one did,
- * at once if it lasted longer; one that keeps ending early (the VM is
- * stopped under it, sbx fails) waits twice as long each time.
- */
+/* The next hold may start a period after this one did; early ends back off. */
 static long long
 next_hold(const struct watch *w, long long now, long long *delay)
 {
@@ -133,10 +122,7 @@ keepalive_stop(void)
 	kapid = 0;
 }
 
-/*
- * Did a call of the session end since the last look?  The journal's
- * identity, size and time change with each record sbx-run appends.
- */
+/* Did a call of the session end since the last look (the journal changed)? */
 static int
 called(const struct watch *w)
 {
@@ -181,7 +167,6 @@ fill(const struct watch *w)
 	_exit(SBX_EX_OK);
 }
 
-/* The fill ended: what it saved, if it did. */
 static void
 fill_reaped(void)
 {
@@ -194,10 +179,7 @@ fill_reaped(void)
 	fillpid = 0;
 }
 
-/*
- * The session ended during a fill: it is ended (its sbx call dies with
- * it) and its new entry goes; the entry stays as it was.
- */
+/* The session ended during a fill: it is ended and its new entry goes. */
 static void
 fill_stop(const struct watch *w)
 {
@@ -214,7 +196,6 @@ fill_stop(const struct watch *w)
 	fillpid = 0;
 }
 
-/* Is the session over?  Answers from the poll results and the clock. */
 static int
 ended(struct watch *w, struct pollfd *p, int *waitfd)
 {
@@ -231,7 +212,7 @@ ended(struct watch *w, struct pollfd *p, int *waitfd)
 	}
 	if (w->lifeline == -1 && *waitfd != -1 && p->revents) {
 		if (p->revents & (POLLERR | POLLNVAL)) {
-			close(*waitfd);		/* fall back to polling */
+			close(*waitfd);
 			*waitfd = -1;
 		} else if (pw_ended(*waitfd))
 			return 1;
@@ -304,7 +285,7 @@ watch_run(struct watch *w)
 		if (poll(pfd, 2, (int)t) == -1) {
 			if (errno == EINTR)
 				continue;
-			sbx_pause_ms(POLL_MS);	/* ENOMEM: do not spin */
+			sbx_pause_ms(POLL_MS);
 			continue;
 		}
 		if (pfd[0].revents & POLLIN) {

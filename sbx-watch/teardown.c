@@ -1,9 +1,7 @@
 /*
- * teardown.c: the one teardown of a sandbox, which the detached watcher
- * runs when the session ends and -n runs at once (pi's docker_sandbox_rm
- * among its callers): sbx stop or rm under the provisioning lock, a few
- * tries with a growing pause, then the markers.  Also the sbx every call
- * of the watcher's uses, the keepalive's too.
+ * teardown.c: the one teardown of a sandbox, run by the watcher at the
+ * session's end and by -n at once: sbx stop or rm under the provisioning
+ * lock, retried with a growing pause, then the markers.
  */
 #include <sys/types.h>
 #include <sys/stat.h>
@@ -30,11 +28,7 @@ extern char **environ;
 #define SAVE_MAX	30	/* seconds: the save before a removal */
 #define FRESH		10	/* seconds since the last call: the VM is up */
 
-/*
- * The sbx for this call, found again each time, since the workspace it
- * must not come from is known only once NAME.created names it.  0, or
- * -1 with the status and why in c.
- */
+/* The sbx for this call: its workspace is known once NAME.created names it. */
 int
 watch_sbxpath(const struct watch *w, char *buf, size_t size,
     struct sbx_result *c)
@@ -53,10 +47,7 @@ watch_sbxpath(const struct watch *w, char *buf, size_t size,
 	return -1;
 }
 
-/*
- * Run sbx VERB [FLAG] NAME to its end, bounded by the timeout of a call;
- * the answer is its status, or 127.
- */
+/* Run sbx VERB [FLAG] NAME within a call's bound; its status, or 127. */
 static int
 sbx(const struct watch *w, const char *verb, const char *flag,
     struct sbx_result *c)
@@ -71,7 +62,7 @@ sbx(const struct watch *w, const char *verb, const char *flag,
 	argv[n++] = (char *)verb;
 	if (flag != NULL)
 		argv[n++] = (char *)flag;
-	argv[n++] = (char *)w->name;	/* after sbx's own flags */
+	argv[n++] = (char *)w->name;
 	argv[n] = NULL;
 	/* the removal's bound is the tools': no setting extends it */
 	if (sbx_call(c, argv, w->envp, w->timeout > 0 && w->timeout < CALL_MAX ?
@@ -80,7 +71,6 @@ sbx(const struct watch *w, const char *verb, const char *flag,
 	return c->status;
 }
 
-/* sbx said the sandbox is not there: is it unlisted too (sbxgone.c)? */
 static int
 gone_indeed(const struct watch *w, const struct sbx_result *c)
 {
@@ -102,17 +92,14 @@ record_failure(const struct watch *w, const char *verb, int tries,
 	char why[200];
 	const char *e = c->err.data != NULL ? c->err.data : "";
 
-	/* the first line sbx said */
 	sbx_shown(e, why, strcspn(e, "\n") + 1 < sizeof(why) ?
 	    strcspn(e, "\n") + 1 : sizeof(why));
 	(void)sbx_failed_write(w->dfd, w->name, verb, tries, c->status, why);
 }
 
 /*
- * Is the VM surely up?  sbx stops it 30 s after its last exec ends: the
- * last call ended less than FRESH seconds ago (the journal's time), or
- * the keepalive held it to the end.  Anything else may stop meanwhile,
- * and an exec would start it again after the session ended.
+ * Is the VM surely up?  sbx stops it 30 s after its last exec, so an
+ * exec now could start it again after the session ended.
  */
 static int
 fresh(const struct watch *w)
@@ -129,11 +116,9 @@ fresh(const struct watch *w)
 }
 
 /*
- * Wait for the sandbox's provisioning lock that sbx-run holds while it
- * creates, so a removal and a creation never interleave.  The session's
- * watcher is the last guard, so it waits as long as the create may run;
- * -n (bounded) waits w->timeout seconds, 0 meaning no limit.  Returns
- * the descriptor that holds it, or -1 (errno ETIMEDOUT: still held).
+ * The provisioning lock, so a removal and a creation never interleave:
+ * the watcher waits as long as a create may run, -n w->timeout seconds.
+ * The descriptor, or -1 (ETIMEDOUT).
  */
 static int
 watch_provlock(const struct watch *w, int bounded)
@@ -143,16 +128,10 @@ watch_provlock(const struct watch *w, int bounded)
 }
 
 /*
- * The one teardown of NAME: the sandbox, its markers and scratch dir, all
- * under the provisioning lock.  The lock and owner marker stay: they are
- * the watcher's.  Returns 0 when done, SBX_EX_NOSANDBOX when there was no
- * sandbox to tear down, SBX_EX_FAIL when it failed (NAME.failed says why),
- * SBX_EX_BUSY when a provisioning held the lock too long.  fg (-n): the
- * lock must be had, and sbx waiting for its daemon restart ends it at once
- * (SBX_EX_RESTART); the detached watcher instead keeps trying, pausing
- * longer each time up to a cap, for as long as it takes: no try counts
- * against the five until sbx can run again, and if the watcher is killed
- * meanwhile NAME.created stays for sbx-gc.
+ * The one teardown of NAME and its markers, under the provisioning lock.
+ * 0, SBX_EX_NOSANDBOX, SBX_EX_FAIL (NAME.failed says why) or SBX_EX_BUSY.
+ * -n stops at SBX_RESTART_FIX (69); the watcher waits it out without
+ * spending a try, so a killed watcher leaves NAME.created for sbx-gc.
  */
 int
 watch_teardown(const struct watch *w, int fg)
@@ -167,20 +146,18 @@ watch_teardown(const struct watch *w, int fg)
 	if ((lfd = watch_provlock(w, fg)) == -1 && fg)
 		return SBX_EX_BUSY;
 	if (!sbx_marker_present(w->dfd, w->name, SBX_M_CREATED)) {
-		/* never provisioned by us: no sbx call at all */
 		(void)sbx_marker_drop(w->dfd, w->name, SBX_MB(SBX_M_PRIME) |
 		    SBX_MB(SBX_M_JOURNAL) | SBX_MB(SBX_M_PREWARM), 0);
 		if (lfd != -1)
 			close(lfd);
 		return SBX_EX_NOSANDBOX;
 	}
-	/* the images, before a removal, of a VM surely up (imgsave.c) */
+	/* the images of a VM surely up, before a removal (imgsave.c) */
 	if (fresh(w))
 		(void)watch_imgsave(w, SAVE_MAX, NULL);
 	for (try = 1; w->mode != MODE_NONE && try <= TRIES; try++) {
 		if (sbx(w, verb, flag, &c) == 0 ||
 		    (gone = gone_indeed(w, &c))) {
-			/* a sandbox sbx does not know is gone all the same */
 			ok = 1;
 			removed = w->mode == MODE_REMOVE || gone;
 			sbx_result_free(&c);
@@ -211,9 +188,8 @@ watch_teardown(const struct watch *w, int fg)
 		sbx_pause_ms(delay);
 		delay *= 2;
 	}
-	/* a stopped or failed sandbox keeps its marker and scratch dir */
-	/* (a prewarm's record was the session's: it goes) */
-	/* the lock and owner marker are the watcher's, dropped as it exits */
+	/* a stopped or failed sandbox keeps its marker and scratch dir; */
+	/* a prewarm's record goes; the lock and owner marker are the watcher's */
 	(void)sbx_marker_drop(w->dfd, w->name, removed ?
 	    SBX_MB_ALL & ~SBX_MB_WATCH : SBX_MB(SBX_M_PREWARM) |
 	    (ok ? SBX_MB(SBX_M_FAILED) : 0), 0);
