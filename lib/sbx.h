@@ -1,22 +1,8 @@
 /*
- * sbx.h: what nearly every sbx-* program uses: the exit table, whole
- * writes and a growable buffer, bounded numbers, outside text fit for a
- * message.  Each concern of libsbx has a header of its own,
- * included by the files that use it:
- *	sbxconf.h	the settings, the child's environment, sandbox names
- *	sbxchild.h	child processes: spawn, supervise, capture, self-pipe
- *	sbxcli.h	the sbx CLI: which one, one call of it, its words
- *	sbxmark.h	the marks that let one exec end what another started
- *	sbxstate.h	the state directory: files, locks, markers
- *	sbxtime.h	the monotonic clock
- *	sbxjson.h	JSON in and out
- *	sbxports.h	port mappings
- *	sbximg.h	the image cache
- * and sbx-internal.h holds what only the library and its tests share.
- * Every external symbol is sbx_-prefixed; each file in lib/ holds one concern.
- * A function that may end the process (a bad setting or name is exit 64,
- * a missing sbx 127) is named sbx_x..., as skalibs names its x functions,
- * so a reader of a program sees which calls can exit; the rest return.
+ * sbx.h: what nearly every program uses: the exit table, whole writes, a
+ * growable buffer, bounded numbers, outside text fit for a message.  Each
+ * other concern of libsbx has its own header.  A function named sbx_x...
+ * may end the process; the rest return.
  */
 #ifndef SBX_H
 #define SBX_H

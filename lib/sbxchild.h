@@ -26,7 +26,7 @@ struct sbx_spawn {		/* what to run, and how */
 	int	 capture_out;	/* collect stdout into the result's out */
 	int	 capture_err;	/* collect stderr into the result's err */
 	int	 relay;		/* both streams pass through us, counted */
-		/* stderr passes through, but is kept in err while this says so */
+	/* stderr passes through, but is kept in err while this says so */
 	int	(*hold_err)(const char *, size_t, void *);
 	void	*hold_arg;
 };

@@ -1,10 +1,6 @@
 /*
- * sbxcli.h: the sbx CLI.  Which binary to run (sbxcli.c) and the programs
- * installed beside us (sibling.c); one call of it in sbx's own terms
- * (sbxcall.c); what its words mean (sbxsays.c) and its listing (sbxls.c);
- * the argument vectors of its create and of the keepalive's exec
- * (createargv.c, holdargv.c).  Apart from sbxchild.h: those run any
- * child, these know sbx.
+ * sbxcli.h: the sbx CLI: which binary, one call in sbx's own terms, what
+ * its words mean, its listing, and the argv of its create and keepalive.
  */
 #ifndef SBXCLI_H
 #define SBXCLI_H
@@ -15,12 +11,7 @@
 
 struct sbx_result;		/* sbxchild.h */
 
-/*
- * sbxcli.c: which sbx binary to run.  sbx_xcli_find may end the process
- * (the x says so): 127 when there is none, 126 when it cannot run or lies
- * in a session workspace (the second argument, a NULL-terminated list of
- * directories, or NULL), 64 for a relative DOCKER_SANDBOX_SBX.
- */
+/* sbxcli.c: which sbx to run; sbx_xcli_find exits 127, 126 or 64 */
 void	 sbx_xcli_find(char *const *, char *const *, char *, size_t);
 int	 sbx_cli_find(char *const *, char *const *, char *, size_t);
 
@@ -28,11 +19,7 @@ int	 sbx_cli_find(char *const *, char *const *, char *, size_t);
 int	 sbx_sibling(const char *, char *const *, char *const *, const char *,
 	    char *, size_t);
 
-/*
- * sbxcall.c: one sbx call of sbx's own words: no stdin, --no-input, races.
- * A call that lost the daemon start race is made at most SBX_RACE_TRIES
- * times, after a pause of SBX_RACE_MS, doubling (sbx-run's exec too).
- */
+/* sbxcall.c: one sbx call: no stdin, --no-input, the start race retried */
 #define SBX_RACE_TRIES	5
 #define SBX_RACE_MS	100
 int	 sbx_call(struct sbx_result *, char *const *, char *const *, int, int);
@@ -51,6 +38,7 @@ int	 sbx_says_race(const char *);
 int	 sbx_says_race_line(const char *, size_t);
 int	 sbx_says_notice(const char *, size_t);
 void	 sbx_restart_exit(void) SBX_DEAD;
+/* What to do when sbx awaits its daemon restart: said here alone. */
 #define SBX_RESTART_FIX	"sbx was upgraded and its daemon must restart, " \
 	"which stops every sandbox: run 'sbx daemon restart', or 'sbx ls' " \
 	"in a terminal and confirm"
@@ -79,11 +67,7 @@ void	 sbx_xcreate_conf(struct sbx_create *);
 char	**sbx_create_argv(char **, const char *, const char *,
 	    const struct sbx_create *, int, const char *, const char *);
 
-/*
- * holdargv.c: the keepalive's one exec that stays open (sbx-watch, and
- * sbx-verify -S, which checks that it holds a VM up): `sbx exec NAME --
- * sleep SBX_HOLD_SECONDS`, bounded by SBX_HOLD_TIMEOUT.
- */
+/* holdargv.c: the keepalive's exec that stays open */
 #define SBX_HOLD_ARGC		7
 #define SBX_HOLD_SECONDS	3600
 #define SBX_HOLD_TIMEOUT	(SBX_HOLD_SECONDS + 60)	/* a minute over */

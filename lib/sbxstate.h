@@ -21,10 +21,7 @@ int	 sbx_state_remove(int, const char *);
 int	 sbx_state_rmtree(int, const char *);
 const char *sbx_state_field(const char *, const char *, char *, size_t);
 
-/*
- * lock.c: fcntl(2) record locks on files in the state directory, whole
- * or (the _name ones) one sandbox's byte of a shared file
- */
+/* lock.c: record locks, whole files or one sandbox's byte of a shared one */
 int	 sbx_lock(int, const char *, int);
 pid_t	 sbx_lock_holder(int, const char *);
 int	 sbx_setlk(int, short, off_t, off_t, long long);
@@ -32,12 +29,8 @@ int	 sbx_lock_name(int, const char *, const char *, long long);
 pid_t	 sbx_lock_name_holder(int, const char *, const char *);
 
 /*
- * marker.c: the state directory's vocabulary, one table of NAME.SUFFIX
- * files (see sbx-tools(7), FILES); markerio.c: one writer per marker.
- * Beside the markers, the directory holds files of its own; no sandbox
- * name starts with '.' or has the dialect cache's name and no dot, so
- * none of them can be a marker.  Atomic writes pass through temporary
- * files named .FILE.PID.SEQ (state.c).
+ * marker.c: the NAME.SUFFIX files (sbx-tools(7), FILES); the directory's
+ * own files start with '.', or have no dot, so none is a marker.
  */
 #define SBX_PROVISION_LOCK	".provision.lock"	/* a byte per sandbox */
 #define SBX_IMGLOAD_LOCK	".imgload.lock"	/* a byte per sandbox: a load */

@@ -1,7 +1,6 @@
 /*
- * The host settings.  Every DOCKER_SANDBOX* variable means what it means
- * to the programs (DESIGN section 3), because only they parse it: what
- * the extension needs to know it asks `sbx-env -c`, live, at each use.
+ * The host settings, as the programs read them: the extension parses
+ * none and asks `sbx-env -c` at each use.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, realpathSync } from "node:fs";
@@ -21,13 +20,7 @@ export const PROGRAMS = [
 ] as const;
 export type Program = (typeof PROGRAMS)[number];
 
-/**
- * Every DOCKER_SANDBOX* setting as the programs read it.  The extension
- * parses none of them: `sbx-env -cj` checks them all with the programs'
- * own parsers and prints the effective values ({"name","value"} per
- * line), or exits 64 with a message that names the bad variable and what
- * it accepts, which is thrown here as it is.
- */
+/** Every setting as `sbx-env -cj` prints it, or its refusal (exit 64) thrown as it is. */
 export function settings(): Record<string, string> {
 	const r = spawnSync(requireProgram("sbx-env"), ["-cj"], { encoding: "utf8", env: programEnv(), timeout: 10000 });
 	if (r.status !== EX.OK) throw new Error(`docker sandbox: ${(r.stderr || r.error?.message || `sbx-env -c: exit ${r.status}`).trim()}`);
@@ -40,12 +33,7 @@ export function settings(): Record<string, string> {
 	return out;
 }
 
-/**
- * DOCKER_SANDBOX as the programs read it: sbx-env -c is given that one
- * variable and nothing else, so that what it says is about the name
- * alone.  The name, their refusal of it (words and status), or
- * undefined when it names none (unset, or empty as they read it).
- */
+/** DOCKER_SANDBOX alone, as the programs read it: the name, their refusal, or undefined. */
 export function pinnedName(): { name: string } | { refused: string; status: number | null } | undefined {
 	const v = process.env.DOCKER_SANDBOX;
 	if (v === undefined) return undefined;
@@ -59,14 +47,12 @@ export function pinnedName(): { name: string } | { refused: string; status: numb
 	return { refused: "sbx-env -c printed no DOCKER_SANDBOX", status: r.status };
 }
 
-/** One setting, by its variable's name. */
 export function setting(name: string): string {
 	const v = settings()[name];
 	if (v === undefined) throw new Error(`docker sandbox: sbx-env -c does not know ${name}`);
 	return v;
 }
 
-/** One line per mode, for /docker and docker_status, as the programs see them. */
 export function modeLines(): string[] {
 	let c: Record<string, string>;
 	try {
@@ -87,12 +73,7 @@ export function modeLines(): string[] {
 	];
 }
 
-/**
- * Why no program may be run at all, or "": this package, or the
- * DOCKER_SANDBOX_BIN given, is where the sandbox can write (trust.ts).
- * A package in the workspace is refused whole, since pi runs its code
- * too, not only its programs.
- */
+/** Why no program may run, or "": the package or DOCKER_SANDBOX_BIN is in a workspace (pi runs its code too). */
 export function refusal(): string {
 	const ws = workspaceOf(PACKAGE);
 	if (ws && !checker())
@@ -116,12 +97,7 @@ export function refusal(): string {
 	return "";
 }
 
-/**
- * The real path of a program: this package's bin/ first, then
- * DOCKER_SANDBOX_BIN, then PATH; never one in the workspace (trust.ts),
- * and never through a link that leads there.  The path returned is the
- * one checked, links resolved, so it is what runs.
- */
+/** A program's real path: bin/, DOCKER_SANDBOX_BIN, PATH; never in a workspace. */
 export function findProgram(prog: Program): string | undefined {
 	if (refusal()) return undefined;
 	buildOnce();
@@ -143,22 +119,16 @@ export function findProgram(prog: Program): string | undefined {
 	return undefined;
 }
 
-// A package that carries the C tree but has no bin/ was installed by an
-// npm that skipped its install script (npm 12 runs only allowed ones).
+// no bin/ beside the C tree: npm skipped the install script
 const unbuilt = (): boolean => existsSync(join(PACKAGE, "c", "Makefile")) && !existsSync(PACKAGE_BIN);
 let buildTried = false;
 let buildFailure = "";
 
-/**
- * Such a package builds its programs at the first need, once per process,
- * with the same script npm would have run (cc and make, a minute at most),
- * so `pi install` stays the one command; a failure is said in the hint.
- */
+/** Build the programs once, at first need, with the install script. */
 function buildOnce(): void {
 	if (buildTried || !unbuilt()) return;
 	buildTried = true;
 	const r = spawnSync("/bin/sh", ["scripts/install.sh"], { cwd: PACKAGE, encoding: "utf8", env: programEnv(), timeout: 300000 });
-	// the script's first line says what is missing; the rest is how to get it
 	if (r.status !== EX.OK) buildFailure = (r.stderr || r.error?.message || `exit ${r.status}`).trim().split("\n")[0].trim();
 }
 
@@ -175,7 +145,6 @@ const INSTALL_TEXT =
 	"(PREFIX=/usr/local by default; `make PREFIX=$HOME/.local install` for a user install); " +
 	"or set DOCKER_SANDBOX_BIN to the directory that holds them.";
 
-/** What to do when a program is missing, as it stands now. */
 export function installHint(): string {
 	return refusal() || unbuiltHint() + INSTALL_TEXT;
 }
@@ -187,25 +156,18 @@ export class MissingProgram extends Error {
 	}
 }
 
-/** Like findProgram, but throws the install hint. */
 export function requireProgram(prog: Program): string {
 	const p = findProgram(prog);
 	if (!p) throw new MissingProgram(prog);
 	return p;
 }
 
-/**
- * The sbx CLI to name in a hint: the one the programs would run, as
- * sbx-env -c resolves it (DOCKER_SANDBOX_SBX, shown resolved); when they
- * would run none, what DOCKER_SANDBOX_SBX gives, else plain "sbx".
- * Only ever shown: which sbx runs is the programs' to find.
- */
+/** The sbx to name in a hint; which sbx runs is the programs' to find. */
 export function sbxCli(): string {
 	let v: string | undefined;
 	try {
 		v = settings().DOCKER_SANDBOX_SBX;
 	} catch {
-		/* the settings' own refusal is said where it matters */
 	}
 	if (v && v !== "none") return v;
 	return process.env.DOCKER_SANDBOX_SBX || "sbx";

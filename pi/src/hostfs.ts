@@ -1,9 +1,7 @@
 /*
- * The host filesystem as the tools may touch it: only inside the
- * workspace, only a workspace sbx-run says it would mount (sbx-run -C),
- * and never through a symbolic link.  Every path a tool takes and every file a tool writes
- * goes through here; the agent (or a container, through a workspace
- * bind, or a cloned repository) may have planted links anywhere in it.
+ * The host filesystem as the tools may touch it: only inside a workspace
+ * sbx-run would mount, never through a link, since the agent may plant
+ * links anywhere in it.
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
@@ -11,7 +9,7 @@ import { MissingProgram } from "./config.ts";
 import { EX } from "./status.ts";
 import { askWorkspace } from "./trust.ts";
 
-const LINKS_MAX = 40; // as the kernel's ELOOP limit
+const LINKS_MAX = 40;
 
 function inside(root: string, p: string): boolean {
 	const r = relative(root, p);
@@ -22,13 +20,7 @@ function same(a: { dev: number; ino: number }, b: { dev: number; ino: number }):
 	return a.dev === b.dev && a.ino === b.ino;
 }
 
-/**
- * The workspace as sbx-run would mount it, asked of sbx-run -C before
- * each action (trust.ts picks the sbx-run: one outside every workspace):
- * the real root, or an error in sbx-run's words.  The rule (/, a home or
- * above one, one that holds the state directory, by identity) is
- * sbx-run's alone.
- */
+/** The workspace as sbx-run -C says it would mount it; its rule is sbx-run's alone. */
 export function workspaceRoot(root: string): string {
 	const v = askWorkspace(root);
 	if (!v) throw new MissingProgram("sbx-run");
@@ -38,19 +30,13 @@ export function workspaceRoot(root: string): string {
 }
 
 /**
- * Resolve rel (components under the real root) the way the kernel would:
- * each link as it is met, `..` from where the walk really is.  A link is
- * followed by its text, never by the system: an absolute target must
- * spell the root (as given or real) and a relative one is walked from
- * where the link is, so every step stays in the root and nothing outside
- * it is ever looked at.  A link that leaves gets one answer whatever its
- * target is (there, missing, a loop), so no answer tells of a host path.
- * A dangling link or a loop inside is refused; a missing tail (no link,
- * no `..`) is allowed and returned as spelled.
+ * Resolve rel under the real root as the kernel would, following each
+ * link by its text so nothing outside the root is looked at.  A link
+ * that leaves gets one answer whatever its target, so none tells of a
+ * host path; a missing tail is returned as spelled.
  */
 function walk(realRoot: string, rel: string, what: string, input: string, spellings: string[] = [realRoot]): string {
 	const parts = (text: string, link: boolean) => text.split("/").filter((c) => c !== "" && c !== ".").map((c) => ({ c, link }));
-	// each component, and whether a link's text gave it
 	const queue = parts(rel, false);
 	let cur = realRoot;
 	let links = 0;
@@ -92,12 +78,7 @@ function walk(realRoot: string, rel: string, what: string, input: string, spelli
 	return cur;
 }
 
-/**
- * Map an agent path to the host: `/workspace[/rel]` and relative paths are
- * taken from the workspace root; an absolute host path must spell the root
- * (as given, or resolved) before the rest.  Returns the real path, which is
- * also where sbx mounts it inside the sandbox.
- */
+/** An agent path on the host: /workspace and relative paths from the root; the real path. */
 export function hostPath(root: string, input: string, what = "path"): string {
 	const s = input.trim();
 	if (s === "") throw new Error(`docker: empty ${what}`);
@@ -116,11 +97,7 @@ export function hostPath(root: string, input: string, what = "path"): string {
 	return walk(realRoot, rel, what, input, [...new Set([realRoot, root.replace(/\/+$/, "")])].filter(Boolean));
 }
 
-/**
- * Is there a plain file at p, reached by hostPath's walk?  A link that
- * leaves the workspace, dangles or loops answers as absence does, so the
- * answer says nothing of any path outside it.
- */
+/** A plain file at p?  A link that leaves answers as absence, telling nothing of outside. */
 export function plainFile(root: string, p: string): boolean {
 	try {
 		return lstatSync(hostPath(root, p, "file")).isFile();
@@ -129,19 +106,14 @@ export function plainFile(root: string, p: string): boolean {
 	}
 }
 
-/** Is there a directory entry at p (a dangling link counts)? */
 export function present(p: string): boolean {
 	return lstatSync(p, { throwIfNoEntry: false }) !== undefined;
 }
 
 /**
- * Run fn with the working directory at dir, reached from the real root one
- * plain directory at a time, so that fn's relative names are looked up in
- * that directory whatever is renamed or linked along the path meanwhile:
- * the working directory is Node's only openat(2).  Each step is checked
- * after the chdir against what lstat saw before it; a link or a swap is
- * refused.  Synchronous from start to end, so no other code of the
- * process sees the borrowed working directory.
+ * Run fn with the working directory at dir, reached one checked plain
+ * directory at a time: Node's only openat(2).  Synchronous, so no other
+ * code sees the borrowed directory.
  */
 function inDir<T>(realRoot: string, dir: string, fn: () => T): T {
 	if (!inside(realRoot, dir)) throw new Error(`docker: ${dir} is not in the workspace`);
@@ -166,15 +138,13 @@ function inDir<T>(realRoot: string, dir: string, fn: () => T): T {
 	}
 }
 
-const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW; // libuv adds O_CLOEXEC
+const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
-/** Create path (which must not exist: not even as a dangling link) holding data. */
 function createNew(path: string, data: string, mode: number, shown = path): void {
 	const fd = openSync(path, CREATE, mode);
 	try {
 		const buf = Buffer.from(data);
 		for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off);
-		// what was opened is what is at the path: a regular file of ours
 		const a = fstatSync(fd);
 		const b = lstatSync(path);
 		if (!a.isFile() || !same(a, b)) throw new Error(`docker: ${shown} changed while it was written`);
@@ -185,13 +155,7 @@ function createNew(path: string, data: string, mode: number, shown = path): void
 
 export type Written = "created" | "replaced" | "kept";
 
-/**
- * Write name in dir, a directory of the workspace (from hostPath), from
- * inside dir (inDir): created with O_CREAT|O_EXCL|O_NOFOLLOW.  An existing
- * entry is kept unless replace is set, and then only a regular file is
- * replaced, by renaming a new file over it (a rename replaces the entry;
- * it never writes through).
- */
+/** Write name in dir from inside it, O_EXCL|O_NOFOLLOW; replace renames a new file over a regular one. */
 export function writeInWorkspace(root: string, dir: string, name: string, data: string, replace = false): Written {
 	if (name === "" || name === "." || name === ".." || name.includes("/")) throw new Error(`docker: bad file name "${name}"`);
 	const realRoot = workspaceRoot(root);
@@ -215,7 +179,6 @@ export function writeInWorkspace(root: string, dir: string, name: string, data: 
 			try {
 				unlinkSync(tmp);
 			} catch {
-				/* already gone */
 			}
 			throw e;
 		}
@@ -223,7 +186,7 @@ export function writeInWorkspace(root: string, dir: string, name: string, data: 
 	});
 }
 
-/** A private file for the tools' own use (outside the workspace): created, never opened through a link. */
+/** A private file for the tools' own use, never opened through a link. */
 export function writePrivate(path: string, data: string): void {
 	createNew(path, data, 0o600);
 }

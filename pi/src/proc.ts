@@ -1,7 +1,6 @@
 /*
- * Spawning the programs: an argv array, never a shell; the child leads
- * its own process group so Esc (the turn's AbortSignal) kills all of it;
- * output is kept (bounded) and can be streamed as it comes.
+ * Spawning the programs: an argv, never a shell, in its own process group
+ * so Esc kills all of it; output kept (bounded) and streamed.
  */
 import { spawn } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, rmSync } from "node:fs";
@@ -11,19 +10,12 @@ import { writePrivate } from "./hostfs.ts";
 
 export interface RunOptions {
 	signal?: AbortSignal;
-	/** called with everything printed so far (stdout and stderr interleaved), at most every 250 ms */
+	/** called with the output so far, at most every 250 ms */
 	onOutput?: (text: string) => void;
-	/**
-	 * the child's stdin, which is /dev/null otherwise: given as an unlinked
-	 * regular file, so a reader may also open it as /dev/stdin (it cannot
-	 * when it is node's socketpair)
-	 */
+	/** stdin, as an unlinked file so /dev/stdin opens it; /dev/null otherwise */
 	input?: string;
 	env?: NodeJS.ProcessEnv;
-	/**
-	 * the program says whose its exit status is on descriptor 3 (sbx-run
-	 * -O 3): a pipe there, read into RunResult.own
-	 */
+	/** sbx-run -O 3: whose the status is, into RunResult.own */
 	origin?: boolean;
 }
 
@@ -31,41 +23,25 @@ export interface RunResult {
 	code: number;
 	stdout: string;
 	stderr: string;
-	/** stdout and stderr in the order they came: the last KEEP_BYTES of them */
+	/** stdout and stderr as they came: the last KEEP_BYTES */
 	output: string;
 	/** bytes of output that came before what `output` keeps */
 	dropped: number;
-	/** where the output goes should the answer be cut (text.ts: logOf) */
 	log?: LogSink;
-	/**
-	 * true when the status is the program's own (its failure, its
-	 * timeout, a signal); with origin, false when it is what the exec
-	 * returned (the command's), undefined when it said neither
-	 */
+	/** the status is the program's own; with origin, false when it is the command's */
 	own?: boolean;
 }
 
-/** A call's log, made only when its answer is cut, and the session's list of them. */
 export interface LogSink {
 	what: string;
 	made: Set<string>;
-	/** the file, once written */
 	path?: string;
-	/** true once the session ended: no log is written any more */
 	closed?: () => boolean;
 }
 
-/**
- * Per stream; past it the oldest bytes go (results are cut to 50 KB
- * anyway, and a log keeps at most this much of the end).
- */
+/** Per stream; past it the oldest bytes go. */
 export const KEEP_BYTES = 4 * 1024 * 1024;
-/**
- * After SIGTERM to the group, SIGKILL to it.  sbx-run passes the TERM on
- * to sbx's own group and then, with one more exec, ends inside the
- * sandbox what its exec started there (bounded by 15 s, then its answer);
- * only a program that outlives all that is killed.
- */
+/** SIGKILL after SIGTERM: sbx-run needs up to 15 s to end inside the sandbox what it started. */
 const KILL_GRACE_MS = 20000;
 
 class Tail {
@@ -87,7 +63,6 @@ class Tail {
 }
 
 export class Cancelled extends Error {
-	/** what sbx-run said it ended inside the sandbox, if it said so */
 	readonly ended?: string;
 	constructor(what: string, more?: string, ended?: string) {
 		super(`${what}: cancelled${more ? `; ${more}` : ""}`);
@@ -96,10 +71,7 @@ export class Cancelled extends Error {
 	}
 }
 
-/**
- * sbx-run's last word on a signal: "sbx-run: sandbox N: ended by signal
- * 15; WHAT", the WHAT part (what it ended inside, as it verified it).
- */
+/** What sbx-run said it ended inside the sandbox, from its last word on a signal. */
 function endedWords(stderr: string): string | undefined {
 	const lines = stderr.trimEnd().split("\n");
 	for (let i = lines.length - 1; i >= 0; i--) {
@@ -117,23 +89,18 @@ function killGroup(pid: number | undefined, sig: NodeJS.Signals): void {
 		try {
 			process.kill(pid, sig);
 		} catch {
-			/* gone already */
 		}
 	}
 }
 
-/**
- * Run path with args.  Resolves with the exit status (128+n for a signal)
- * and the output; rejects only when it could not be started or was
- * cancelled through the signal.
- */
+/** Run path with args: the status (128+n for a signal) and output; rejects if unstarted or cancelled. */
 export function runProgram(path: string, args: string[], opts: RunOptions = {}): Promise<RunResult> {
 	const what = path.slice(path.lastIndexOf("/") + 1);
 	if (opts.signal?.aborted) return Promise.reject(new Cancelled(what));
 	return new Promise((resolve, reject) => {
 		const inFd = opts.input === undefined ? undefined : inputFile(opts.input);
 		const child = spawn(path, args, {
-			detached: true, // its own process group: kill(-pid) reaches everything under it
+			detached: true,
 			stdio: opts.origin ? [inFd ?? "ignore", "pipe", "pipe", "pipe"] : [inFd ?? "ignore", "pipe", "pipe"],
 			env: opts.env ?? process.env,
 			windowsHide: true,
@@ -154,10 +121,8 @@ export function runProgram(path: string, args: string[], opts: RunOptions = {}):
 			try {
 				opts.onOutput(both.text());
 			} catch {
-				/* a UI callback must not break the run */
 			}
 		};
-		// one buffer for both pipes, appended in the order the chunks arrive
 		const take = (t: Tail) => (b: Buffer) => {
 			t.push(b);
 			both.push(b);
@@ -168,7 +133,6 @@ export function runProgram(path: string, args: string[], opts: RunOptions = {}):
 		};
 		child.stdout!.on("data", take(out));
 		child.stderr!.on("data", take(err));
-		// one short line at its exit; what the command prints never reaches it
 		let origin = "";
 		const said = opts.origin ? (child.stdio[3] as NodeJS.ReadableStream | null) : null;
 		said?.on("data", (b: Buffer) => {
@@ -178,8 +142,7 @@ export function runProgram(path: string, args: string[], opts: RunOptions = {}):
 
 		const onAbort = (): void => {
 			aborted = true;
-			// the programs own their process groups: sbx-run passes TERM on to
-			// sbx's group, and its guardian kills that group should sbx-run die
+			// sbx-run passes TERM on to sbx's group
 			killGroup(child.pid, "SIGTERM");
 			killTimer = setTimeout(() => killGroup(child.pid, "SIGKILL"), KILL_GRACE_MS);
 		};
@@ -194,7 +157,6 @@ export function runProgram(path: string, args: string[], opts: RunOptions = {}):
 			opts.signal?.removeEventListener("abort", onAbort);
 			if (updTimer) clearTimeout(updTimer);
 			if (aborted) {
-				// the group may hold stragglers that kept no pipe open
 				killGroup(child.pid, "SIGKILL");
 				if (killTimer) clearTimeout(killTimer);
 				reject(new Cancelled(what, undefined, endedWords(err.text())));
@@ -203,14 +165,12 @@ export function runProgram(path: string, args: string[], opts: RunOptions = {}):
 			flush();
 			const status = code ?? 128 + signalNumber(sig);
 			const word = origin.split("\n")[0];
-			// a program that runs no command of the sandbox's has only statuses of its own
 			const own = !opts.origin ? true : word === "sbx-run" ? true : word === "command" ? false : undefined;
 			resolve({ code: status, stdout: out.text(), stderr: err.text(), output: both.text(), dropped: both.dropped, own });
 		});
 	});
 }
 
-/** A descriptor of a private file holding text, already unlinked. */
 function inputFile(text: string): number {
 	const dir = mkdtempSync(join(tmpdir(), "sbx-pi-"));
 	try {

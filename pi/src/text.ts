@@ -19,23 +19,18 @@ export interface Details {
 	[key: string]: unknown;
 }
 
-/** The most of one line an answer keeps: a longer one is cut there, by bytes, saying how much went. */
+/** The most of one line an answer keeps, by bytes. */
 export const LINE_MAX = 4096;
 
-/** The longest start of text that is at most max bytes of UTF-8, cut at a character. */
 function utf8Prefix(text: string, max: number): string {
 	const b = Buffer.from(text);
 	if (b.length <= max) return text;
 	let n = max;
-	while (n > 0 && (b[n] & 0xc0) === 0x80) n--; // not inside a character
+	while (n > 0 && (b[n] & 0xc0) === 0x80) n--;
 	return b.subarray(0, n).toString("utf8");
 }
 
-/**
- * Every line longer than max bytes cut to its first max bytes, with the
- * number of bytes that went; so one long line (a minified body, a JSON
- * blob) is shown in part rather than dropped whole by a cut of lines.
- */
+/** Every line longer than max bytes cut there, so one long line is shown in part rather than dropped. */
 export function cutLines(text: string, max = LINE_MAX): { text: string; lines: number; bytes: number } {
 	let lines = 0;
 	let bytes = 0;
@@ -51,11 +46,7 @@ export function cutLines(text: string, max = LINE_MAX): { text: string; lines: n
 	return { text: out.join("\n"), lines, bytes };
 }
 
-/**
- * Keep the end (logs, builds, command output) or the start (tables,
- * listings).  dropped: bytes of the output that came before text and
- * were not kept at all (proc.ts: KEEP_BYTES), counted in the note.
- */
+/** Keep the end (logs, builds) or the start (tables); dropped counts bytes lost before text. */
 export function cut(text: string, keep: "tail" | "head" = "tail", dropped = 0): { text: string; truncated: boolean } {
 	const long = cutLines(text);
 	const t = keep === "tail" ? truncateTail(long.text) : truncateHead(long.text);
@@ -74,13 +65,11 @@ export function cut(text: string, keep: "tail" | "head" = "tail", dropped = 0): 
 	return { text: keep === "tail" ? `${note}\n${t.content}` : `${t.content}\n${note}`, truncated: true };
 }
 
-/** An answer cut to pi's limits; dropped as cut() counts it. */
 export function result(text: string, details: Details = {}, keep: "tail" | "head" = "tail", dropped = 0): AgentToolResult<Details> {
 	const c = cut(text, keep, dropped);
 	return { content: [{ type: "text", text: c.text }], details: { ...details, truncated: c.truncated } };
 }
 
-/** An onOutput callback for proc.runProgram that streams the tail through onUpdate. */
 export function streamer(onUpdate: AgentToolUpdateCallback<Details> | undefined, head: string, details: Details): ((s: string) => void) | undefined {
 	if (!onUpdate) return undefined;
 	return (s: string) => {
@@ -89,26 +78,19 @@ export function streamer(onUpdate: AgentToolUpdateCallback<Details> | undefined,
 	};
 }
 
-/** Output as text for the context: no terminal colour or cursor codes, \r line ends as \n. */
 export function plain(text: string): string {
 	return text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "").replace(/\r+\n/g, "\n").replace(/\r/g, "\n");
 }
 
-/** An argv as a shell would need it typed: plain words bare, others in single quotes. */
 export function shellLine(argv: string[]): string {
 	return argv.map((w) => (/^[A-Za-z0-9_./:=@%+,-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`)).join(" ");
 }
 
-/**
- * The message of a failed program: the command, its exit status, and the
- * tail of everything it printed, stdout and stderr in the order they came
- * (a test runner's or compiler's report is often on stdout).  Bounded;
- * the whole output is in the log when there is one.
- */
+/** A failed program's message: command, status and the tail of its output (stdout too: test reports). */
 export function failure(what: string, r: RunResult, command?: string[]): Error {
 	const all = plain(r.output).replace(/\n{3,}/g, "\n\n").trim();
 	const t = truncateTail(all || "(no output)", { maxLines: 60, maxBytes: 8 * 1024 });
-	// only the program's own statuses have its meanings: a command's 124 or 127 is the command's
+	// a command's 124 or 127 is the command's
 	const status = r.own !== true ? `exit ${r.code}` : r.code === EX.TIMEOUT ? "timed out (exit 124)" : r.code === EX.NOTFOUND ? "not found (exit 127)" : `exit ${r.code}`;
 	const lines = [`${what} failed (${status}):`];
 	if (command?.length) lines.push(`command: ${shellLine(command)}`);
@@ -119,10 +101,8 @@ export function failure(what: string, r: RunResult, command?: string[]): Error {
 }
 
 /**
- * What the program itself said, when the status is its own: its last
- * line prefixed with its name ("sbx-run: ..."), which it prints last, as
- * it exits; "" when the status is the command's or nothing was said.
- * The command's output is never read for advice: the sandbox writes it.
+ * The program's own last line when the status is its own, else "".  The
+ * command's output is never read for advice: the sandbox writes it.
  */
 export function ownWords(r: RunResult, prog = "sbx-run"): string {
 	if (r.own !== true) return "";
@@ -131,22 +111,14 @@ export function ownWords(r: RunResult, prog = "sbx-run"): string {
 	return last.startsWith(`${prog}: `) ? last : "";
 }
 
-/** The bound of a long-running tool's success answer (build, pull, compose up/build/pull, prune). */
 export const BRIEF_MAX = 2048;
 const BRIEF_LINES = 15;
 
-/** A fresh path for one call's log, in the temp directory as pi's bash tool keeps its own. */
 export function logPath(what: string): string {
 	return join(tmpdir(), `pi-docker-${what}-${randomBytes(8).toString("hex")}.log`);
 }
 
-/**
- * The log of a call whose answer was cut: written once, when first
- * asked for, holding the last KEEP_BYTES of the output (a first line
- * says how much came before), and listed in its session's logs, which
- * go at the session's end and with its sandbox.  None for a call that
- * asked for none, or when it cannot be written.
- */
+/** The log of a cut answer, written once when asked for, listed in the session's logs; none if unwritable. */
 export function logOf(r: RunResult, path?: string): string | undefined {
 	const sink = r.log;
 	if (!sink || sink.closed?.()) return undefined;
@@ -157,7 +129,6 @@ export function logOf(r: RunResult, path?: string): string | undefined {
 		dropped += out.length - KEEP_BYTES;
 		out = out.subarray(out.length - KEEP_BYTES);
 	}
-	// begin at a line when the start went
 	const nl = dropped ? out.subarray(0, 64 * 1024).indexOf(10) : -1;
 	if (nl !== -1) {
 		dropped += nl + 1;
@@ -168,40 +139,31 @@ export function logOf(r: RunResult, path?: string): string | undefined {
 	try {
 		writePrivate(p, head + out.toString("utf8"));
 	} catch {
-		return undefined; // a full disk costs the log, not the answer
+		return undefined;
 	}
 	sink.path = p;
 	sink.made.add(p);
 	return p;
 }
 
-/** How an answer names a log: whole, or its end with what went before it. */
 function logSays(r: RunResult, log: string): string {
 	return r.dropped ? `its last ${formatSize(Buffer.byteLength(r.output))} in ${log} (the ${formatSize(r.dropped)} before were dropped)` : `the whole of it in ${log}`;
 }
 
-/** Remove a session's logs (at its end, and with its sandbox). */
 export function removeLogs(made: Set<string>): void {
 	for (const p of made) rmSync(p, { force: true });
 	made.clear();
 }
 
-/**
- * A success answer of at most BRIEF_MAX bytes: the outcome lines (what
- * was made: image, containers, URLs), the last lines of the output, and,
- * when that leaves something out, the log that holds it.  The whole
- * output streamed through onUpdate as it came; this is what stays in
- * the context.
- */
+/** A success answer of at most BRIEF_MAX bytes: outcome lines, the output's tail and the log. */
 export function brief(head: string[], r: RunResult, details: Details = {}): AgentToolResult<Details> {
 	const all = plain(r.output).replace(/\n{3,}/g, "\n\n").trim();
 	const total = all ? all.split("\n").length : 0;
-	// room for the log's line is kept whether or not it is needed: its path's length is known
 	const path = r.log ? logPath(r.log.what) : "";
 	const say = r.dropped
 		? `last ${formatSize(Buffer.byteLength(r.output))} of the output (the ${formatSize(r.dropped)} before were dropped): ${path}`
 		: `whole output (${total} lines, ${formatSize(Buffer.byteLength(r.output))}): ${path}`;
-	// each outcome line by bytes (a long containers line), so the lines after it (the URLs) stay
+	// each outcome line cut by bytes, so the lines after it stay
 	const heads = cutLines(head.join("\n"), BRIEF_MAX / 4);
 	let top = heads.text;
 	let cutTop = heads.lines > 0;
@@ -209,7 +171,6 @@ export function brief(head: string[], r: RunResult, details: Details = {}): Agen
 		top = truncateHead(top, { maxBytes: BRIEF_MAX / 2, maxLines: 40 }).content + "\n[...]";
 		cutTop = true;
 	}
-	// what is left for the tail, with room for its heading and the newlines
 	const room = BRIEF_MAX - Buffer.byteLength(top) - (path ? Buffer.byteLength(say) : 0) - 64;
 	const t = truncateTail(all, { maxLines: BRIEF_LINES, maxBytes: Math.max(0, room) });
 	const log = t.truncated || cutTop || r.dropped ? logOf(r, path) : undefined;
@@ -217,12 +178,11 @@ export function brief(head: string[], r: RunResult, details: Details = {}): Agen
 	if (all && t.content) parts.push(t.truncated ? `last ${t.outputLines} of ${total} lines:` : "output:", t.content);
 	if (log) parts.push(say);
 	let text = parts.join("\n");
-	// a guarantee, not a hope: a multi-byte cut can never push past the bound
+	// a multi-byte cut can never push past the bound
 	while (Buffer.byteLength(text) > BRIEF_MAX) text = text.slice(0, text.length - 16);
 	return { content: [{ type: "text", text }], details: { ...details, truncated: t.truncated || cutTop || r.dropped > 0, fullOutputPath: log, outputLines: total } };
 }
 
-/** Fixed-width columns, no trailing blanks. */
 export function table(header: string[], rows: string[][]): string {
 	const w = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
 	const line = (r: string[]) =>
@@ -233,7 +193,6 @@ export function table(header: string[], rows: string[][]): string {
 	return [line(header), ...rows.map(line)].join("\n");
 }
 
-/** JSON lines, one object each (docker --format '{{json .}}'); anything else is an error. */
 export function jsonLines(what: string, text: string): Record<string, unknown>[] {
 	const out: Record<string, unknown>[] = [];
 	for (const l of text.split("\n")) {

@@ -1,15 +1,8 @@
 /*
- * What the sandbox can write is never run on the host.  The session's
- * workspace is bound into the sandbox, where any container may bind it
- * again and replace what it holds, so no program, script or extension
- * code the tools run may come from it or from anything under it.  By
- * identity (device and inode of each real ancestor), so a link or a bind
- * mount that leads into the workspace counts as the workspace.
- *
- * Which directory sbx-run would mount is sbx-run's to say (`sbx-run -C`,
- * its check mode); the extension keeps no copy of that rule.  The one it
- * asks lies outside every workspace this process named, so that no
- * answer comes from a program the sandbox could have written.
+ * What the sandbox can write is never run on the host: no program comes
+ * from a workspace, by identity, so a link or bind mount into one counts.
+ * Which directory is mounted is sbx-run -C's to say, asked of an sbx-run
+ * outside every workspace.
  */
 import { spawnSync } from "node:child_process";
 import { accessSync, constants, realpathSync, statSync } from "node:fs";
@@ -17,14 +10,12 @@ import { delimiter, dirname, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { EX } from "./status.ts";
 
-/** This package, and bin/ of it: its npm install builds the programs there (scripts/install.sh). */
+/** This package; its install builds the programs in bin/. */
 export const PACKAGE = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const PACKAGE_BIN = join(PACKAGE, "bin");
 
-/** Every workspace a session of this process named, as given. */
 const roots = new Set<string>();
 
-/** A session's workspace: from now on nothing under it is run. */
 export function guardWorkspace(root: string): void {
 	if (root) roots.add(root);
 }
@@ -45,11 +36,7 @@ export function executable(path: string): boolean {
 	}
 }
 
-/**
- * Which of dirs holds path, if any.  The path need not exist: its
- * deepest existing ancestor is resolved, since a container may make the
- * rest later.  A path that cannot be resolved at all counts as inside.
- */
+/** Which of dirs holds path, by its deepest existing ancestor; unresolvable counts as inside. */
 function holder(path: string, dirs: Dir[]): string | undefined {
 	if (!dirs.length) return undefined;
 	let real: string | undefined;
@@ -75,12 +62,7 @@ function holder(path: string, dirs: Dir[]): string | undefined {
 	}
 }
 
-/**
- * Every workspace named, mountable or not: the view of one who cannot
- * ask.  But never the host's root (by identity): every program, node and
- * this code lie under it, so were it the sandbox's to write, nothing run
- * here could tell; the premise of every check here is that it is not.
- */
+/** Every workspace named, except the host's root: were that writable, no check here could tell. */
 function named(): Dir[] {
 	const out: Dir[] = [];
 	const top = statSync("/");
@@ -89,17 +71,12 @@ function named(): Dir[] {
 			const st = statSync(r);
 			if (st.dev !== top.dev || st.ino !== top.ino) out.push({ root: r, dev: st.dev, ino: st.ino });
 		} catch {
-			/* gone: nothing is under it */
 		}
 	}
 	return out;
 }
 
-/**
- * The sbx-run to ask -C: the first of the package's, DOCKER_SANDBOX_BIN's
- * and PATH's whose real path lies outside every workspace named, mounted
- * or not.  None when each lies in one (or there is none at all).
- */
+/** The sbx-run to ask -C: the first outside every workspace named. */
 export function checker(): string | undefined {
 	const dirs = [PACKAGE_BIN];
 	const bin = process.env.DOCKER_SANDBOX_BIN?.trim();
@@ -113,20 +90,14 @@ export function checker(): string | undefined {
 			const real = realpathSync(p);
 			if (holder(real, all) === undefined) return real;
 		} catch {
-			/* gone meanwhile */
 		}
 	}
 	return undefined;
 }
 
-/** sbx-run -C's answer: the real workspace, or its refusal (words and status). */
 export type Verdict = { real: string } | { refused: string; status: number };
 
-/**
- * Ask sbx-run -C which directory it would mount for root; undefined
- * when there is no sbx-run to ask (checker).  It runs no sbx, so it gets
- * no PATH.
- */
+/** sbx-run -C's verdict for root, undefined with none to ask. */
 export function askWorkspace(root: string): Verdict | undefined {
 	const run = checker();
 	if (!run) return undefined;
@@ -139,7 +110,6 @@ export function askWorkspace(root: string): Verdict | undefined {
 	return { refused: words, status: r.status ?? EX.CANTRUN };
 }
 
-/** The last answer per root, kept while the environment and the root's identity stay. */
 const answers = new Map<string, { key: string; dev: number; ino: number; v: Verdict | undefined }>();
 
 function remembered(root: string): Verdict | undefined {
@@ -159,12 +129,7 @@ function remembered(root: string): Verdict | undefined {
 	return v;
 }
 
-/**
- * The workspaces the sandbox may write, by identity: those sbx-run -C
- * accepts.  One it refuses by its rule (exit 1) is never mounted, so the
- * sandbox cannot write it; one that cannot be asked, or whose answer is
- * no answer (a bad setting, a crash), counts as mounted.
- */
+/** Workspaces the sandbox may write: all but those sbx-run -C refuses by its rule. */
 function mounted(): Dir[] {
 	const out: Dir[] = [];
 	for (const d of named()) {
@@ -176,7 +141,6 @@ function mounted(): Dir[] {
 				out.push({ root: v.real, dev: st.dev, ino: st.ino });
 				continue;
 			} catch {
-				/* renamed meanwhile: as the name says */
 			}
 		}
 		out.push(d);
@@ -184,21 +148,15 @@ function mounted(): Dir[] {
 	return out;
 }
 
-/** The workspace that holds path, if any (holder: a path that cannot be resolved counts as inside). */
 export function workspaceOf(path: string): string | undefined {
 	return holder(path, mounted());
 }
 
-/** The PATH entries a program may be taken from: absolute, and in no workspace. */
 export function safePathDirs(path = process.env.PATH ?? ""): string[] {
 	return path.split(delimiter).filter((d) => d && isAbsolute(d) && workspaceOf(d) === undefined);
 }
 
-/**
- * The environment for a program the tools start: PATH without its
- * relative or workspace entries, so that neither the programs nor what
- * they run look up a command in a directory the sandbox can write.
- */
+/** The environment for a program: PATH without relative or workspace entries. */
 export function programEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
 	if (env.PATH === undefined) return env;
 	return { ...env, PATH: safePathDirs(env.PATH).join(delimiter) };
