@@ -1,12 +1,7 @@
 /*
- * portspec.c: port mappings as sbx-ports and sbx-verify see them.  A user
- * spec is "[host:]sandboxport[/proto]"; sbx's own listing (a bare array
- * of {host_ip, host_port, sandbox_port, protocol}) is read with the JSON
- * reader.  The protocol keeps its family: since 0.42 sbx lists a default
- * mapping as tcp4, a dual-stack one as tcp, and unpublishes by the exact
- * protocol (REL-0.42.0, D-port), so a mapping goes back to sbx with the
- * protocol it was listed with.  Every number goes through sbx_strtonum
- * and must be a port, 1 to 65535.
+ * portspec.c: port mappings: "[host:]sandboxport[/proto]" specs and sbx's
+ * JSON listing.  The protocol keeps its family (tcp4, tcp), since sbx
+ * unpublishes by the exact protocol it listed.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,16 +13,14 @@
 #include "sbxports.h"
 #include "sbx-internal.h"
 
-#define PORTS_MAX	65536	/* more mappings than ports is nonsense */
+#define PORTS_MAX	65536
 
-/* The protocol without its family: "tcp" or "udp". */
 const char *
 sbx_proto_name(int proto)
 {
 	return proto == SBX_UDP ? "udp" : "tcp";
 }
 
-/* The protocol as sbx names it: tcp, tcp4, tcp6, udp, udp4 or udp6. */
 const char *
 sbx_port_proto(const struct sbx_port *p)
 {
@@ -39,11 +32,7 @@ sbx_port_proto(const struct sbx_port *p)
 	    0];
 }
 
-/*
- * tcp, udp, tcp4, tcp6, udp4, udp6 (exactly, lower case): SBX_TCP or
- * SBX_UDP, the family (4, 6, or 0) in *fam if fam is not NULL; -1 for
- * anything else.
- */
+/* The protocol, exactly: SBX_TCP or SBX_UDP, the family (4, 6, 0) in *fam; -1. */
 int
 sbx_proto_parse(const char *s, size_t len, int *fam)
 {
@@ -64,7 +53,6 @@ sbx_proto_parse(const char *s, size_t len, int *fam)
 	return proto;
 }
 
-/* A port number of exactly len bytes: 1..65535, or -1. */
 int
 sbx_port_parse(const char *s, size_t len, const char **errstr)
 {
@@ -84,11 +72,7 @@ sbx_port_parse(const char *s, size_t len, const char **errstr)
 	return *errstr != NULL ? -1 : (int)v;
 }
 
-/*
- * Does spec (len bytes, before any /proto) start with a host address, as
- * docker's "IP:host:container" does?  Then a message naming it, else NULL.
- * sbx-ports binds the loopback only, so an address is never taken.
- */
+/* A host address before the ports?  sbx-ports binds the loopback only: a message, else NULL. */
 static const char *
 hostaddr(const char *spec, size_t len)
 {
@@ -119,11 +103,7 @@ hostaddr(const char *spec, size_t len)
 	return sbx_shown(msg, msg, sizeof(msg));
 }
 
-/*
- * "[host:]sandboxport[/proto]" into p (host 0 when not given; fam 0 unless
- * the protocol names one).  Returns 0, or -1 with *errstr saying what is
- * wrong.
- */
+/* "[host:]sandboxport[/proto]" into p; 0, or -1 with *errstr. */
 int
 sbx_portspec(const char *spec, struct sbx_port *p, const char **errstr)
 {
@@ -189,7 +169,6 @@ sbx_ports_free(struct sbx_ports *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* The first mapping of l to sandbox port vm over proto (any family). */
 const struct sbx_port *
 sbx_ports_findvm(const struct sbx_ports *l, int vm, int proto)
 {
@@ -201,14 +180,12 @@ sbx_ports_findvm(const struct sbx_ports *l, int vm, int proto)
 	return NULL;
 }
 
-/* Is ip a loopback address sbx may bind: 127.0.0.1 or ::1? */
 int
 sbx_ip_loopback(const char *ip)
 {
 	return strcmp(ip, "127.0.0.1") == 0 || strcmp(ip, "::1") == 0;
 }
 
-/* A JSON number member that is a port, or -1. */
 static int
 jport(const struct sbx_json *o, const char *key)
 {
@@ -220,10 +197,7 @@ jport(const struct sbx_json *o, const char *key)
 	return sbx_port_parse(m->str, strlen(m->str), &e);
 }
 
-/*
- * sbx's listing: a JSON array of mappings (possibly after notices, and
- * possibly empty output, which some versions print for "none").
- */
+/* sbx's listing: a JSON array, maybe after notices; empty output is none. */
 int
 sbx_ports_sbxjson(const char *buf, size_t len, struct sbx_ports *l,
     const char **errstr)
@@ -272,12 +246,7 @@ bad:
 	return -1;
 }
 
-/*
- * The spec sbx takes for a mapping: "IP:HOST:VM/proto", with an IPv6
- * address in brackets and the protocol with its family as listed.  The
- * address is always given: a bare spec binds one or two loopback stacks
- * depending on the sbx version.
- */
+/* sbx's spec for a mapping, address always given: a bare one binds per version. */
 int
 sbx_port_sbxspec(const struct sbx_port *p, char *buf, size_t size)
 {
@@ -289,7 +258,6 @@ sbx_port_sbxspec(const struct sbx_port *p, char *buf, size_t size)
 	return n < 0 || (size_t)n >= size ? -1 : 0;
 }
 
-/* http://127.0.0.1:H/ for tcp, udp://127.0.0.1:H for udp. */
 int
 sbx_port_url(const struct sbx_port *p, char *buf, size_t size)
 {

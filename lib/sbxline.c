@@ -1,9 +1,7 @@
 /*
- * sbxline.c: what one line of sbx's standard error is.  An answer is
- * known by its stable words alone, in any case, after any prefix; every
- * other line by its shape: sbx's own noise (blank, indented, "[sbx] ",
- * "WARN:", a "Label: value" line, a line about sbx's daemon or a
- * sandbox) or not sbx's at all.  sbxsays.c asks it, line by line.
+ * sbxline.c: what one line of sbx's stderr is: an answer, by its stable
+ * words in any case after any prefix; sbx's noise, by its shape; or not
+ * sbx's at all.
  */
 #include <string.h>
 
@@ -45,7 +43,6 @@ sbx_line_find(const char *s, size_t n, const char *w)
 	return -1;
 }
 
-/* Does s[0..n) start with w (lower case), in any case? */
 static int
 starts(const char *s, size_t n, const char *w)
 {
@@ -54,7 +51,6 @@ starts(const char *s, size_t n, const char *w)
 	return n >= wl && sbx_line_find(s, wl, w) == 0;
 }
 
-/* Is w a word of s[0..n): bounded by no letter on either side? */
 static int
 word(const char *s, size_t n, const char *w)
 {
@@ -72,10 +68,7 @@ word(const char *s, size_t n, const char *w)
 	return 0;
 }
 
-/*
- * Is the name at s[0..n), bounded: no name byte before it (where it
- * starts at b) nor after it, but a full stop that ends a sentence?
- */
+/* Is the name at s[0..n) bounded: no name byte before (from b) or after? */
 static int
 name_at(const char *s, size_t n, size_t b, const char *name)
 {
@@ -92,10 +85,8 @@ name_at(const char *s, size_t n, size_t b, const char *name)
 }
 
 /*
- * Does the line say that sandbox name does not exist?  The words "no
- * sandbox named" with the name after them, or "not found" with the name
- * just before or after them; a quote and a colon may stand between.
- * Another sandbox's name there is no answer about this one.
+ * Does the line say that sandbox name does not exist?  Another
+ * sandbox's name there is no answer about this one.
  */
 static int
 says_missing(const char *s, size_t n, const char *name)
@@ -114,7 +105,6 @@ says_missing(const char *s, size_t n, const char *name)
 	for (at = 0; (i = sbx_line_find(s + at, n - at, "not found")) != -1;
 	    at = (size_t)i + 9) {
 		i += (long)at;
-		/* before: NAME, a quote, a colon, spaces */
 		b = (size_t)i;
 		while (b > 0 && s[b - 1] == ' ')
 			b--;
@@ -124,7 +114,6 @@ says_missing(const char *s, size_t n, const char *name)
 			b--;
 		if (b >= nl && name_at(s, n, b - nl, name))
 			return 1;
-		/* after: a colon, spaces, a quote, NAME */
 		b = (size_t)i + 9;
 		if (b < n && s[b] == ':')
 			b++;
@@ -138,10 +127,7 @@ says_missing(const char *s, size_t n, const char *name)
 	return 0;
 }
 
-/*
- * Does a line of sbx's start with a level that makes it an answer, once
- * any "[sbx] " is taken off: "error", "fatal", "panic", then ':' or '['?
- */
+/* After any "[sbx] ", a level that makes the line an answer? */
 static int
 errorish(const char *s, size_t n)
 {
@@ -160,11 +146,7 @@ errorish(const char *s, size_t n)
 	return 0;
 }
 
-/*
- * "Label: value": one to three words of letters, the first one's first
- * letter a capital, then a colon at the end or before a space (sbx's
- * "Logs: PATH", "Client Version:  v0.37.1", "To create one:").
- */
+/* "Label: value": one to three words, the first capitalised, then a colon. */
 static int
 labelled(const char *s, size_t n)
 {
@@ -187,10 +169,7 @@ labelled(const char *s, size_t n)
 	    (i + 1 == n || s[i + 1] == ' ');
 }
 
-/*
- * sbx prints UTF-8 and no controls but a tab: no C0 byte, no DEL, no C1,
- * nothing shown.c would escape, no byte that is not UTF-8.
- */
+/* sbx prints UTF-8 and no controls but a tab. */
 static int
 printable(const char *s, size_t n)
 {
@@ -205,9 +184,8 @@ printable(const char *s, size_t n)
 }
 
 /*
- * What one complete line of sbx's standard error is (its newline and a
- * CR before it gone).  after: the line before it was sbx's, which makes
- * an indented line its hint.  name may be "": then no line is SBX_L_MISSING.
+ * What one complete line of sbx's stderr is.  after: the line before was
+ * sbx's, which makes an indented line its hint.  name "" is no answer.
  */
 enum sbx_line
 sbx_line_kind(const char *s, size_t n, const char *name, int after)
@@ -232,7 +210,7 @@ sbx_line_kind(const char *s, size_t n, const char *name, int after)
 	for (b = 0; b < n && (s[b] == ' ' || s[b] == '\t'); b++)
 		;
 	if (b == n)
-		return SBX_L_NOISE;	/* blank */
+		return SBX_L_NOISE;
 	if (b > 0) {
 		/* a hint: after sbx's line, or naming sbx or a label */
 		if (after || word(s + b, n - b, "sbx") ||
@@ -248,7 +226,6 @@ sbx_line_kind(const char *s, size_t n, const char *name, int after)
 	return SBX_L_OTHER;
 }
 
-/* The name, if it can be a sandbox's: else "", which nothing names. */
 const char *
 sbx_line_name(const char *name)
 {

@@ -1,11 +1,7 @@
 /*
- * supervise.c: run a spawned child to its end.  One poll(2) loop watches
- * the self-pipe for signals, the child's output streams (relay.c) and a
- * deadline; it never blocks elsewhere.  A timed-out child is killed with
- * its whole process group: TERM, then KILL.  Signals that would end us are
- * passed on to the group first; a stop and a continue are passed on too,
- * so the group keeps our state.  The group is led by a guardian (guard.c),
- * so it dies with us even on SIGKILL.
+ * supervise.c: run a spawned child to its end in one poll(2) loop.  Its
+ * process group, led by a guardian so it dies with us, is killed on a
+ * timeout and gets the signals that would end us, stop and continue.
  */
 #include <sys/types.h>
 #include <sys/stat.h>
@@ -33,7 +29,6 @@ static const int passed[] = {
 };
 #define NPASSED	(sizeof(passed) / sizeof(passed[0]))
 
-/* One supervised child: what the loop knows between its turns. */
 struct sup {
 	const struct sbx_spawn *s;
 	struct sbx_result *res;
@@ -55,7 +50,6 @@ killgroup(const struct sup *u, int signo)
 	(void)kill(u->pid, signo);
 }
 
-/* Pass sig on to the group; a signal meant to end us starts the grace. */
 static void
 forward(struct sup *u, int sig)
 {
@@ -74,7 +68,6 @@ forward(struct sup *u, int sig)
 		u->killat = sbx_now_ms() + GRACE_MS;
 }
 
-/* A signal an outer user trapped goes back to it after the run. */
 static void
 hand_back(struct sup *u, int sig)
 {
@@ -107,7 +100,6 @@ signals(struct sup *u, const int *mine)
 	}
 }
 
-/* The poll timeout: to the next kill, deadline, or 0 when ending. */
 static int
 wait_ms(const struct sup *u)
 {
@@ -163,11 +155,7 @@ clock_turn(struct sup *u)
 	}
 }
 
-/*
- * The loop.  Once the child is gone, what it left in its pipes is taken
- * and passed on; with no reader able to take it after a timeout or a
- * signal, we do not wait for one.
- */
+/* The loop; after a timeout or signal, no reader is waited for. */
 static int
 loop(struct sup *u, const int *mine)
 {
@@ -268,10 +256,8 @@ fail:
 }
 
 /*
- * Run s to completion, filling in res (zeroed here).  -1 with errno set
- * if the child could not be started or its exec failed (see
- * sbx_exec_status); otherwise 0 with res->status set.  The signals in
- * passed[] received meanwhile are passed on to the child's group.
+ * Run s to completion, filling in res: 0 with res->status, or -1 with
+ * errno if the child did not start or exec (sbx_exec_status).
  */
 int
 sbx_supervise(const struct sbx_spawn *s, struct sbx_result *res)

@@ -1,17 +1,8 @@
 /*
- * sync.c: the sync verb of sbx-ports.  The VM ports the running containers
- * publish (one `docker ps` through sbx-run) against sbx's listing: what
- * sync published for containers that are gone is removed, then what is
- * missing is published, within the sandbox's bound; a second sync
- * changes nothing.
- *
- * The docker ps comes first: its exec starts a stopped sandbox (sbx stops
- * one 30 s after its last exec), and the listing of a stopped one was
- * refused with 409 on 0.42.1 (TET).  Removals and publications are two
- * calls, in that order, and no host port freed by the one is taken by
- * the other: how sbx orders a combined call is not documented.  So a
- * sync makes two sbx calls when nothing changes (exec, list) and at most
- * four (and one more, the first time, to learn sbx's port verbs).
+ * sync.c: sbx-ports sync: the VM ports running containers publish against
+ * sbx's listing.  docker ps comes first, since its exec starts a stopped
+ * sandbox whose listing sbx may refuse; removals and publications are two
+ * calls, and no port freed by one is taken by the other.
  */
 #include <err.h>
 #include <errno.h>
@@ -31,11 +22,7 @@
 
 extern char **environ;
 
-/*
- * `docker ps` through sbx-run, never creating the sandbox: the VM ports
- * of the running containers go to want (each once), those docker ps
- * names beyond what anyone may want to over.
- */
+/* `docker ps` through sbx-run, never creating: VM ports into want, the excess into over. */
 static void
 container_ports(struct ctx *c, struct sbx_ports *want,
     struct portset *over)
@@ -58,12 +45,11 @@ container_ports(struct ctx *c, struct sbx_ports *want,
 		err(SBX_EX_FAIL, NULL);
 	env[0] = "DOCKER_SANDBOX_AUTOCREATE=0";
 	for (i = 0; i < n; i++)
-		env[i + 1] = environ[i];	/* the first value wins */
-	/* no timeout of its own: sbx-run applies DOCKER_SANDBOX_TIMEOUT */
+		env[i + 1] = environ[i];
+	/* sbx-run applies DOCKER_SANDBOX_TIMEOUT */
 	if (sbx_capture(&cmd, av, env, 0) == -1)
 		err(sbx_exec_status(errno), "%s", run);
 	free(env);
-	/* sbx-run said it, in its one line: sbx waits for its restart */
 	if (cmd.status == SBX_EX_RESTART) {
 		(void)sbx_shown_write(STDERR_FILENO, cmd.err.data,
 		    cmd.err.len);
@@ -73,7 +59,6 @@ container_ports(struct ctx *c, struct sbx_ports *want,
 		if (cmd.err.len > 0)
 			(void)sbx_shown_write(STDERR_FILENO, cmd.err.data,
 			    cmd.err.len);
-		/* sbx-run's own timeout is the shared 124 */
 		errx(cmd.status == SBX_EX_TIMEOUT ? SBX_EX_TIMEOUT : SBX_EX_FAIL,
 		    "sandbox %s: docker ps failed (exit %d)", c->pc.name,
 		    cmd.status);
@@ -88,7 +73,6 @@ container_ports(struct ctx *c, struct sbx_ports *want,
 	sbx_result_free(&cmd);
 }
 
-/* Is the mapping host:vm/proto in l? */
 static int
 listed(const struct sbx_ports *l, const struct sbx_port *p)
 {
@@ -101,7 +85,6 @@ listed(const struct sbx_ports *l, const struct sbx_port *p)
 	return 0;
 }
 
-/* A mapping shown with the container that wants it (docker ps's). */
 static void
 show_for(const struct ctx *c, const struct sbx_port *have,
     const struct sbx_port *want, int why)
@@ -123,7 +106,7 @@ cmd_sync(struct ctx *c, int argc, char **argv)
 	int dfd = c->pc.dfd, *why, rv = SBX_EX_OK;
 	size_t i, j, held;
 
-	(void)argc;	/* none: the verb table says so */
+	(void)argc;
 	(void)argv;
 	memset(&l, 0, sizeof(l));
 	memset(&want, 0, sizeof(want));
@@ -158,11 +141,7 @@ cmd_sync(struct ctx *c, int argc, char **argv)
 		} else if (sbx_ports_add(&unpub, &l.v[j]) == -1)
 			err(SBX_EX_FAIL, NULL);
 	}
-	/*
-	 * missing: wanted, and no mapping to that VM port yet, while the
-	 * sandbox holds fewer than max host ports (every listed mapping
-	 * counts, hand-made ones too); the rest is refused by name
-	 */
+	/* missing: wanted, unmapped, while under max host ports; the rest refused by name */
 	held = l.n - unpub.n;
 	for (i = 0; i < want.n; i++) {
 		if (sbx_ports_findvm(&l, want.v[i].vm, want.v[i].proto))
@@ -187,11 +166,7 @@ cmd_sync(struct ctx *c, int argc, char **argv)
 		    sbx_ports_add(&keep, &pub.v[i]) == -1)
 			err(SBX_EX_FAIL, NULL);
 	if (pub.n > 0 || unpub.n > 0) {
-		/*
-		 * Recorded before the call, removals included: if it fails
-		 * half way, the next sync still knows what is its own, and
-		 * forgets what the listing no longer shows.
-		 */
+		/* recorded before the call, so a half-done sync still knows its own */
 		for (i = 0; i < unpub.n; i++)
 			if (sbx_ports_add(&keep, &unpub.v[i]) == -1)
 				err(SBX_EX_FAIL, NULL);
