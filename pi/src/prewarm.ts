@@ -1,12 +1,7 @@
 /*
- * Provisioning before the first call.  At session start, once the
- * watcher is armed, `sbx-run -P` runs in the background when
- * DOCKER_SANDBOX_PREWARM says so, as the programs read it (sbx-env -c:
- * 1, 0 or auto), and for auto when the workspace shows docker will be
- * used.  sbx-run -P lets its standard output go once it holds the
- * sandbox's provisioning lock; a docker call waits for that EOF, then
- * its own sbx-run waits for the lock within the call's timeout and finds
- * the sandbox ready, or the prewarm's failure with what sbx said.
+ * Provisioning before the first call: `sbx-run -P` in the background once
+ * the watcher is armed, when DOCKER_SANDBOX_PREWARM says so.  A docker
+ * call waits for it to hold the provisioning lock, then for the lock.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
@@ -16,11 +11,7 @@ import { Cancelled } from "./proc.ts";
 const DOCKERFILE = /^(?:(?:docker|container)file(?:\.[^/]+)?|[^/]+\.(?:docker|container)file)$/i;
 const COMPOSE = /^(?:docker-)?compose(?:\.[\w.-]+)?\.ya?ml$/i;
 
-/**
- * Does the workspace show docker will be used?  Its own entries only,
- * as they are (a link counts for nothing: it may point anywhere), so the
- * look costs one directory read.
- */
+/** Does the workspace show docker will be used?  Its own entries only: a link counts for nothing. */
 export function usesDocker(root: string): boolean {
 	let entries;
 	try {
@@ -31,7 +22,6 @@ export function usesDocker(root: string): boolean {
 	return entries.some((e) => (e.isFile() && (DOCKERFILE.test(e.name) || COMPOSE.test(e.name))) || (e.isDirectory() && e.name === ".devcontainer"));
 }
 
-/** Prewarm or not, from the setting's effective value and the workspace. */
 export function wanted(setting: string, root: string): boolean {
 	return setting === "1" || (setting === "auto" && usesDocker(root));
 }
@@ -41,9 +31,8 @@ export class Prewarm {
 	/** settles once sbx-run -P holds the lock, or has ended */
 	private held: Promise<void>;
 
-	/** env: the cleaned environment every program gets (trust.ts: programEnv) */
 	constructor(run: string, args: string[], env: NodeJS.ProcessEnv) {
-		// its words go to NAME.prewarm for the first call; stdout is the signal
+		// its words go to NAME.prewarm; stdout's EOF is the signal
 		const child = spawn(run, ["-P", ...args], { stdio: ["ignore", "pipe", "ignore"], env });
 		this.child = child;
 		this.held = new Promise<void>((resolve) => {
@@ -73,7 +62,6 @@ export class Prewarm {
 		}
 	}
 
-	/** The session ended: its sbx calls end, and the watcher tears down. */
 	stop(): void {
 		this.child?.kill("SIGTERM");
 	}

@@ -43,10 +43,9 @@ export function checkEnv(e: string): string {
 }
 
 /**
- * -v SOURCE:TARGET[:MODE], and what SOURCE became.  SOURCE is a path of
- * the workspace when it is spelled as one (/..., ./..., a/b) or when a
- * bare name is an entry of the workspace root (the prior extension's
- * reading of "data:/d"); otherwise a bare name is a named volume.
+ * -v SOURCE:TARGET[:MODE], and what SOURCE became: a workspace path when
+ * spelled as one or when a bare name is an entry of the workspace root,
+ * else a named volume.
  */
 export function checkVolume(root: string, spec: string, ro: boolean): { arg: string; said: string } {
 	const parts = spec.trim().split(":");
@@ -58,7 +57,7 @@ export function checkVolume(root: string, spec: string, ro: boolean): { arg: str
 	if (mode && !VOLUME_MODES.has(mode)) throw new Error(`docker run: bad volume mode "${mode}" (ro, rw, z, Z, nocopy)`);
 	if (src.startsWith("~")) throw new Error(`docker run: volume source must be in the workspace: "${src}"`);
 	const spelledPath = src.startsWith("/") || src.startsWith(".") || src.includes("/");
-	// a link counts as an entry: it is then checked as a path (and refused if it leaves)
+	// a link counts as an entry, then checked as a path
 	if (!spelledPath && !present(join(workspaceRoot(root), src))) {
 		if (!VOLUME_NAME_RE.test(src)) throw new Error(`docker run: bad volume name "${src}"`);
 		return { arg: [src, dst, mode].filter(Boolean).join(":"), said: `${src}: named volume "${src}" at ${dst} (no such path in the workspace)` };

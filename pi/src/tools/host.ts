@@ -29,7 +29,6 @@ function watcherLine(s: Session): string {
 	return `teardown watcher: not armed${s.watchError ? ` (${s.watchError})` : ""}`;
 }
 
-/** An IP literal as the URL parser writes it (IPv6 compressed, lower case), without brackets. */
 function canonIp(ip: string): string {
 	if (isIP(ip) !== 6) return ip;
 	try {
@@ -39,11 +38,7 @@ function canonIp(ip: string): string {
 	}
 }
 
-/**
- * The URL's host, when it can name a published pair at all: localhost or
- * an address literal, no user:password@.  Which addresses are loopback
- * is sbx-ports' word (pickPair), not this one's.
- */
+/** The URL's host, if it can name a published pair: localhost or an address literal. */
 function urlHost(u: URL): string {
 	if (u.username || u.password) throw new Error("docker_curl: a URL with user information (user:password@) is refused; give the host and port alone");
 	const h = u.hostname.replace(/^\[(.*)\]$/, "$1");
@@ -52,12 +47,9 @@ function urlHost(u: URL): string {
 }
 
 /**
- * The one address and port a docker_curl URL may reach: a TCP pair on
- * the host's loopback that this sandbox's listing shows (sbx-ports ls,
- * whose lines say which are not loopback), nothing else on the host.  The
- * URL parser has already read 0x7f.1, 2130706433, 127.1 and port 018081
- * as 127.0.0.1 and 18081, and lowered LOCALHOST; the request goes to the
- * pair found here, never to a name resolved later.
+ * The one pair a docker_curl URL may reach: a TCP loopback pair of this
+ * sandbox's listing.  The request goes to the pair found here, never to
+ * a name resolved later.
  */
 export function pickPair(u: URL, listing: Mapping[]): { ip: string; port: number; note: string } {
 	const h = urlHost(u);
@@ -87,11 +79,7 @@ export function pickPair(u: URL, listing: Mapping[]): { ip: string; port: number
 	);
 }
 
-/**
- * What to do about a failure, from words that are the extension's or a
- * program's own (an error thrown here, sbx-run's last line when the
- * status is its own); never from what a command in the sandbox printed.
- */
+/** What to do about a failure, from the extension's or a program's own words, never a command's. */
 function diagnose(text: string): string {
 	if (/MissingProgram|was not found in DOCKER_SANDBOX_BIN/.test(text)) return `fix: ${installHint()}`;
 	if (/not authenticated|not signed in|not logged in|login required/i.test(text)) return `fix: sign in to Docker with \`${sbxCli()} login\`, then call docker_status again.`;
@@ -102,13 +90,7 @@ function diagnose(text: string): string {
 	return `fix: run \`${sbxCli()} ls\` in a terminal to see what sbx says; docker_verify audits the sandbox once it runs.`;
 }
 
-/**
- * The advice for a failed sbx-run call: from its own words when the
- * status is its own.  When it is what sbx exec returned, the words may
- * be the sandbox's, so they are never read: the advice comes from
- * sbxSaid, the words of a program that runs nothing in the sandbox
- * (sbx-ports ls, sbx's answer alone), when it failed too.
- */
+/** Advice for a failed sbx-run call: from its words only when the status is its own, else from sbxSaid. */
 function advise(r: RunResult, sbxSaid: string): string {
 	if (r.own === false) {
 		if (sbxSaid) return diagnose(sbxSaid);
@@ -122,7 +104,6 @@ function advise(r: RunResult, sbxSaid: string): string {
 async function status(s: Session, signal: AbortSignal | undefined) {
 	const missing = PROGRAMS.filter((p) => !findProgram(p));
 	if (missing.includes("sbx-run")) {
-		// a status, not a failure: say what is missing and how to get it
 		const text = [`sandbox: none (the sbx-tools programs are missing: ${missing.join(", ")})`, `workspace: ${s.root}`, installHint(), ...modeLines()].join("\n");
 		return result(text, { provisioned: false, missing });
 	}
@@ -134,7 +115,7 @@ async function status(s: Session, signal: AbortSignal | undefined) {
 			sandbox: name,
 			provisioned: false,
 		});
-	// 69: sbx was upgraded and runs nothing until its daemon restart is confirmed by a person
+	// 69: SBX_RESTART_FIX (lib/sbxcli.h), which nothing here runs
 	const restart = () =>
 		result(
 			[
@@ -146,7 +127,7 @@ async function status(s: Session, signal: AbortSignal | undefined) {
 			].join("\n"),
 			{ sandbox: name, provisioned: false, restart: true },
 		);
-	// sbx-ports answers first: 68 is its documented "the sandbox does not exist", and it never creates one
+	// sbx-ports first: its 68 means no sandbox, and it never creates one
 	let ports = "";
 	let sbxSaid = "";
 	if (findProgram("sbx-ports")) {
@@ -170,7 +151,7 @@ async function status(s: Session, signal: AbortSignal | undefined) {
 		env: { ...process.env, DOCKER_SANDBOX_AUTOCREATE: "0" },
 		allowFail: true,
 	});
-	// sbx-run's own 68 and 69 only: docker info's own status may be any number
+	// docker info's own status may be any number
 	if (r.code === EX.NOSANDBOX && r.own) return notYet();
 	if (r.code === EX.RESTART && r.own) return restart();
 	if (r.code !== EX.OK) {
@@ -185,7 +166,6 @@ async function status(s: Session, signal: AbortSignal | undefined) {
 	try {
 		info = JSON.parse(r.stdout.trim().split("\n").pop() ?? "{}") as Record<string, unknown>;
 	} catch {
-		/* shown as unknowns */
 	}
 	const lines = [
 		...head,
@@ -207,7 +187,6 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 		description: "Show the session's sandbox: name, whether it exists yet, its docker daemon, counts, host ports and the modes in force. Does not create the sandbox.",
 		parameters: Type.Object({}),
 		async execute(_id, _params, signal) {
-			// a status never fails: whatever is wrong is its answer, with the way out
 			try {
 				return await status(s, signal);
 			} catch (e) {
@@ -230,7 +209,7 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 		parameters: Type.Object({}),
 		async execute(_id, _params, signal) {
 			const name = s.sandbox();
-			await s.docker(["version", "--format", "{{.Server.Version}}"], { signal, what: "docker version" }); // provisions it
+			await s.docker(["version", "--format", "{{.Server.Version}}"], { signal, what: "docker version" });
 			const r = await s.program("sbx-verify", ["-s", name], { signal, what: "sbx-verify", allowFail: true });
 			if (r.code !== EX.OK && r.code !== EX.FAIL) throw failure("sbx-verify", r);
 			const out = r.stdout.trim();
@@ -312,7 +291,7 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 				throw new Error(`docker_curl: invalid URL "${params.url}" (use e.g. http://127.0.0.1:8080/health)`);
 			}
 			if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error(`docker_curl: only http and https URLs, not ${u.protocol}`);
-			urlHost(u); // before anything runs
+			urlHost(u);
 			const method = (params.method ?? "GET").trim().toUpperCase();
 			if (!METHODS.includes(method)) throw new Error(`docker_curl: unsupported method "${params.method}" (${METHODS.join(", ")})`);
 			const body = params.body;
@@ -334,7 +313,6 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 					JSON.parse(body);
 					json = true;
 				} catch {
-					/* plain text */
 				}
 				headers["content-type"] = json ? "application/json" : "text/plain; charset=utf-8";
 				headers["content-length"] = String(Buffer.byteLength(body));
@@ -342,10 +320,9 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 			const res = await request({ url: u, ip: host, port, method, headers, body, signal, deadline, seconds });
 			const moved = res.location ? `\nlocation: ${res.location} (not followed: docker_curl makes one request)` : "";
 			const head = `${note}HTTP ${res.status} ${res.statusText}${res.ct ? `\ncontent-type: ${res.ct}` : ""}${moved}`;
-			// in the head, which the cut to pi's limits keeps
 			const capped = res.cut ? `\n[body cut at ${BODY_CAP / 1024 / 1024} MiB: docker_curl reads no more of it]` : "";
 			const shown = res.text || "(empty response body)";
-			// a body the answer cuts (a long line, pi's limits) goes whole to a log the head names
+			// a body the answer cuts goes whole to a log the head names
 			const log = cut(`${head}${capped}\n\n${shown}`, "head").truncated ? logOf({ code: 0, stdout: shown, stderr: "", output: shown, dropped: 0, log: s.logSink("curl") }) : undefined;
 			const size = Buffer.byteLength(shown);
 			const kept = size > KEEP_BYTES ? `its last ${formatSize(KEEP_BYTES)}` : "the body as read";
@@ -363,7 +340,6 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 		parameters: Type.Object({}),
 		async execute(_id, _params, signal) {
 			const name = s.sandbox();
-			// the programs' one teardown (sbx-watch's), markers and scratch dir included; an armed watcher stays armed
 			const r = await s.program("sbx-watch", ["-n", "-m", "remove", name], { signal, what: `removing sandbox "${name}"`, allowFail: true });
 			if (r.code === EX.NOSANDBOX) return result(`sandbox "${name}" does not exist: nothing to remove.`, { sandbox: name });
 			if (r.code === EX.NOTOURS)
@@ -373,7 +349,7 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 					{ sandbox: name, removed: false, ours: false },
 				);
 			if (r.code !== EX.OK) throw failure(`removing sandbox "${name}"`, r);
-			removeLogs(s.logs); // what they tell of is gone
+			removeLogs(s.logs);
 			return result(`sandbox "${name}" removed (microVM and everything inside it deleted).`, { sandbox: name });
 		},
 	});
@@ -387,8 +363,7 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 		parameters: Type.Object({ hours: Type.Optional(Int(0, HOURS_MAX, "minimum idle age in hours (default 24; 0 = any age)")) }),
 		async execute(_id, params, signal) {
 			const name = s.sandbox();
-			// the setting may hold a fraction: whole hours, rounded up, so it never means "any age"
-			// the parameter is checked before any program runs; the setting only when it is absent
+			// whole hours, rounded up, so a fraction never means "any age"
 			const given = params.hours === undefined ? undefined : intArg("docker_gc", "hours", params.hours, 0, HOURS_MAX, 0);
 			const hours = given ?? Math.min(HOURS_MAX, Math.ceil(Number(setting("DOCKER_SANDBOX_GC_HOURS"))));
 			const r = await s.program("sbx-gc", ["-v", "-H", String(hours), "-x", name], { signal, what: "sbx-gc", allowFail: true });

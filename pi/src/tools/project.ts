@@ -29,14 +29,9 @@ const NUM_RE = /^\d+$/;
 const TIMEOUT = { "-t": NUM_RE, "--timeout": NUM_RE };
 
 /**
- * Per verb: the words compose runs, and the extra options allowed (true:
- * takes a value).  An allow-list, because compose also takes its global
- * options after the verb (-f, --env-file, --project-directory, -p) and
- * docker's (-H, --context) would point it at another daemon: none of
- * those is on any list.  `command`: exec and run take a command after
- * the service, which runs inside the container and is not checked.
- * exec and run get -T (there is no terminal), run gets --rm, rm gets -f
- * (it would ask otherwise).
+ * Per verb: the words compose runs and its allowed options (true: takes a
+ * value).  An allow-list, since compose takes global options after the
+ * verb, and -H or --context would point it at another daemon.
  */
 interface Verb {
 	run: string[];
@@ -82,18 +77,11 @@ const VERBS: Record<string, Verb> = {
 	unpause: { run: ["unpause"], flags: {} },
 	port: { run: ["port"], flags: { "--protocol": /^(tcp|udp)$/, "--index": NUM_RE } },
 };
-/** The verbs that create containers: each of those gets the label. */
 const CREATES = new Set(["up", "run"]);
 const CHANGES_PORTS = new Set(["up", "down", "restart", "stop", "start", "kill", "rm", "pause", "unpause"]);
-/** Their success answers are short (outcome and last lines), the whole output in a file. */
 const LONG = new Set(["up", "build", "pull"]);
 
-/**
- * extraArgs checked against the verb's allow-list: its options, and
- * service names (plain names).  For exec and run the first word that is
- * not an option is the service (unless `service` named it), and every
- * word after it is the command.
- */
+/** extraArgs against the verb's allow-list; for exec and run, the words after the service are the command. */
 export function checkExtraArgs(action: string, extra: string[], service?: string): { opts: string[]; services: string[]; command: string[] } {
 	const verb = VERBS[action];
 	const allowed = verb.flags;
@@ -125,7 +113,7 @@ export function checkExtraArgs(action: string, extra: string[], service?: string
 	return { opts: out, services, command: [] };
 }
 
-/** A private file in the sandbox VM holding text (not in the workspace: a container could rewrite it there); its path. */
+/** A private file in the VM holding text (a container could rewrite the workspace); its path. */
 async function vmFile(s: Session, text: string, signal: AbortSignal | undefined): Promise<string> {
 	const r = await s.exec(["sh", "-c", 'umask 077 && f=$(mktemp /tmp/pi-compose-XXXXXXXX) && cat >"$f" && echo "$f"'], { signal, input: text, what: "compose label override" });
 	const path = r.stdout.trim().split("\n").pop() ?? "";
@@ -133,12 +121,7 @@ async function vmFile(s: Session, text: string, signal: AbortSignal | undefined)
 	return path;
 }
 
-/**
- * Seconds the removal of the label override file may take: its own
- * bound, whatever DOCKER_SANDBOX_TIMEOUT says (0 is none), so a VM that
- * hangs cannot hold a cancelled compose run; a file left is in the VM's
- * /tmp, and goes with the sandbox.
- */
+/** Seconds the override file's removal may take, so a hung VM cannot hold a cancelled run. */
 export const DROP_SECONDS = 10;
 
 async function dropVmFile(s: Session, path: string): Promise<void> {
@@ -147,7 +130,6 @@ async function dropVmFile(s: Session, path: string): Promise<void> {
 		.catch(() => undefined);
 }
 
-/** The compose file: given (in the workspace) or the first of the usual names in the workspace root. */
 function composePath(root: string, file: string | undefined): string {
 	const real = workspaceRoot(root);
 	if (file !== undefined && file.trim() !== "") {
@@ -155,8 +137,7 @@ function composePath(root: string, file: string | undefined): string {
 		if (!statSync(p, { throwIfNoEntry: false })?.isFile()) throw new Error(`docker compose: file not found: ${file}`);
 		return p;
 	}
-	// the first name that is there at all (a link too, which the walk then judges): nothing is
-	// looked at through a link before the walk, so a link out answers as one, whatever it names
+	// the first name there at all: a link out answers as one, whatever it names
 	for (const f of COMPOSE_FILES) {
 		if (!present(join(real, f))) continue;
 		const p = mapHostPath(root, join(real, f), "compose file");
@@ -185,7 +166,6 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 			const st = statSync(dir, { throwIfNoEntry: false });
 			if (!st) throw new Error(`docker_init: directory not found: ${params.context ?? "."}`);
 			if (!st.isDirectory()) throw new Error(`docker_init: not a directory: ${params.context}`);
-			// only plain files the walk reaches: a link out is absence, whatever it names
 			const has = (f: string) => plainFile(s.root, join(dir, f));
 			let lang: Lang;
 			if (params.lang !== undefined && params.lang.trim() !== "") {
@@ -193,14 +173,13 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 				if (!(LANGS as readonly string[]).includes(l)) throw new Error(`docker_init: unknown lang "${params.lang}" (use ${LANGS.join("|")})`);
 				lang = l as Lang;
 			} else lang = detect(has);
-			// a link (dangling or not) counts as there: it is never written through
+			// a link counts as there: it is never written through
 			const existed = present(join(dir, "Dockerfile"));
 			if (existed && !params.force) return result(`docker_init: ${join(dir, "Dockerfile")} already exists (pass force=true to overwrite).`, { sandbox: s.name });
 			const written: string[] = [];
 			const text = dockerfile(lang, has);
 			writeInWorkspace(s.root, dir, "Dockerfile", text, true);
 			written.push("Dockerfile");
-			// the optional files are written only where nothing is, not even a link
 			if (!present(join(dir, ".dockerignore"))) {
 				writeInWorkspace(s.root, dir, ".dockerignore", DOCKERIGNORE);
 				written.push(".dockerignore");
@@ -270,8 +249,7 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 			let input: string | undefined;
 			let scratch: string | undefined;
 			if (CREATES.has(action)) {
-				// every container compose creates gets the label, through an override naming every
-				// service compose lists, whatever its name (_db and .x too)
+				// the label goes on every service compose lists, whatever its name
 				const r = await s.docker([...base, "config", "--services"], { signal, what: "docker compose config" });
 				const services = r.stdout.split("\n").map((l) => l.trim()).filter(Boolean);
 				if (services.length) {
@@ -279,21 +257,20 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 					for (const n of services) o[n] = { labels: { [LABEL_KEY]: "true" } };
 					const json = `${JSON.stringify({ services: o })}\n`;
 					if (action === "up") {
-						// read from stdin (compose v1 takes no "-f -"; /dev/stdin works for v1 and v2)
+						// compose v1 takes no "-f -"
 						input = json;
 						base.push("-f", "/dev/stdin");
 					} else {
-						// run hands stdin to its container: the override waits in a file of the VM instead
+						// run hands stdin to its container
 						scratch = await vmFile(s, json, signal);
 						base.push("-f", scratch);
 					}
 				}
 			}
 			const head = `compose ${action} (${file})`;
-			// what a cancel must end inside: sbx-run ends exec's processes itself, run's container goes by its name
 			const shown = ["docker", ...base, ...run, ...extra, ...svc, ...more, ...command];
 			if (action === "run" && !extra.includes("--name")) extra.push("--name", `pi-run-${randomBytes(6).toString("hex")}`);
-			// options first, then services: compose v1 takes them in that order only
+			// compose v1 takes options before services only
 			let r: RunResult;
 			try {
 				r = await s.docker([...base, ...run, ...extra, ...svc, ...more, ...command], {
@@ -310,7 +287,6 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 					await drop;
 					throw e;
 				}
-				// the container is stopped first, not after the clean-up: both bounded, side by side
 				const [done] = await Promise.all([
 					action === "exec" ? (e.ended ?? "whether what it started still runs inside is unknown (sbx-run said nothing)") : endRun(s, extra[extra.indexOf("--name") + 1]),
 					drop,
@@ -336,7 +312,6 @@ export function registerProjectTools(pi: ExtensionAPI, s: Session): void {
 					}
 					const ours = mappings.filter((m) => ids.some((id) => ofContainer([m], id).length));
 					details.urls = ours.map((m) => m.url);
-					// the URLs first: a long containers line is cut, never they
 					if (ours.length) lines.push("host reachable at (use docker_curl):", ...describe(ours).map((l) => `  ${l}`));
 					if (made.length) lines.push(`containers: ${made.join(", ")}`);
 				}
