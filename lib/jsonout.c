@@ -1,16 +1,7 @@
 /*
- * jsonout.c: outside text as a JSON string, on a stdio stream (every -j
- * output) or into a buffer (sbx-run's journal): the one escaper.
- *
- * What comes out is printable ASCII and valid UTF-8 only, so no reader's
- * terminal ever gets a control sequence: the C0 controls, DEL and the C1
- * controls (U+0080 to U+009F, C2 80 to C2 9F in UTF-8: C2 9B is CSI),
- * the line and paragraph separators and the bidirectional controls
- * become \uXXXX; a byte that does not begin a well-formed UTF-8 sequence
- * (a lone continuation, an overlong form, a surrogate, a code point past
- * U+10FFFF, a cut sequence) becomes \ufffd, one per byte.  Any other
- * character passes as it is.  Which characters those are is shown.c's
- * to say, for text and JSON alike.
+ * jsonout.c: outside text as a JSON string, the one escaper of JSON
+ * output: characters shown.c would escape become \uXXXX, bad bytes
+ * \ufffd each, so no reader's terminal gets a control sequence.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -19,12 +10,7 @@
 #include "sbxjson.h"
 #include "sbx-internal.h"
 
-/*
- * One character of s in its escaped form into out (at most 6 bytes,
- * NUL-terminated); returns the bytes of s it stands for.  With ascii
- * set, printable ASCII and the C0 controls pass as they are (a JSON text
- * that is already escaped, whose blanks may be tabs).
- */
+/* One character of s escaped into out (6 bytes); ascii: a text already escaped. */
 static size_t
 esc1(const char *s, char out[7], int ascii)
 {
@@ -62,19 +48,13 @@ sbx_json_puts(FILE *fp, const char *s)
 	putc('"', fp);
 }
 
-/*
- * A line of JSON text (len bytes, then a newline or a NUL) written before,
- * say by an older sbx-run, with what the escaper would not pass raw
- * escaped now; such characters can only be inside its strings, since
- * JSON allows none of them elsewhere.
- */
+/* A line of JSON written before, with what the escaper would not pass escaped now. */
 void
 sbx_json_putline(FILE *fp, const char *s, size_t len)
 {
 	const char *end = s + len;
 	char e[7];
 
-	/* a newline, or the NUL, follows: no character runs past end */
 	while (s < end && *s != '\0') {
 		s += esc1(s, e, 1);
 		fputs(e, fp);
@@ -82,10 +62,8 @@ sbx_json_putline(FILE *fp, const char *s, size_t len)
 }
 
 /*
- * The escaped form of s (no quotes, no NUL) into dst, at most size bytes.
- * When the room runs out it stops at a character boundary, never inside
- * an escape or a UTF-8 sequence.  Returns the bytes of s consumed (all of
- * s when s[return] is NUL); *len gets the bytes written.
+ * s escaped into dst (size bytes), stopping at a character boundary; the
+ * bytes of s consumed, *len those written.
  */
 size_t
 sbx_json_esc(char *dst, size_t size, const char *s, size_t *len)

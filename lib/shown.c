@@ -1,29 +1,16 @@
 /*
- * shown.c: text from outside (names, what sbx or the sandbox said,
- * listings) fit for a person's terminal: the one escaper of every text
- * output, as jsonout.c is of every JSON one.
- *
- * Printable ASCII and well-formed UTF-8 pass as they are, so a name or a
- * message in another script stays readable.  The C0 controls, DEL, the
- * C1 controls (U+0080 to U+009F, C2 80 to C2 9F in UTF-8: C2 9B is a
- * terminal's CSI), the line and paragraph separators and the
- * bidirectional controls, and every byte that does not begin a
- * well-formed UTF-8 sequence, are written as C writes them: \n, \t and
- * \r, the rest \ooo, one octal escape a byte; a backslash is written \\,
- * so an escape is never ambiguous.
- * Nothing a program prints can steer a terminal or hide a line.
+ * shown.c: outside text fit for a terminal, the one escaper of text
+ * output.  UTF-8 passes; controls, bidirectional marks and bad bytes
+ * become C escapes (\n, \ooo), so nothing printed can steer a terminal.
  */
 #include <string.h>
 
 #include "sbx.h"
 #include "sbx-internal.h"
 
-#define SHOWN_MAX	4096	/* bytes of one shown line, at most */
+#define SHOWN_MAX	4096
 
-/*
- * The length of the well-formed UTF-8 character at s (at most len bytes),
- * or 0 (RFC 3629); its code point in *cp.
- */
+/* The length of the well-formed UTF-8 character at s, or 0; its code point in *cp. */
 size_t
 sbx_utf8len(const char *str, size_t len, unsigned *cp)
 {
@@ -64,7 +51,6 @@ sbx_utf8len(const char *str, size_t len, unsigned *cp)
 	return n;
 }
 
-/* Is the code point one no reader may get raw? */
 int
 sbx_unsafe(unsigned cp)
 {
@@ -73,11 +59,7 @@ sbx_unsafe(unsigned cp)
 	    (cp >= 0x2066 && cp <= 0x2069);
 }
 
-/*
- * One character of s (len bytes left, len > 0) in its shown form into out
- * (at most 16 bytes, NUL-terminated); returns the bytes of s it stands
- * for.  With nl set, a newline passes as it is.
- */
+/* One character of s shown into out (16 bytes); the bytes of s it stands for. */
 static size_t
 show1(const char *s, size_t len, char out[17], int nl)
 {
@@ -94,7 +76,7 @@ show1(const char *s, size_t len, char out[17], int nl)
 		return n;
 	}
 	if (n == 0)
-		n = 1;	/* a byte that begins nothing: itself alone */
+		n = 1;
 	for (i = 0; i < n; i++) {
 		unsigned char b = (unsigned char)s[i];
 
@@ -112,10 +94,7 @@ show1(const char *s, size_t len, char out[17], int nl)
 	return n;
 }
 
-/*
- * s shown on one line (a newline too is escaped) into buf, cut to fit at
- * a character's boundary, never inside an escape.  s may be buf itself.
- */
+/* s shown on one line into buf, cut at a character; s may be buf. */
 const char *
 sbx_shown(const char *s, char *buf, size_t size)
 {
@@ -141,11 +120,7 @@ sbx_shown(const char *s, char *buf, size_t size)
 	return buf;
 }
 
-/*
- * len bytes of what sbx or the sandbox said, line by line, shown on fd:
- * its newlines kept, everything else as sbx_shown has it.  Returns 0, or
- * -1 with errno set when fd would not take it.
- */
+/* What sbx or the sandbox said, shown on fd with its newlines kept; -1 with errno. */
 int
 sbx_shown_write(int fd, const char *s, size_t len)
 {

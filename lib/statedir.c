@@ -1,9 +1,7 @@
 /*
- * statedir.c: where the state directory is, and opening it safely.  Its
- * path has no "." or ".." in it, every ancestor belongs to root or the
- * user and is not writable by others (a sticky one excepted), the
- * directory itself is ours, 0700 and no symlink, and it is checked again
- * by device and inode once open.
+ * statedir.c: where the state directory is, and opening it safely: no
+ * "." or "..", ancestors root's or ours and not writable by others,
+ * itself ours, 0700, no link, checked again once open.
  */
 #include <sys/stat.h>
 
@@ -51,7 +49,6 @@ sbx_xstate_path(char *buf, size_t size)
 	return 0;
 }
 
-/* Has path a "." or ".." component?  Such a path says two things. */
 static int
 dotted(const char *path)
 {
@@ -69,11 +66,9 @@ dotted(const char *path)
 }
 
 /*
- * May a directory on the way to the state directory stay as it is?
- * Owned by root or us, and not writable by group or others, as OpenSSH
- * asks of the directories above a key; unless it is sticky (/tmp): there
- * others may add names but never rename or remove ours, and what they
- * add is refused here as owned by someone else.
+ * May a directory above the state directory stay?  Root's or ours and
+ * not group or other writable, as OpenSSH asks; or sticky, where others
+ * cannot move ours.
  */
 static const char *
 unsafe_dir(const struct stat *st)
@@ -87,7 +82,6 @@ unsafe_dir(const struct stat *st)
 	return NULL;
 }
 
-/* Drop the last component of the resolved path out; stat the result. */
 static int
 up(char *out, struct stat *st)
 {
@@ -100,12 +94,9 @@ up(char *out, struct stat *st)
 }
 
 /*
- * Walk path from /, making what is missing (mode 0700), and check every
- * directory above the last component; the resolved spelling goes to out.
- * A link is followed only where neither we nor a stranger could have
- * planted it: owned by root, in a directory of root's that nobody else
- * may write (macOS /tmp, FreeBSD /home).  The last one is never a link.
- * Returns -1 with errno 0 once it has said why.
+ * Walk path from /, making what is missing (0700) and checking each
+ * directory; a link is followed only if root's in a directory of root's.
+ * -1 with errno 0 once it has said why.
  */
 static int
 walk(const char *path, char *out, size_t size)
@@ -135,7 +126,6 @@ walk(const char *path, char *out, size_t size)
 			continue;
 		}
 		if (len == 2 && rest[0] == '.' && rest[1] == '.') {
-			/* only in a link's target; out holds no link */
 			memmove(rest, rest + 2, strlen(rest + 1));
 			if (up(out, &parent) == -1)
 				return -1;
@@ -174,7 +164,6 @@ walk(const char *path, char *out, size_t size)
 			    (int)sizeof(rest))
 				return errno = ENAMETOOLONG, -1;
 			memcpy(rest, next, strlen(next) + 1);
-			/* an absolute target starts over, a relative one here */
 			if (link[0] == '/')
 				memcpy(out, "/", 2);
 			if ((link[0] == '/' ? stat(out, &parent) :
@@ -193,10 +182,7 @@ walk(const char *path, char *out, size_t size)
 	}
 }
 
-/*
- * Open (creating if needed) the state directory; its path goes to buf.
- * Returns a directory descriptor, or -1 after saying why on stderr.
- */
+/* Open (making) the state directory into buf; a descriptor, or -1 once said. */
 int
 sbx_xstate_open(char *buf, size_t size)
 {

@@ -1,8 +1,7 @@
 /*
- * exec.c: the one sbx exec of a call, its words (the mark before the
- * command, docker pinned to the sandbox's socket) and its run: sbx's own
- * answers held back until it is known whether they are sbx's, a timeout
- * or a forwarded signal ending what the exec started (ending.c).
+ * exec.c: the one sbx exec of a call: the mark before the command, docker
+ * pinned to the sandbox's socket, and sbx's answers held back until they
+ * are known to be sbx's.
  */
 #include <err.h>
 #include <errno.h>
@@ -18,11 +17,8 @@
 #include "sbx-run.h"
 
 /*
- * Keep stderr back while it could still be sbx's "no such sandbox" (then
- * the caller may provision and retry, and the user never sees it), its
- * "waiting for the daemon restart" (then one line says what to run) or
- * its lost daemon start race (then the exec may be made again: race.c).
- * Text that cannot be any of them goes out at once, a prompt included.
+ * Hold stderr while it could be sbx's "no such sandbox" (provision and
+ * retry), SBX_RESTART_FIX's cause, or the start race (race.c).
  */
 static int
 missing(const char *text, size_t len, void *arg)
@@ -32,11 +28,7 @@ missing(const char *text, size_t len, void *arg)
 	    sbx_says_race_line(text, len) != SBX_NF_NO;
 }
 
-/*
- * The exec's stderr was sbx's restart answer, or a command's copy of it:
- * if sbx's own version call says so too, exit 69 in one line; otherwise
- * the words were the command's, and go back to the caller.
- */
+/* The restart answer, or a command's copy: sbx's version call decides. */
 static void
 restart_check(const struct request *r)
 {
@@ -51,10 +43,9 @@ restart_check(const struct request *r)
 }
 
 /*
- * sbx exec [-i] [-e NAME]... NAME -- MARK [docker -H SOCK] ARG..., where
- * MARK (sbx_mark_words) records the command before it runs, so that
- * end_inside can end it.  An inner docker exec whose command is a shell
- * is marked in its container too, before that command.
+ * sbx exec [-i] [-e NAME]... NAME -- MARK [docker -H SOCK] ARG..., MARK
+ * recording the command so end_inside can end it; an inner docker exec
+ * of a shell is marked in its container too.
  */
 char **
 exec_argv(struct request *r, char **fwd, char **inner, int interactive,
@@ -105,10 +96,8 @@ exec_argv(struct request *r, char **fwd, char **inner, int interactive,
 }
 
 /*
- * One sbx exec.  Returns its status.  With held non-NULL, *said is
- * SAID_ABSENT if sbx said there is no such sandbox, SAID_RACE if it lost
- * the daemon start race, else SAID_OWN; its words are then kept in held
- * for the caller to give back if that proves untrue.
+ * One sbx exec; its status.  With held, *said is SAID_ABSENT, SAID_RACE
+ * or SAID_OWN, and sbx's words are kept there should that prove untrue.
  */
 int
 exec_once(struct request *r, char **av, int in, int *said,
@@ -128,7 +117,7 @@ exec_once(struct request *r, char **av, int in, int *said,
 	s.fgtty = in == -1 && isatty(STDIN_FILENO) &&
 	    tcgetpgrp(STDIN_FILENO) == getpgrp();
 	s.in = in;
-	s.relay = 1;	/* counted for the journal */
+	s.relay = 1;
 	if (held != NULL) {
 		s.hold_err = missing;
 		s.hold_arg = (void *)r->name;

@@ -1,18 +1,8 @@
 /*
- * journal.c: NAME.journal, one JSON line per call of sbx-run: when, the
- * arguments (never a value of a forwarded variable: those go as bare
- * -e NAME, which is not recorded either), the status, how long and how
- * many bytes of output.
- *
- * Concurrent writers: each record is one write(2) to a descriptor opened
- * O_APPEND, under a shared fcntl(2) lock.  Bound: a record is at most
- * RECORD_MAX bytes (arguments cut at a character boundary and marked),
- * and a writer that leaves the file above JOURNAL_MAX takes the lock
- * exclusively and replaces the file with its newest half, headed by
- * {"trimmed":N}, the number of records dropped so far.  Writers recheck
- * under their lock that the file they hold is still the one named, so no
- * record goes to a replaced file.  A journal that cannot be written costs
- * one warning and never changes the command's status or output.
+ * journal.c: NAME.journal, one JSON line per call of sbx-run (never a
+ * forwarded variable's value).  Each record is one O_APPEND write under a
+ * shared lock; past JOURNAL_MAX a writer takes the lock alone and keeps
+ * the newest half.  A journal that cannot be written costs one warning.
  */
 #include <sys/stat.h>
 
@@ -37,7 +27,6 @@
 #define TAIL		"],\"truncated\":true}\n"
 #define TRIMMED		"{\"trimmed\":"
 
-/* The call begins now: its record's time and the start of its ms. */
 void
 journal_begin(struct jcall *j)
 {
@@ -46,7 +35,6 @@ journal_begin(struct jcall *j)
 	clock_gettime(CLOCK_MONOTONIC, &j->mbegan);
 }
 
-/* The record of one call, newline included; returns its length. */
 static size_t
 record(char *rec, const struct jcall *j, char *const *argv, int raw,
     int status)
@@ -70,7 +58,7 @@ record(char *rec, const struct jcall *j, char *const *argv, int raw,
 	    when, j->began.tv_nsec / 1000000, status, ms, j->bytes,
 	    j->timeout, raw ? "true" : "false");
 	for (i = 0; argv[i] != NULL && !cut; i++) {
-		if (len + 3 > room) {	/* a comma and two quotes */
+		if (len + 3 > room) {
 			cut = 1;
 			break;
 		}
@@ -94,9 +82,8 @@ setlock(int fd, short type, int timeout)
 }
 
 /*
- * Open the journal (a regular file of ours, never through a link) and
- * lock it; retried while a trim replaces it between the open and the
- * lock.  Read-write, since a shared fcntl lock needs a readable file.
+ * Open the journal, never through a link, and lock it, again if a trim
+ * replaced it meanwhile.  Read-write: a shared lock needs a readable file.
  */
 static int
 openlocked(int dfd, const char *file, short type, int timeout)
@@ -128,7 +115,6 @@ openlocked(int dfd, const char *file, short type, int timeout)
 	return errno = EAGAIN, -1;
 }
 
-/* The N of a {"trimmed":N} first line in text, else -1. */
 static long long
 trimmed(const char *text, size_t len)
 {
@@ -147,10 +133,7 @@ trimmed(const char *text, size_t len)
 	return errstr == NULL ? n : -1;
 }
 
-/*
- * Replace the journal, held exclusively through fd, with its newest
- * half: whole lines from the middle on, after the count of the dropped.
- */
+/* Replace the journal, held alone through fd, with its newest half. */
 static int
 trim(int dfd, const char *file, int fd, off_t size)
 {
@@ -231,17 +214,13 @@ journal_add(const struct jcall *j, const char *name, char *const *argv,
 
 	if (sbx_marker_path(file, sizeof(file), name, SBX_M_JOURNAL) == -1 ||
 	    (dfd = sbx_xstate_open(dir, sizeof(dir))) == -1)
-		return;	/* it said why */
+		return;
 	if (append(dfd, file, rec, len, j->timeout) == -1)
 		warn("journal %s/%s", dir, file);
 	close(dfd);
 }
 
-/*
- * -J: {"calls":N}, N the records ever journaled (those kept and those
- * trimmed), then the last count records, oldest first.  The lock is
- * waited for timeout seconds (0: no bound).
- */
+/* -J: {"calls":N}, N ever journaled, then the last count records, oldest first. */
 int
 journal_print(const char *name, long long count, int timeout)
 {

@@ -1,10 +1,7 @@
 /*
- * workspace.c: which directory sbx-run may mount.  Never /, a home
- * directory or an ancestor of one (that would mount ~/.ssh), and never
- * one that holds the state directory (the agent could plant markers or a
- * scratch link there).  Directories are compared by identity, device and
- * inode, so a bind mount, a symlink or another spelling of the same
- * directory is refused as well.
+ * workspace.c: which directory sbx-run may mount: never /, a home or an
+ * ancestor of one, nor one holding the state directory; compared by
+ * device and inode, so another spelling is refused as well.
  */
 #include <sys/stat.h>
 
@@ -23,14 +20,12 @@
 #include "sbxstate.h"
 #include "sbx-run.h"
 
-/* Is ws the directory real (a real path, changed here) names, or above it? */
 static int
 above_real(const struct stat *ws, char *real)
 {
 	struct stat st;
 	char *slash;
 
-	/* a real path has no link left in it: its prefixes are the ancestors */
 	for (;;) {
 		if (stat(real, &st) == 0 && st.st_dev == ws->st_dev &&
 		    st.st_ino == ws->st_ino)
@@ -43,7 +38,6 @@ above_real(const struct stat *ws, char *real)
 	    st.st_ino == ws->st_ino;
 }
 
-/* Is ws the directory path names, or one of its ancestors? */
 static int
 at_or_above(const struct stat *ws, const char *path)
 {
@@ -54,11 +48,7 @@ at_or_above(const struct stat *ws, const char *path)
 	return above_real(ws, real);
 }
 
-/*
- * Would ws hold the state directory?  One not made yet counts from its
- * deepest existing ancestor, since provisioning makes it before it
- * mounts, so that the answer does not depend on whether a call made it.
- */
+/* Would ws hold the state directory, made or not yet? */
 static int
 holds_state(const struct stat *ws, const char *statedir)
 {
@@ -71,13 +61,12 @@ holds_state(const struct stat *ws, const char *statedir)
 	while (realpath(p, real) == NULL) {
 		if (errno != ENOENT || (slash = strrchr(p, '/')) == NULL ||
 		    slash == p)
-			return 0;	/* only / is left: checked apart */
+			return 0;
 		*slash = '\0';
 	}
 	return above_real(ws, real);
 }
 
-/* Any home directory the account may be known by. */
 static int
 covers_home(const struct stat *ws)
 {
@@ -89,11 +78,7 @@ covers_home(const struct stat *ws)
 	return (pw = getpwuid(getuid())) != NULL && at_or_above(ws, pw->pw_dir);
 }
 
-/*
- * The workspace to mount, as an absolute path in buf (PATH_MAX bytes).
- * Returns 0, or -1 with the reason it is refused in why.  statedir is
- * the state directory in use.
- */
+/* The workspace to mount into buf (PATH_MAX); 0, or -1 with why. */
 int
 workspace_check(const struct request *r, const char *statedir, char *buf,
     char *why, size_t size)
@@ -126,11 +111,7 @@ workspace_check(const struct request *r, const char *statedir, char *buf,
 	return 0;
 }
 
-/*
- * The session workspaces this call knows, which no sbx may come from:
- * the one NAME.created records (after provision_snapshot), and the one
- * it would mount (-w or the working directory) if it may mount it.
- */
+/* The workspaces no sbx may come from: NAME.created's and the one to mount. */
 void
 session_workspaces(struct request *r)
 {
@@ -147,7 +128,6 @@ session_workspaces(struct request *r)
 	r->ws[n] = NULL;
 }
 
-/* Does the directory open at fd hold nothing? */
 static int
 empty(int fd)
 {
@@ -176,12 +156,9 @@ opendir_at(int dfd, const char *file)
 }
 
 /*
- * The scratch primary of read-only mode, file (NAME.prime) in the state
- * directory dfd, shown as path.  It becomes a read-write mount, so it is
- * one this run makes, or one that is certainly ours and unused: a real
- * directory, owned by us, mode 0700, empty.  A link or a file planted
- * there is removed, never followed; a directory that fails the test is
- * refused (exit 1).  *made says whether this run made it.
+ * The scratch primary of read-only mode, which becomes a read-write
+ * mount: made by this run, or ours, 0700 and empty.  A link or file there
+ * is removed, never followed; *made says whether this run made it.
  */
 void
 prime_dir(int dfd, const char *file, const char *path, int *made)
@@ -202,7 +179,7 @@ prime_dir(int dfd, const char *file, const char *path, int *made)
 		*made = 1;
 		if ((fd = opendir_at(dfd, file)) == -1)
 			err(SBX_EX_FAIL, "%s", path);
-		(void)fchmod(fd, 0700);		/* whatever the umask took */
+		(void)fchmod(fd, 0700);
 	}
 	if (fstat(fd, &st) == -1)
 		err(SBX_EX_FAIL, "%s", path);

@@ -1,11 +1,7 @@
 /*
- * probe.c: the one `sbx exec` of the audit.  Every in-sandbox probe is a
- * line of one sh script, run through sbx-run -x (the transport every
- * docker call of the session takes) with a poisoned host environment:
- * DOCKER_HOST pointing nowhere, a canary `docker` first on PATH, and the
- * sentinels and probes of the environment checks.  The script answers in
- * lines "sbxv KEY [VALUE]" on stdout, between a begin and an end line
- * that carry this run's nonce.
+ * probe.c: the audit's one `sbx exec`: a sh script through sbx-run -x
+ * with a poisoned host environment, answering "sbxv KEY [VALUE]" lines
+ * between a begin and an end line that carry the run's nonce.
  */
 #include <sys/stat.h>
 
@@ -48,7 +44,6 @@ static char *vfmt(const char *, va_list) PRINTFLIKE(1, 0);
 static void add(struct sbx_buf *, const char *, ...) PRINTFLIKE(2, 3);
 static int asprintf_like(char **, const char *, ...) PRINTFLIKE(2, 3);
 
-/* A formatted, allocated string; NULL on failure. */
 static char *
 vfmt(const char *fmt, va_list ap)
 {
@@ -79,7 +74,6 @@ add(struct sbx_buf *b, const char *fmt, ...)
 	free(s);
 }
 
-/* s as one sh word: '...' with each ' written as '\'' */
 static void
 addq(struct sbx_buf *b, const char *s)
 {
@@ -93,7 +87,6 @@ addq(struct sbx_buf *b, const char *s)
 	add(b, "'");
 }
 
-/* The project and the mode from NAME.created, else from the config. */
 static void
 mode(struct audit *a)
 {
@@ -111,10 +104,6 @@ mode(struct audit *a)
 	a->readonly = sbx_xconf_workspace_ro();
 }
 
-/*
- * Names, the mounts canary in the state directory and the canary docker
- * in a fresh temporary directory.
- */
 void
 probe_prepare(struct audit *a)
 {
@@ -183,7 +172,6 @@ probe_cleanup(struct audit *a)
 	}
 }
 
-/* What the mounts probe looks for, in the order of the mnt.seen indexes. */
 static const char *const homedirs[NMOUNTS - 1] = {
 	".docker", ".ssh", ".aws", ".kube", ".config/gcloud"
 };
@@ -238,11 +226,7 @@ script(const struct audit *a, struct sbx_buf *b)
 	/* contexts */
 	add(b, "o=$(unset DOCKER_HOST DOCKER_CONTEXT; docker -H \"$P\" context "
 	    "ls --format '{{.Name}}' 2>/dev/null); echo \"sbxv ctx $? \"$o\n");
-	/*
-	 * host-socket: every daemon socket but the canonical one.  Not
-	 * /run/docker/ itself: the sandbox's own dockerd keeps its
-	 * metrics and plugin sockets there.
-	 */
+	/* host-socket: not /run/docker/, where dockerd keeps its own sockets */
 	add(b, "set +f\nfor s in /run/*docker*.sock* /var/run/*docker*.sock* "
 	    "/run/user/*/docker.sock "
 	    "/var/run/user/*/docker.sock /run/host-services/*.sock "
@@ -284,7 +268,6 @@ script(const struct audit *a, struct sbx_buf *b)
 	add(b, "echo 'sbxv end %s'\n", a->nonce);
 }
 
-/* A formatted, allocated string in *out; -1 on failure. */
 static int
 asprintf_like(char **out, const char *fmt, ...)
 {
@@ -329,10 +312,7 @@ poisoned(const struct audit *a, char **hold)
 	return env;
 }
 
-/*
- * Run the script: sbx-run -s NAME -x sh -c SCRIPT.  Returns 0 when the
- * script ran to its end line, else -1 (a->status and a->err say more).
- */
+/* Run the script: 0 when it reached its end line, else -1 (a->status, a->err). */
 int
 probe_run(struct audit *a)
 {
@@ -347,7 +327,6 @@ probe_run(struct audit *a)
 	script(a, &text);
 	av[6] = text.data;
 	env = poisoned(a, hold);
-	/* no timeout of its own: sbx-run applies DOCKER_SANDBOX_TIMEOUT */
 	if (sbx_capture(&c, av, env, 0) == -1)
 		err(SBX_EX_NOAUDIT, "%s", a->sbxrun);
 	a->calls++;
