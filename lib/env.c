@@ -1,8 +1,6 @@
 /*
- * env.c: the environment policy.  A child's environment is built from an
- * allow-list, never inherited: the host set the sbx CLI needs, plus names
- * asked for on purpose.  DOCKER_* and COMPOSE_* (any case) never pass,
- * whatever was asked, except sbx's own DOCKER_SANDBOXES_* settings.
+ * env.c: a child's environment from an allow-list, never inherited.
+ * DOCKER_* and COMPOSE_* never pass, but sbx's own DOCKER_SANDBOXES_*.
  */
 #include <err.h>
 #include <errno.h>
@@ -40,7 +38,6 @@ hasprefix(const char *s, size_t len, const char *p)
 	return len > plen && strncmp(s, p, plen) == 0;
 }
 
-/* s is a name or a NAME=value entry. */
 int
 sbx_env_isdocker(const char *s)
 {
@@ -67,7 +64,6 @@ sbx_env_ishostset(const char *s)
 	return 0;
 }
 
-/* A portable name: [A-Za-z_][A-Za-z0-9_]*. */
 int
 sbx_env_validname(const char *s, size_t len)
 {
@@ -96,10 +92,7 @@ listed(char *const *list, size_t n, const char *s, size_t len)
 	return 0;
 }
 
-/*
- * Add the comma-separated names of src to pol->allow; from names the
- * source in messages.  A bad name is a usage error (exit 64).
- */
+/* Add src's comma-separated names to pol->allow; a bad one exits 64. */
 int
 sbx_env_addnames(struct sbx_envpolicy *pol, const char *src, const char *from)
 {
@@ -146,7 +139,6 @@ sbx_env_policy_free(struct sbx_envpolicy *pol)
 	pol->nallow = 0;
 }
 
-/* FNV-1a over the name part of an entry. */
 static size_t
 hashname(const char *s, size_t len)
 {
@@ -158,10 +150,8 @@ hashname(const char *s, size_t len)
 }
 
 /*
- * Build the environment for a child from in: entries without '=' or with
- * an odd name are dropped, a repeated name keeps its first value (what
- * getenv(3) returns), docker and compose names always go.  The result
- * points into in; free the array alone.
+ * The environment for a child from in: a repeated name keeps its first
+ * value, as getenv(3) does.  It points into in; free the array alone.
  */
 char **
 sbx_env_build(char *const *in, const struct sbx_envpolicy *pol)
@@ -188,7 +178,6 @@ sbx_env_build(char *const *in, const struct sbx_envpolicy *pol)
 		len = namelen(in[i]);
 		if (!sbx_env_validname(in[i], len))
 			continue;
-		/* open addressing: a slot holds the first entry of a name */
 		for (j = hashname(in[i], len) & mask; seen[j] != NULL;
 		    j = (j + 1) & mask)
 			if (strncmp(seen[j], in[i], len + 1) == 0)
@@ -207,10 +196,7 @@ sbx_env_build(char *const *in, const struct sbx_envpolicy *pol)
 	return out;
 }
 
-/*
- * The names of a built environment that go into the sandbox (as bare
- * "-e NAME"): everything but the host set, which configures sbx itself.
- */
+/* The names that go into the sandbox as "-e NAME": all but the host set. */
 char **
 sbx_env_forwarded(char *const *env)
 {
@@ -247,7 +233,6 @@ sbx_conf_str(const char *var)
 	return v;
 }
 
-/* getenv(3) over an arbitrary environment: the first match wins. */
 const char *
 sbx_env_get(char *const *env, const char *name)
 {

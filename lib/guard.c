@@ -1,12 +1,7 @@
 /*
- * guard.c: nothing a program starts outlives it, even when it is killed
- * with SIGKILL, which it cannot catch.  A guardian child leads the new
- * process group and holds the read end of a lifeline pipe whose only
- * write end stays with the program.  When the program ends, however it
- * ends, the kernel closes that write end: the guardian reads EOF and
- * kills its whole group.  A program that finishes normally writes one
- * byte first, and the guardian leaves quietly.  This needs only POSIX;
- * Linux adds PR_SET_PDEATHSIG on the command itself (spawn.c).
+ * guard.c: nothing a program starts outlives it, even on SIGKILL: a
+ * guardian leads the group and kills it when it reads EOF on a lifeline
+ * whose only write end the program holds.
  */
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -21,11 +16,8 @@
 #include "sbx-internal.h"
 
 /*
- * Fork a child that holds the read end of a lifeline whose only write
- * end stays with the caller, in *line: when the caller ends, however it
- * ends, the child reads EOF.  Every signal is blocked across the fork, so
- * no handler of ours runs in the child; child() is given the mask from
- * before and does not return.  The pid, or -1.
+ * Fork a child holding the lifeline's read end (the write end in *line),
+ * signals blocked across the fork; child() gets the old mask.  The pid.
  */
 pid_t
 sbx_lifeline(int *line, void (*child)(int, const sigset_t *, void *),
@@ -46,7 +38,7 @@ sbx_lifeline(int *line, void (*child)(int, const sigset_t *, void *),
 	if ((pid = fork()) == 0) {
 		close(fd[1]);
 		child(fd[0], &old, arg);
-		_exit(SBX_EX_FAIL);	/* child() does not return */
+		_exit(SBX_EX_FAIL);
 	}
 	e = errno;
 	sigprocmask(SIG_SETMASK, &old, NULL);
@@ -65,7 +57,6 @@ fail:
 	return -1;
 }
 
-/* After fork: only async-signal-safe calls, and _exit. */
 static void SBX_DEAD
 guardian(int line, const sigset_t *old, void *arg)
 {
@@ -94,10 +85,7 @@ sbx_guard_start(struct sbx_guard *g)
 	return 0;
 }
 
-/*
- * A normal end: release the guardian (it may already be dead, killed
- * with its group on a timeout) and reap it.
- */
+/* A normal end: release the guardian and reap it. */
 void
 sbx_guard_stop(struct sbx_guard *g)
 {

@@ -1,9 +1,7 @@
 /*
- * json.c: a small JSON reader, enough for `sbx ls --json`, `sbx ports
- * --json` and `docker ... --format json`.  It builds a tree of nodes;
- * strings are decoded (escapes, \u with surrogate pairs) and numbers keep
- * their text, to be read with sbx_strtonum.  Depth and size are bounded
- * and a NUL inside a string is refused, since callers use C strings.
+ * json.c: a small JSON reader for sbx's and docker's output: a tree of
+ * nodes, strings decoded, numbers kept as text.  Bounded in depth and
+ * size; a NUL inside a string is refused, as callers use C strings.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -93,7 +91,6 @@ utf8(struct sbx_buf *b, unsigned u)
 	return sbx_buf_add(b, o, n);
 }
 
-/* A string after its opening quote; the result is malloc'd. */
 static char *
 string(struct parser *ps, size_t *lenp)
 {
@@ -219,7 +216,6 @@ literal(struct parser *ps, const char *word)
 	return 0;
 }
 
-/* Members or elements up to the closing bracket. */
 static struct sbx_json *
 container(struct parser *ps, int depth, int isobj)
 {
@@ -321,10 +317,7 @@ value(struct parser *ps, int depth)
 	}
 }
 
-/*
- * Parse exactly one JSON value in buf (surrounding blanks allowed).
- * Returns the tree, or NULL with *errstr saying why.
- */
+/* Exactly one JSON value in buf; the tree, or NULL with *errstr. */
 struct sbx_json *
 sbx_json_parse(const char *buf, size_t len, const char **errstr)
 {
@@ -361,7 +354,6 @@ sbx_json_free(struct sbx_json *j)
 	}
 }
 
-/* The member key of object o (the first, if repeated), or NULL. */
 const struct sbx_json *
 sbx_json_get(const struct sbx_json *o, const char *key)
 {
@@ -375,7 +367,6 @@ sbx_json_get(const struct sbx_json *o, const char *key)
 	return NULL;
 }
 
-/* The string member key of object o, or NULL if absent or not a string. */
 const char *
 sbx_json_str(const struct sbx_json *o, const char *key)
 {
@@ -389,12 +380,9 @@ sbx_json_str(const struct sbx_json *o, const char *key)
 #define DOC_TRIES	16	/* candidate lines tried before giving up */
 
 /*
- * The one JSON document in tool output that may carry notices around it:
- * sbx prints daemon notices and "[sbx] ..." lines before its document and
- * "WARN: ..." lines after it (sbx-today (b) 5, 10).  The document is the
- * first line starting with '{' or '[' whose value parses and ends a line;
- * whatever follows that line is not read.  Returns the tree, or NULL with
- * *errstr saying why (the first candidate's fault).
+ * The one JSON document in output with sbx's notices around it: the first
+ * line starting with '{' or '[' that parses and ends a line.  The tree,
+ * or NULL with the first candidate's fault in *errstr.
  */
 struct sbx_json *
 sbx_json_doc(const char *buf, size_t len, const char **errstr)
@@ -404,10 +392,7 @@ sbx_json_doc(const char *buf, size_t len, const char **errstr)
 	return sbx_json_span(buf, len, &start, &end, errstr);
 }
 
-/*
- * sbx_json_doc, which also says where the document is: from byte *start
- * to *end, the end of its last line (its newline excluded).
- */
+/* sbx_json_doc, saying where it is: bytes *start to *end. */
 struct sbx_json *
 sbx_json_span(const char *buf, size_t len, size_t *start, size_t *end,
     const char **errstr)

@@ -1,11 +1,7 @@
 /*
- * lock.c: fcntl(2) record locks on files in the state directory.  The
- * kernel drops a lock when its holder dies, so a lock never goes stale.
- * A lock is a whole file (NAME.lock, .gc.lock) or one byte of a file
- * shared by all sandboxes, at an offset made from the sandbox's name
- * (.provision.lock): a lock per sandbox in a file that is never removed,
- * so no waiter can end up holding a lock on a file that is gone.  Two
- * names whose bytes collide, one chance in 2^62, only wait on each other.
+ * lock.c: fcntl(2) record locks, which die with their holder.  A lock is
+ * a whole file, or one byte per sandbox of a shared file that is never
+ * removed, so no waiter holds a lock on a file that is gone.
  */
 #include <sys/stat.h>
 
@@ -38,11 +34,7 @@ lockfd(int dfd, const char *file, int create)
 	return fd;
 }
 
-/*
- * Take a write lock on file, waiting for it if wait is set.  Returns the
- * descriptor that holds it (close it to release), or -1: EAGAIN when
- * another process holds it and wait is not set.
- */
+/* A write lock on file, waiting if wait is set: the fd that holds it, or -1 (EAGAIN). */
 int
 sbx_lock(int dfd, const char *file, int wait)
 {
@@ -88,7 +80,6 @@ holder(int dfd, const char *file, off_t start, off_t len)
 	return fl.l_type == F_UNLCK ? 0 : fl.l_pid;
 }
 
-/* The pid holding a lock on file, 0 if none, -1 on error. */
 pid_t
 sbx_lock_holder(int dfd, const char *file)
 {
@@ -108,11 +99,7 @@ slot(const char *name)
 	return (off_t)(h >> (sizeof(off_t) > 4 ? 2 : 34));
 }
 
-/*
- * Set a record lock of type on fd, waiting at most ms milliseconds for
- * it, without limit when ms < 0, not at all when 0.  0, or -1: EAGAIN
- * when it is held and ms is 0, ETIMEDOUT when it is still held after ms.
- */
+/* A lock of type on fd within ms (< 0: no limit); -1: EAGAIN, ETIMEDOUT. */
 int
 sbx_setlk(int fd, short type, off_t start, off_t len, long long ms)
 {
@@ -143,11 +130,7 @@ sbx_setlk(int fd, short type, off_t start, off_t len, long long ms)
 	return -1;
 }
 
-/*
- * Take name's lock in the shared file, waiting as sbx_setlk does.
- * Returns the descriptor that holds it (close it to release; closing any
- * other descriptor of the file in this process releases it too), or -1.
- */
+/* name's lock in the shared file, as sbx_setlk waits; closing any fd of the file releases it. */
 int
 sbx_lock_name(int dfd, const char *file, const char *name, long long ms)
 {
@@ -163,7 +146,6 @@ sbx_lock_name(int dfd, const char *file, const char *name, long long ms)
 	return -1;
 }
 
-/* The pid holding name's lock in the shared file, 0 if none, -1 on error. */
 pid_t
 sbx_lock_name_holder(int dfd, const char *file, const char *name)
 {

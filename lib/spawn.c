@@ -1,9 +1,7 @@
 /*
- * spawn.c: the one place that starts children.  fork+execve with an
- * explicit environment and a close-on-exec errno pipe, so an exec failure
- * is known before we return.  Between fork and exec the child takes back
- * the default dispositions, joins its process group (led by a guardian,
- * guard.c), may take the terminal, and, on Linux, dies with its parent.
+ * spawn.c: the one place that starts children: fork+execve with an
+ * explicit environment and a close-on-exec errno pipe, so an exec
+ * failure is known before we return.
  */
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -30,11 +28,7 @@ sbx_waitstatus(int ws)
 	return SBX_EX_FAIL;
 }
 
-/*
- * 127: no such command; 125: we ran out of something (an argv and
- * environment too large for exec among them), so the command never had
- * its chance; 126: it is there but cannot be executed.
- */
+/* 127: no such command; 125: out of resources; 126: not executable. */
 int
 sbx_exec_status(int error)
 {
@@ -54,10 +48,8 @@ sbx_exec_status(int error)
 }
 
 /*
- * The child's half, after fork: only async-signal-safe calls, and _exit.
- * parent is the pid the parent had before the fork: if the process above
- * us is another one now, the parent died and we were adopted, so the
- * command must not start.  errfd gets errno when it does not.
+ * The child's half: async-signal-safe calls only.  Adopted (the parent is
+ * not parent any more) means the parent died: no command then.
  */
 void SBX_DEAD
 sbx_spawn_child(const struct sbx_spawn *s, int outfd, int errout,
@@ -101,16 +93,12 @@ fail:
 	_exit(SBX_EX_NOTFOUND);
 }
 
-/*
- * Start s->argv with stdout on outfd and stderr on errfd (-1: ours) in
- * group pgid (0: ours).  The pid, or -1 with errno when the fork or the
- * exec failed (the child is reaped then).
- */
+/* Start s->argv in group pgid (0: ours); the pid, or -1 with errno. */
 pid_t
 sbx_spawn(const struct sbx_spawn *s, int outfd, int errfd, pid_t pgid)
 {
 	sigset_t all, old;
-	pid_t pid, self = getpid();	/* before the fork: see the child */
+	pid_t pid, self = getpid();
 	int ep[2], e, ws;
 	ssize_t r;
 
@@ -130,7 +118,7 @@ sbx_spawn(const struct sbx_spawn *s, int outfd, int errfd, pid_t pgid)
 		return -1;
 	}
 	if (pgid != 0)
-		(void)setpgid(pid, pgid);	/* the child does it too */
+		(void)setpgid(pid, pgid);
 	while ((r = read(ep[0], &e, sizeof(e))) == -1 && errno == EINTR)
 		;
 	close(ep[0]);

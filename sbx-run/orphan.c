@@ -1,9 +1,6 @@
 /*
- * orphan.c: a sandbox whose session ended while sbx create made it.  The
- * watcher waits for the create as long as it may run and tears down
- * after it, but a watcher can be SIGKILLed too: so the creator itself
- * looks, once its create succeeded, whether the session it made the
- * sandbox for is still there, and removes the sandbox if not.
+ * orphan.c: a sandbox whose session ended while sbx create made it.  A
+ * watcher can be SIGKILLed, so the creator itself removes it.
  */
 #include <err.h>
 #include <errno.h>
@@ -17,12 +14,7 @@
 #include "sbxstate.h"
 #include "sbx-run.h"
 
-/*
- * Were we started by the session the generated name belongs to, and has
- * that session ended since?  Then its watcher has torn down, or waits on
- * our lock to do so, and an sbx-run it left behind must not make a
- * sandbox nobody would remove.
- */
+/* Has the session our generated name belongs to ended?  Then make nothing. */
 int
 session_ended(const struct request *r)
 {
@@ -33,7 +25,6 @@ session_ended(const struct request *r)
 	return kill(pid, 0) == -1 && errno == ESRCH;
 }
 
-/* The session a watcher was armed for, from NAME.owner: 1, or 0 if none. */
 static int
 owner_of(const struct request *r, int dfd, pid_t *pid,
     unsigned long long *start)
@@ -46,7 +37,6 @@ owner_of(const struct request *r, int dfd, pid_t *pid,
 	return sbx_owner_read(dfd, r->name, pid, start) == 0;
 }
 
-/* NAME.owner as it is before the create, and whether its session is dead. */
 void
 stale_read(const struct request *r, int dfd, struct stale *st)
 {
@@ -56,10 +46,8 @@ stale_read(const struct request *r, int dfd, struct stale *st)
 }
 
 /*
- * Did the session this sandbox is made for end while sbx create ran?
- * Its watcher's NAME.owner says which session that is, unless it is the
- * one read before the create (stale set) that was dead already, a marker
- * of an earlier session; without one, a generated name tells.
+ * Did this sandbox's session end while sbx create ran?  NAME.owner says
+ * which session, unless it is the stale one read before; else the name.
  */
 int
 orphaned(const struct request *r, int dfd, const struct stale *st)
@@ -73,12 +61,7 @@ orphaned(const struct request *r, int dfd, const struct stale *st)
 	return session_ended(r);
 }
 
-/*
- * The sandbox was made for a session that has ended: remove it, and its
- * markers but the watcher's (which a waiting watcher still holds), then
- * fail.  If the removal fails, NAME.created stays for a watcher or
- * sbx-gc to finish it.
- */
+/* Remove a sandbox made for an ended session and fail; on failure NAME.created stays. */
 void SBX_DEAD
 withdraw(const struct request *r, int dfd, int timeout)
 {
