@@ -1,7 +1,4 @@
-/*
- * name.c: sandbox names.  One rule for every program, strict enough for
- * every sbx version seen, and no name can be mistaken for an option.
- */
+/* name.c: sandbox names: one rule for every program, none like an option. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -41,7 +38,6 @@ sbx_name_valid(const char *s)
 	return strcmp(s, "default") != 0;
 }
 
-/* n bytes from /dev/urandom; -1 with errno set if it cannot give them. */
 int
 sbx_urandom(unsigned char *p, size_t n)
 {
@@ -64,7 +60,6 @@ sbx_urandom(unsigned char *p, size_t n)
 	return close(fd);
 }
 
-/* PREFIX<pid>SEP<8 random [a-z0-9]>, the random part from /dev/urandom. */
 static int
 compose(char *buf, size_t size, const char *prefix, long pid, char sep)
 {
@@ -77,7 +72,7 @@ compose(char *buf, size_t size, const char *prefix, long pid, char sep)
 	for (t = 0; t < sizeof(tail) - 1; ) {
 		if (sbx_urandom(rnd, sizeof(rnd)) == -1)
 			return -1;
-		/* 252 = 7 * 36: dropping bytes above it avoids modulo bias */
+		/* dropping bytes above 252 = 7 * 36 avoids modulo bias */
 		for (i = 0; i < sizeof(rnd) && t < sizeof(tail) - 1; i++)
 			if (rnd[i] < 252)
 				tail[t++] = set[rnd[i] % 36];
@@ -91,30 +86,20 @@ compose(char *buf, size_t size, const char *prefix, long pid, char sep)
 	return 0;
 }
 
-/* A session's sandbox: pi-sbx-<pid>-<8 random [a-z0-9]>. */
 int
 sbx_name_new(char *buf, size_t size, long pid)
 {
 	return compose(buf, size, SBX_NAME_PREFIX, pid, '-');
 }
 
-/*
- * The throwaway sandbox of sbx-verify -S: selfcheck.<pid>.<8 random>.
- * It has no '-', so it is never of the shape sbx_name_pid takes for a
- * session's, whatever the prefix: neither sbx-gc nor a session can count
- * it as theirs.
- */
+/* sbx-verify -S's throwaway: selfcheck.<pid>.<8 random>, no '-', so no session's. */
 int
 sbx_name_selfcheck(char *buf, size_t size, long pid)
 {
 	return compose(buf, size, SBX_SELFCHECK_PREFIX, pid, '.');
 }
 
-/*
- * Is name of the shape sbx_name_new makes with this prefix: the prefix,
- * the session's pid, '-' and 8 of [a-z0-9]?  The pid goes to *pid when
- * asked for.  Hand-made names never match, so they are nobody's session.
- */
+/* Is name of sbx_name_new's shape with this prefix?  Its pid into *pid. */
 int
 sbx_name_pid(const char *name, const char *prefix, pid_t *pid)
 {
@@ -127,7 +112,6 @@ sbx_name_pid(const char *name, const char *prefix, pid_t *pid)
 		return 0;
 	p = name + plen;
 	n = strspn(p, "0123456789");
-	/* as sbx_name_new prints a pid: no leading zero, no overflow */
 	if (n == 0 || n >= sizeof(digits) || p[0] == '0' || p[n] != '-')
 		return 0;
 	memcpy(digits, p, n);

@@ -1,13 +1,8 @@
 /*
- * relay.c: one output stream of a supervised child.  What it writes is
- * captured, held back (stderr, while a predicate says so) or passed on to
- * our own descriptor.  Passing on never blocks the supervision: the text
- * waits in a pending buffer until the destination polls writable, goes
- * out at most PIPE_BUF bytes at a time (a pipe that polls writable takes
- * that much without blocking; a regular file takes it all), and the
- * child's pipe is not read while anything is pending, so a reader that
- * stalls stalls the child, not us.  Our descriptors stay blocking: they
- * are shared with others.
+ * relay.c: one output stream of a supervised child: captured, held, or
+ * passed on in PIPE_BUF pieces as the destination polls writable.  The
+ * child's pipe is not read while anything is pending, so a stalled reader
+ * stalls the child, not us.
  */
 #include <sys/stat.h>
 
@@ -22,7 +17,6 @@
 #define HOLD_MAX	(64 * 1024)	/* stderr held back at most */
 #define CAPTURE_MAX	(64 * 1024 * 1024)
 
-/* A regular file never makes a writer wait: it takes all at once. */
 void
 sbx_stream_init(struct sbx_stream *st, int dst, int capture,
     struct sbx_buf *buf)
@@ -59,7 +53,6 @@ held(const struct sbx_stream *st)
 	return st->holding != NULL && *st->holding;
 }
 
-/* Held stderr goes out once the predicate lets go of it. */
 static int
 hold_check(struct sbx_stream *st)
 {
@@ -76,7 +69,6 @@ hold_check(struct sbx_stream *st)
 	return 0;
 }
 
-/* Read what is there; 0 at EOF, -1 on a real error. */
 int
 sbx_stream_read(struct sbx_stream *st)
 {
@@ -91,7 +83,7 @@ sbx_stream_read(struct sbx_stream *st)
 		*st->counted += (unsigned long long)r;
 	if (st->capture || held(st)) {
 		if (st->buf->len + (size_t)r > CAPTURE_MAX)
-			return 1;	/* drop beyond the cap, keep reading */
+			return 1;
 		if (sbx_buf_add(st->buf, chunk, (size_t)r) == -1)
 			return -1;
 		return held(st) && hold_check(st) == -1 ? -1 : 1;
@@ -99,11 +91,7 @@ sbx_stream_read(struct sbx_stream *st)
 	return pass(st, chunk, (size_t)r) == -1 ? -1 : 1;
 }
 
-/*
- * One write of what is pending, once dst polled writable.  A reader that
- * is gone drops the rest; when relaying, the child's pipe closes too, so
- * the child meets EPIPE as it would writing there itself.
- */
+/* One write once dst polled writable; a reader gone closes the child's pipe too. */
 void
 sbx_stream_write(struct sbx_stream *st)
 {

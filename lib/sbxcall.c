@@ -1,15 +1,8 @@
 /*
- * sbxcall.c: one sbx call whose output is all sbx's own (not an exec):
- * create, ls, ports, port, rm, stop, version.  Standard input is
- * /dev/null, so sbx can never wait on the caller's terminal or read its
- * data (a sign-in, a restart question, a secret import).  The global
- * --no-input goes after the verb, where the installed sbx takes it: an
- * sbx that refuses it (cobra's "unknown flag: --no-input", before it does
- * anything) is called again without it, and the refusal is kept in the
- * state directory (SBX_NOINPUT_CACHE) with the identity of the sbx binary,
- * so the next call costs nothing extra until sbx is replaced.  A call
- * that lost the daemon start race (sbx_says_race: it failed before sbx
- * did anything) is made again, a few times, after a short pause.
+ * sbxcall.c: one sbx call whose output is all sbx's own.  stdin is
+ * /dev/null, so sbx never asks the caller's terminal; --no-input goes
+ * after the verb, dropped (and the refusal cached per binary) where sbx
+ * refuses it; a lost daemon start race is tried again.
  */
 #include <sys/stat.h>
 
@@ -24,7 +17,6 @@
 #include "sbxtime.h"
 #include "sbx-internal.h"
 
-/* What the cache says of this sbx: "refused DEV INO SIZE MTIME". */
 static void
 identity(const char *sbx, char *buf, size_t size)
 {
@@ -49,12 +41,7 @@ refused_before(int dfd, const char *id)
 	    strcmp(buf, id) == 0;
 }
 
-/*
- * Run argv (argv[0] sbx, argv[1] the verb) as above; dfd the state
- * directory, or -1 for none (then each call asks anew).  As sbx_capture:
- * 0 with res filled (free it with sbx_result_free), -1 with errno set
- * if sbx could not be run.
- */
+/* Run argv (sbx, verb, ...); dfd the state directory or -1.  As sbx_capture. */
 int
 sbx_call(struct sbx_result *res, char *const *argv, char *const *envp,
     int timeout, int dfd)
@@ -70,7 +57,6 @@ sbx_call(struct sbx_result *res, char *const *argv, char *const *envp,
 		errno = EINVAL;
 		return -1;
 	}
-	/* a publish may name many specs: as long as the caller's, and one */
 	if ((av = calloc(n + 2, sizeof(*av))) == NULL)
 		return -1;
 	identity(argv[0], id, sizeof(id));
@@ -92,7 +78,6 @@ sbx_call(struct sbx_result *res, char *const *argv, char *const *envp,
 			break;
 		if (flag && sbx_says_unknown_flag(res->err.data,
 		    "--no-input")) {
-			/* a hint only: without it, the next call asks again */
 			if (dfd != -1 && id[0] != '\0')
 				(void)sbx_state_write(dfd, SBX_NOINPUT_CACHE,
 				    id);

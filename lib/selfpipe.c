@@ -1,10 +1,7 @@
 /*
- * selfpipe.c: the process's one self-pipe.  A trapped signal's handler
- * writes its number into the pipe, so a poll(2) loop sees signals as
- * input, in the order they came.  Callers add the signals they want to the
- * trapped set and take them out again; one already trapped by an outer
- * user (sbx-watch around a supervised run) stays trapped, and an inner
- * user hands back with sbx_selfpipe_push what it read for the outer one.
+ * selfpipe.c: the process's one self-pipe, so a poll(2) loop sees signals
+ * as input, in order.  An outer user's trapped signal stays trapped and
+ * is handed back with sbx_selfpipe_push.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,7 +33,6 @@ onsignal(int signo)
 	errno = saved;
 }
 
-/* The read end, made on the first call; -1 with errno if it cannot be. */
 int
 sbx_selfpipe(void)
 {
@@ -73,10 +69,7 @@ sbx_selfpipe_trapped(int signo)
 	return slot(signo) < ntrapped;
 }
 
-/*
- * Route signo into the pipe.  1 if this call trapped it, 0 if it was
- * trapped already (it stays as it is), -1 with errno on failure.
- */
+/* Route signo into the pipe: 1 trapped now, 0 already, -1 with errno. */
 int
 sbx_selfpipe_trap(int signo)
 {
@@ -99,7 +92,6 @@ sbx_selfpipe_trap(int signo)
 	return 1;
 }
 
-/* signo goes back to what it was before sbx_selfpipe_trap. */
 void
 sbx_selfpipe_untrap(int signo)
 {
@@ -111,7 +103,6 @@ sbx_selfpipe_untrap(int signo)
 	trapped[i] = trapped[--ntrapped];
 }
 
-/* The next signal that came, or 0 when there is none. */
 int
 sbx_selfpipe_read(void)
 {
@@ -125,7 +116,6 @@ sbx_selfpipe_read(void)
 	return r == 1 ? c : 0;
 }
 
-/* Put signo back, behind what is there, for an outer reader. */
 void
 sbx_selfpipe_push(int signo)
 {
@@ -135,11 +125,7 @@ sbx_selfpipe_push(int signo)
 		(void)write(sp[1], &c, 1);
 }
 
-/*
- * In a new child: the trapped signals back to their default, the pipe
- * closed, the set empty.  Only async-signal-safe calls: it runs between
- * fork and exec.
- */
+/* In a new child, before exec: signals to default, the pipe closed. */
 void
 sbx_selfpipe_child(void)
 {

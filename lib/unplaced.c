@@ -1,11 +1,7 @@
 /*
- * unplaced.c: an answer of sbx's that the programs cannot place.  It is
- * never guessed at: the caller fails with its status for an sbx failure,
- * and here sbx's first lines are shown, bounded, escaped as every text
- * output is (shown.c).
- * Once per sbx binary (its identity is kept in the state directory, in
- * SBX_UNPLACED_CACHE) its version follows, with the command whose report
- * says what the installed sbx does: sbx-verify -S.
+ * unplaced.c: an answer of sbx's the programs cannot place, never guessed
+ * at: its first lines shown, and once per sbx binary its version and
+ * sbx-verify -S.
  */
 #include <sys/stat.h>
 
@@ -22,7 +18,6 @@
 #define SHOWN_BYTES	200	/* of each line */
 #define VERSION_TIMEOUT	10	/* seconds for `sbx version` */
 
-/* s[0..n) into buf (size at least 4 n + 1), shown as sbx_shown shows it. */
 static const char *
 escaped(const char *s, size_t n, char *buf, size_t size)
 {
@@ -35,7 +30,6 @@ escaped(const char *s, size_t n, char *buf, size_t size)
 	return sbx_shown(raw, buf, size);
 }
 
-/* The identity of the sbx binary: "DEV INO SIZE MTIME\n", or "". */
 static void
 identity(const char *sbx, char *buf, size_t size)
 {
@@ -76,11 +70,7 @@ version(const char *sbx, char *const *env, char *buf, size_t size)
 	sbx_result_free(&v);
 }
 
-/*
- * Show c, sbx's answer to what (a call of sbx's own), as one the
- * programs cannot place; dfd the state directory, or -1 (then the
- * version is shown each time).
- */
+/* Show c as an answer to what that cannot be placed; dfd or -1. */
 void
 sbx_unplaced(const struct sbx_result *c, const char *sbx, char *const *env,
     int dfd, const char *what)

@@ -1,13 +1,8 @@
 /*
- * bound.c: what sbx-ports never takes on the host.  A sandbox holds at
- * most DOCKER_SANDBOX_PORTS_MAX host ports, and a host port it is given
- * without asking is never below 1024 nor in the host's ephemeral range
- * at the sandbox port's own number: the container list it comes from is
- * written inside the VM, which the agent controls, and well-known ports
- * (5432, 6379, 9222) or the range the host's own clients connect from
- * would then lead host programs to the agent's container.  Those ports
- * get a port the kernel hands out instead (hostport.c); what does not
- * fit the bound is refused by name.
+ * bound.c: what sbx-ports never takes on the host.  The container list is
+ * the agent's, so an unasked host port is never below 1024 nor in the
+ * ephemeral range: those get a kernel-chosen port (hostport.c), and what
+ * passes DOCKER_SANDBOX_PORTS_MAX is refused by name.
  */
 #include <sys/types.h>
 #if defined(__APPLE__) || defined(__FreeBSD__) || defined(__NetBSD__) || \
@@ -31,7 +26,6 @@
 #define LINUX_RANGE	"/proc/sys/net/ipv4/ip_local_port_range"
 #define NAMED_MAX	200	/* bytes of refused ports named, then a count */
 
-/* lo and hi from the kernel, or -1. */
 static int
 kernel_range(int *lo, int *hi)
 {
@@ -72,7 +66,6 @@ kernel_range(int *lo, int *hi)
 #endif
 }
 
-/* The host's ephemeral range, read once; 49152-65535 if unknown. */
 static void
 ephemeral_range(int *lo, int *hi)
 {
@@ -98,7 +91,6 @@ in_ephemeral(int port)
 	return port >= lo && port <= hi;
 }
 
-/* "P" or "P1-P2" and the protocol, after a separator. */
 static size_t
 name_run(char *buf, size_t size, size_t o, int lo, int hi, int proto)
 {
@@ -112,11 +104,7 @@ name_run(char *buf, size_t size, size_t o, int lo, int hi, int proto)
 	return n < 0 ? size : o + (size_t)n;
 }
 
-/*
- * The refusal for the VM ports in over, if any: one line naming them
- * (runs of ports as ranges, a count past NAMED_MAX bytes).  Returns 1
- * if it said anything.
- */
+/* One line naming the refused VM ports in over, if any; 1 if it said it. */
 int
 refused_say(const struct ctx *c, const struct portset *over)
 {

@@ -1,9 +1,4 @@
-/*
- * hostport.c: which host port a sandbox port gets.  The record of the
- * mappings that sync made (NAME.ports in the state directory, so that
- * sync removes only what it published and never a mapping made by hand)
- * is read and written by lib/markerio.c.
- */
+/* hostport.c: which host port a sandbox port gets. */
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
@@ -22,7 +17,6 @@
 
 #define EPHEMERAL_TRIES	32
 
-/* A socket bound to 127.0.0.1:port, or [::1]:port for family 6 (0: any). */
 static int
 bound(int port, int proto, int fam)
 {
@@ -60,7 +54,6 @@ bound(int port, int proto, int fam)
 	return fd;
 }
 
-/* Can we have port on the host's loopback right now? */
 static int
 host_free(int port, int proto, int fam)
 {
@@ -83,7 +76,6 @@ used(const struct sbx_ports *batch, int port, int proto)
 	return 0;
 }
 
-/* A port the kernel calls free, in neither batch nor avoid. */
 static int
 ephemeral(const struct sbx_port *p, const struct sbx_ports *batch,
     const struct sbx_ports *avoid)
@@ -113,12 +105,9 @@ ephemeral(const struct sbx_port *p, const struct sbx_ports *batch,
 }
 
 /*
- * Set p->host for sandbox port p->vm: the same number when it is at least
- * 1024, outside the host's ephemeral range and free on the host, a port
- * the kernel hands out otherwise.  batch holds the host ports chosen so
- * far, avoid those being freed in the same sync: a port is never reused
- * in the run that frees it, whatever order sbx applies the two in.
- * Returns the WHY_* reason, or -1.
+ * p->host for p->vm: the same number if it is >= 1024, not ephemeral and
+ * free, else the kernel's.  No port freed in this sync (avoid) is reused
+ * in it.  The WHY_* reason, or -1.
  */
 int
 choose_host(struct sbx_port *p, const struct sbx_ports *batch,

@@ -1,12 +1,7 @@
 /*
- * pidwait.c: a descriptor that becomes readable when a process ends.
- * Linux: pidfd_open(2), opened before detaching (it survives fork).
- * macOS and the BSDs: a kqueue with EVFILT_PROC NOTE_EXIT, made after the
- * last fork (a kqueue does not survive fork).  Elsewhere, or when either
- * fails, there is no descriptor and the caller polls kill(pid, 0) with
- * the start time, as sbx_proc_alive does.  Built with SBX_WATCH_POLL_ONLY
- * or SBX_PORTABLE_ONLY it always polls, so the fallback is tested on Linux
- * too.  macOS's kqueue needs _DARWIN_C_SOURCE, which config.mk sets.
+ * pidwait.c: a descriptor readable when a process ends: a pidfd before
+ * detaching (Linux), a kqueue after the last fork (macOS, BSD), else
+ * none and the caller polls.  SBX_WATCH_POLL_ONLY tests the fallback.
  */
 #if defined(__linux__)
 #define _DEFAULT_SOURCE		/* syscall(2) */
@@ -36,7 +31,6 @@
 
 #include "sbx-watch.h"
 
-/* Before detaching: a pidfd for pid, or -1. */
 int
 pw_open(pid_t pid)
 {
@@ -78,11 +72,7 @@ pw_arm(pid_t pid, int pidfd)
 #endif
 }
 
-/*
- * How often to look at the process anyway, behind the descriptor: a
- * pidfd is trusted for long; poll(2) on a kqueue is reported unreliable
- * on some macOS releases, so there the start time is checked each second.
- */
+/* How often to check anyway: poll(2) on a kqueue is unreliable on some macOS. */
 int
 pw_recheck_ms(void)
 {
@@ -93,7 +83,6 @@ pw_recheck_ms(void)
 #endif
 }
 
-/* The descriptor polled readable: 1 if the process has ended. */
 int
 pw_ended(int fd)
 {

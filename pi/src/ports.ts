@@ -1,8 +1,4 @@
-/*
- * Host ports: sbx-ports does the work (`sync` after every run, rm, stop,
- * start and compose); this reads what it prints with -j, one object a line,
- * in the one schema sbx-ports(1) documents under JSON OUTPUT.
- */
+/* Host ports: sbx-ports does the work; this reads its -j lines (sbx-ports(1), JSON OUTPUT). */
 import { Cancelled } from "./proc.ts";
 import type { Session } from "./session.ts";
 import { EX } from "./status.ts";
@@ -13,15 +9,14 @@ export interface Mapping {
 	sandboxPort: number;
 	proto: string;
 	url: string;
-	/** bound to the host's loopback, as sbx-ports says (its "loopback" member, false when it is not) */
+	/** bound to the host's loopback, as sbx-ports says */
 	loopback: boolean;
-	/** sync only: the container publishing sandboxPort (docker ps's abbreviated ID, and its names) */
+	/** sync only: the container publishing sandboxPort */
 	containerId?: string;
 	container?: string;
 }
 
 type Kind = "string" | "port" | "boolean";
-/** The members of a line, in sbx-ports' order; true: required. */
 const SCHEMA: [string, Kind, boolean][] = [
 	["url", "string", true],
 	["host_ip", "string", true],
@@ -40,7 +35,6 @@ function fits(v: unknown, k: Kind): boolean {
 	return typeof v === k;
 }
 
-/** One -j line as a mapping; anything but the documented shape is an error. */
 function mapping(line: string): Mapping {
 	const bad = (why: string) => new Error(`sbx-ports -j: ${why}: ${line.slice(0, 200)}`);
 	let o: unknown;
@@ -57,7 +51,6 @@ function mapping(line: string): Mapping {
 			if (required) throw bad(`no "${n}"`);
 		} else if (!fits(r[n], kind)) throw bad(`"${n}" is not a ${kind}`);
 	}
-	// the family as sbx lists it: tcp4 and tcp6 since 0.42, tcp for dual-stack
 	if (!/^(tcp|udp)[46]?$/.test(r.protocol as string)) throw bad('"protocol" is not tcp, tcp4, tcp6, udp, udp4 or udp6');
 	const m: Mapping = {
 		hostIp: r.host_ip as string,
@@ -72,7 +65,6 @@ function mapping(line: string): Mapping {
 	return m;
 }
 
-/** What sbx-ports -j printed: every non-empty line is a mapping. */
 export function parseMappings(text: string): Mapping[] {
 	return text
 		.split("\n")
@@ -80,10 +72,7 @@ export function parseMappings(text: string): Mapping[] {
 		.map(mapping);
 }
 
-/**
- * The mappings of one container, as sync names it: ref is what docker
- * took (a name, or an ID or a prefix of one, as docker run prints it).
- */
+/** One container's mappings; ref as docker took it (a name, ID or prefix). */
 export function ofContainer(ms: Mapping[], ref: string): Mapping[] {
 	const r = ref.trim().replace(/^\//, "");
 	if (!r) return [];
@@ -94,7 +83,7 @@ export function ofContainer(ms: Mapping[], ref: string): Mapping[] {
 	});
 }
 
-/** One line per host port, IPv4 and IPv6 bindings of the same port (tcp4 and tcp6 too) folded together. */
+/** One line per host port, IPv4 and IPv6 bindings folded. */
 export function describe(ms: Mapping[]): string[] {
 	const seen = new Map<string, Mapping[]>();
 	for (const m of ms) {
@@ -110,13 +99,12 @@ export function describe(ms: Mapping[]): string[] {
 	return lines;
 }
 
-/** Bring the host ports in line with the running containers; returns the mappings now published. */
 export async function sync(s: Session, signal: AbortSignal | undefined): Promise<{ mappings: Mapping[]; note?: string }> {
 	let r;
 	try {
 		r = await s.ports(["sync"], { signal, what: "sbx-ports sync", allowFail: true });
 	} catch (e) {
-		// the docker side is done; say why the host side is not (a missing sbx-ports, say)
+		// say why the host side is not done (a missing sbx-ports, say)
 		if (e instanceof Cancelled) throw e;
 		return { mappings: [], note: `host ports not synced: ${(e as Error).message}` };
 	}
@@ -130,7 +118,6 @@ export async function sync(s: Session, signal: AbortSignal | undefined): Promise
 	return { mappings };
 }
 
-/** The published host ports, without changing anything. */
 export async function list(s: Session, signal: AbortSignal | undefined): Promise<Mapping[]> {
 	const r = await s.ports(["ls"], { signal, what: "sbx-ports ls" });
 	return parseMappings(r.stdout);
