@@ -1,18 +1,10 @@
-/*
- * createargv.c: the one `sbx create` of provisioning, read from the
- * settings and worded here, so that sbx-run and sbx-verify -S ask sbx in
- * the same words:
- *
- *	sbx create [--quiet] --name N --cpus C --memory M [--template T]
- *	    shell WORKSPACE [WORKSPACE:ro]
- */
+/* createargv.c: the one `sbx create`, so sbx-run and sbx-verify -S ask alike. */
 #include <stdio.h>
 #include <string.h>
 
 #include "sbxcli.h"
 #include "sbx-internal.h"
 
-/* The resources and template of DOCKER_SANDBOX_*; a bad one exits 64. */
 void
 sbx_xcreate_conf(struct sbx_create *how)
 {
@@ -22,10 +14,7 @@ sbx_xcreate_conf(struct sbx_create *how)
 	how->template = sbx_xconf_template();
 }
 
-/*
- * The argv into av[SBX_CREATE_ARGC]; ws2 (the read-only project beside
- * a scratch primary) may be NULL.  Returns av.
- */
+/* The argv into av[SBX_CREATE_ARGC]; ws2 may be NULL. */
 char **
 sbx_create_argv(char **av, const char *sbx, const char *name,
     const struct sbx_create *how, int quiet, const char *ws, const char *ws2)

@@ -1,9 +1,7 @@
 /*
- * proc.c: process identity.  A pid alone is reused; a pid together with
- * its start time names one process for good.  Linux reads /proc, macOS
- * and FreeBSD ask sysctl(3); elsewhere the start time is unknown (0) and
- * only kill(pid, 0) is left.  Built with SBX_PORTABLE_ONLY, Linux takes
- * that last path too, so the suites run it here.
+ * proc.c: process identity: a pid with its start time names one process
+ * for good.  Without /proc or sysctl(3) (or SBX_PORTABLE_ONLY) the start
+ * time is 0 and only kill(pid, 0) is left.
  */
 #if defined(__FreeBSD__) && !defined(SBX_PORTABLE_ONLY)
 #define __BSD_VISIBLE 1		/* kinfo_proc's types; strict POSIX hides them */
@@ -32,7 +30,7 @@
 #include "sbxchild.h"
 
 #if defined(HAVE_PROCFS)
-/* Field 22 of /proc/PID/stat, in clock ticks since boot; 'Z' is dead. */
+/* Field 22 of /proc/PID/stat, ticks since boot; 'Z' is dead. */
 static int
 start_linux(pid_t pid, unsigned long long *start)
 {
@@ -93,7 +91,6 @@ start_sysctl(pid_t pid, unsigned long long *start)
 }
 #endif
 
-/* The start time of pid in a platform unit; 0 with success if unknown. */
 int
 sbx_proc_start(pid_t pid, unsigned long long *start)
 {
@@ -115,7 +112,6 @@ sbx_proc_start(pid_t pid, unsigned long long *start)
 	return 0;
 }
 
-/* 1 if pid is alive and, when start is known, started at start. */
 int
 sbx_proc_alive(pid_t pid, unsigned long long start)
 {

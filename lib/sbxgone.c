@@ -1,21 +1,13 @@
 /*
- * sbxgone.c: is a sandbox gone?  sbx's "not found" answer to a call of
- * its own (rm, stop, an ending exec) is only words, and a teardown that
- * believed a wrong one would drop the markers of a sandbox that still
- * runs, which then nothing removes.  So the words are confirmed by sbx's
- * data: the sandbox is gone only when `sbx ls --json` does not list it.
- * The listing runs only after such an answer, never in the steady state.
+ * sbxgone.c: is a sandbox gone?  A wrong "not found" would drop the
+ * markers of a live sandbox, so sbx's words are confirmed by its listing.
  */
 #include <stddef.h>
 
 #include "sbxchild.h"
 #include "sbxcli.h"
 
-/*
- * c, a failed call of sbx's own about name: 1 when its words say the
- * sandbox does not exist and a listing (sbxcall.c: dfd the state
- * directory or -1) confirms it; 0 otherwise, the listing failing too.
- */
+/* 1 when c says name does not exist and `sbx ls` agrees; else 0. */
 int
 sbx_gone(const struct sbx_result *c, const char *sbx, char *const *env,
     const char *name, int timeout, int dfd)

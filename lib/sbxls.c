@@ -1,20 +1,11 @@
-/*
- * sbxls.c: does the output of `sbx ls --json` list a sandbox?  The JSON
- * may have sbx's notices around it (sbx_json_doc), and an empty list may
- * be null (a Go nil slice) as well as [].  sbx-verify -S reads the
- * status of its sandbox from the same entry.
- */
+/* sbxls.c: does `sbx ls --json` list a sandbox?  An empty list may be null. */
 #include <stdio.h>
 #include <string.h>
 
 #include "sbxcli.h"
 #include "sbxjson.h"
 
-/*
- * The entry of name in the listing: 1 listed, with its "status" ("" when
- * it has none) in st when st is not NULL, 0 not listed, -1 not a listing
- * (*errstr says why).
- */
+/* name's entry: 1 listed (its "status" in st), 0 not, -1 no listing. */
 int
 sbx_ls_status(const char *out, size_t len, const char *name, char *st,
     size_t size, const char **errstr)
@@ -46,7 +37,6 @@ sbx_ls_status(const char *out, size_t len, const char *name, char *st,
 	return found;
 }
 
-/* 1 listed, 0 not listed, -1 not a listing (*errstr says why). */
 int
 sbx_ls_listed(const char *out, size_t len, const char *name,
     const char **errstr)

@@ -1,8 +1,6 @@
 /*
- * sibling.c: find another sbx-tools program, the one installed beside the
- * running one.  sbx-ports and sbx-verify reach the sandbox only through
- * sbx-run, so the transport, its environment policy and its pinning live
- * in one program and the audit examines that very program.
+ * sibling.c: the sbx-tools program installed beside this one, so the
+ * transport lives in sbx-run alone and the audit examines that program.
  */
 #include <sys/stat.h>
 
@@ -14,14 +12,7 @@
 #include "sbxcli.h"
 #include "sbx-internal.h"
 
-/*
- * The path of prog: in the directory of argv0 when argv0 names a path
- * (made absolute from the working directory) and prog is there, else the
- * first prog on the PATH of env (a build tree keeps each program in a
- * directory of its own); never one inside the workspaces ws, and always
- * resolved, as sbx itself is (sbxcli.c).  Returns 0, or -1 with errno
- * ENOENT.
- */
+/* prog beside argv0, else on env's PATH; never in ws, resolved.  ENOENT. */
 int
 sbx_sibling(const char *argv0, char *const *env, char *const *ws,
     const char *prog, char *buf, size_t size)

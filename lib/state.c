@@ -1,8 +1,7 @@
 /*
- * state.c: the marker files in the state directory (statedir.c finds and
- * opens it).  Every file is reached through the directory descriptor
- * with O_NOFOLLOW and written atomically (temporary file, then rename),
- * so a planted symlink or a half-written marker is never followed or read.
+ * state.c: the state directory's files, reached with O_NOFOLLOW and
+ * written atomically, so a planted link or half-written marker is never
+ * followed or read.
  */
 #include <sys/stat.h>
 
@@ -25,7 +24,6 @@
 #define MARKER_MAX	4096
 #define RMTREE_DEPTH	64
 
-/* Replace file with content: write a temporary file, then rename it. */
 int
 sbx_state_write(int dfd, const char *file, const char *content)
 {
@@ -56,11 +54,7 @@ sbx_state_write(int dfd, const char *file, const char *content)
 	return 0;
 }
 
-/*
- * Read a marker into buf.  Returns its length, or -1: ENOENT if absent,
- * ELOOP if a symlink, EFTYPE-like EINVAL if not a regular file of ours,
- * EFBIG if larger than any marker we write.
- */
+/* A marker into buf: its length, or -1 (ENOENT, ELOOP, EINVAL, EFBIG). */
 int
 sbx_state_read(int dfd, const char *file, char *buf, size_t size)
 {
@@ -143,14 +137,12 @@ rmtree(int dfd, const char *dir, int depth)
 	return ret;
 }
 
-/* Remove a directory tree below dfd without following any symlink. */
 int
 sbx_state_rmtree(int dfd, const char *dir)
 {
 	return rmtree(dfd, dir, 0);
 }
 
-/* The value of "key=value" on a line of a marker, copied to buf. */
 const char *
 sbx_state_field(const char *content, const char *key, char *buf, size_t size)
 {

@@ -1,7 +1,6 @@
 /*
  * ending.c: after a timeout or a signal, end inside the sandbox what the
- * exec started there (killing the local sbx exec ends only the local end
- * of it), and say what was ended.  One more exec, only then.
+ * exec started (killing the local exec ends only its local end).
  */
 #include <err.h>
 #include <stdio.h>
@@ -14,11 +13,7 @@
 
 #define END_TIMEOUT	15	/* seconds for the ending exec */
 
-/*
- * The words that run a command in the container of an inner exec: the
- * same docker (or compose, with its own options) and container, as root,
- * without a terminal.  NULL if there is no inner exec to mark.
- */
+/* The words to run a command in an inner exec's container as root; NULL if none. */
 char **
 inner_words(char *const *av, int *target)
 {
@@ -34,7 +29,7 @@ inner_words(char *const *av, int *target)
 	w[n++] = "docker";
 	w[n++] = "-H";
 	w[n++] = SBX_DOCKER_HOST;
-	for (i = top; i <= sub; i++)	/* exec, or compose and its options */
+	for (i = top; i <= sub; i++)
 		w[n++] = av[i];
 	if (sub != top)
 		w[n++] = "-T";
@@ -49,7 +44,6 @@ inner_words(char *const *av, int *target)
 	return w;
 }
 
-/* End what the run's exec started; what (the cause) leads the line. */
 void
 end_inside(const struct request *r, const char *what)
 {

@@ -1,11 +1,7 @@
 /*
- * race.c: the first exec of a run, made again when it lost the race of
- * two first calls to start sbx's daemon.  An exec's stderr may be its
- * command's own, and a command can print sbx's race answer and exit 1,
- * so the words alone never make it run again: one short second exec asks
- * the exec's mark (lib/mark.c), and only a command that never began is
- * run again, under a fresh mark, a bounded few times.  Nothing extra is
- * run in the steady state.
+ * race.c: the first exec, made again if it lost sbx's daemon start race.
+ * A command can print those words too, so the exec's mark is asked and
+ * only a command that never began runs again.
  */
 #include <unistd.h>
 
@@ -17,11 +13,7 @@
 
 #define ASK_TIMEOUT	15	/* seconds for the asking exec */
 
-/*
- * As exec_once with held: *absent says whether sbx said there is no such
- * sandbox, its words kept in held.  A lost race whose command began, or
- * the last try's, goes back as the command's own words and status.
- */
+/* As exec_once; a lost race whose command began goes back as the command's. */
 int
 exec_first(struct request *r, char **av, int in, int *absent,
     struct sbx_buf *held)
@@ -37,7 +29,6 @@ exec_first(struct request *r, char **av, int in, int *absent,
 		if (try == SBX_RACE_TRIES || sbx_mark_began(r->sbx, r->env,
 		    r->name, r->mark, ASK_TIMEOUT))
 			break;
-		/* av holds r->mark: each try is told apart from the last */
 		if (sbx_mark_new(r->mark, sizeof(r->mark)) == -1)
 			break;
 		sbx_buf_free(held);

@@ -1,8 +1,4 @@
-/*
- * answers.c: reading what the probe script said.  It answers in lines
- * "sbxv KEY [VALUE]" on stdout; every reader below goes through scan(),
- * so a line means the same to each check.
- */
+/* answers.c: the probe's "sbxv KEY [VALUE]" lines, all read through scan(). */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,11 +8,7 @@
 
 #define PREFIX	"sbxv "	/* of each line of the script's answers */
 
-/*
- * The next line "sbxv KEY[ VALUE]" of the probe output from *pos (NULL:
- * the start): 1 with the value in *v and *vlen, *v NULL when KEY ends the
- * line; 0 when there is none.  The one reader of the script's answers.
- */
+/* The next "sbxv KEY[ VALUE]" line from *pos: 1 with *v (NULL: no value), or 0. */
 static int
 scan(const struct audit *a, const char *key, const char **pos,
     const char **v, size_t *vlen)
@@ -44,10 +36,7 @@ scan(const struct audit *a, const char *key, const char **pos,
 	return 0;
 }
 
-/*
- * The value of the first line "sbxv KEY VALUE" (VALUE may be empty),
- * copied to buf; NULL if there is no such line.
- */
+/* The first value of KEY, into buf; NULL if none. */
 const char *
 answer_get(const struct audit *a, const char *key, char *buf, size_t size)
 {
@@ -64,7 +53,6 @@ answer_get(const struct audit *a, const char *key, char *buf, size_t size)
 	return buf;
 }
 
-/* Is there a line "sbxv KEY VALUE" with exactly this value? */
 int
 answer_has(const struct audit *a, const char *key, const char *value)
 {
@@ -78,7 +66,6 @@ answer_has(const struct audit *a, const char *key, const char *value)
 	return 0;
 }
 
-/* Every value of the lines "sbxv KEY VALUE", joined by ", "; the count. */
 int
 answer_all(const struct audit *a, const char *key, char *buf, size_t size)
 {

@@ -1,17 +1,10 @@
 /*
- * What comes from the agent: paths under /workspace map to the host
- * workspace and may not leave it (links included, dangling ones refused);
- * words that reach a command line may not parse as options.
+ * What comes from the agent: /workspace paths stay in the host workspace;
+ * words for a command line may not parse as options.
  */
 import { hostPath } from "./hostfs.ts";
 
-/**
- * Map an agent path to the host: `/workspace[/rel]` and relative paths
- * are taken from the workspace root; an absolute host path must lie in
- * it.  Links are followed as the kernel would, and each must stay in the
- * workspace; a dangling link or a loop is refused (hostfs.ts).  Returns
- * the real path, which is also where sbx mounts it inside the sandbox.
- */
+/** An agent path on the host, links walked as hostfs.ts does; the real path. */
 export function mapHostPath(root: string, input: string, what = "path"): string {
 	return hostPath(root, input, what);
 }
@@ -25,7 +18,7 @@ export function safeArg(value: string, what: string): string {
 	return value;
 }
 
-/** Split a command string on blanks, honouring '...' and "..." and backslash escapes outside single quotes. */
+/** Split a command string on blanks, honouring quotes and backslashes. */
 export function splitCommand(str: string): string[] {
 	const out: string[] = [];
 	let cur = "";
@@ -60,7 +53,6 @@ export function splitCommand(str: string): string[] {
 	return out;
 }
 
-/** A command given as a string or an array, as a word list. */
 export function commandWords(cmd: string | string[] | undefined): string[] {
 	if (cmd === undefined) return [];
 	const words = Array.isArray(cmd) ? cmd.map(String) : splitCommand(cmd);
