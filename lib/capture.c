@@ -1,8 +1,4 @@
-/*
- * capture.c: run a child for its output: standard input on /dev/null,
- * its own process group (a timeout kills all of it), standard output and
- * standard error collected.
- */
+/* capture.c: run a child for its output, stdin on /dev/null, in its own group. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -10,7 +6,6 @@
 
 #include "sbxchild.h"
 
-/* As sbx_supervise; free res with sbx_result_free. */
 int
 sbx_capture(struct sbx_result *res, char *const *argv, char *const *envp,
     int timeout)

@@ -1,7 +1,4 @@
-/*
- * clock.c: milliseconds of the monotonic clock, for deadlines that a
- * change of the wall clock must not move, and a pause of some of them.
- */
+/* clock.c: the monotonic clock, which a change of the wall clock cannot move. */
 #include <errno.h>
 #include <time.h>
 

@@ -1,8 +1,4 @@
-/*
- * detach.c: what a process that runs on after its caller lets go of, so
- * that nobody reading the caller's output waits on it: stdio goes to
- * /dev/null, every other descriptor is closed but those it keeps.
- */
+/* detach.c: what a process outliving its caller lets go of, so no reader waits on it. */
 #include <fcntl.h>
 #include <stddef.h>
 #include <unistd.h>
@@ -11,7 +7,6 @@
 
 #define FD_SCAN_MAX	65536	/* descriptors looked at past stderr */
 
-/* stdin, stdout and stderr on /dev/null (left as they were if it fails). */
 void
 sbx_stdio_null(void)
 {
@@ -26,7 +21,6 @@ sbx_stdio_null(void)
 		close(fd);
 }
 
-/* Close every descriptor above stderr but the nkeep in keep. */
 void
 sbx_close_others(const int *keep, size_t nkeep)
 {

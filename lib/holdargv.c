@@ -1,15 +1,12 @@
 /*
- * holdargv.c: the argv of the keepalive's held exec.  Real sbx stops a
- * VM 30 s after its last exec disconnects, so sbx-watch keeps one exec
- * open; sbx-verify -S checks that this very exec holds a VM up, so both
- * build it here.  The command is a sleep, which a stop or rm ends.
+ * holdargv.c: the keepalive's held exec, built here so sbx-verify -S
+ * checks the very exec sbx-watch holds a VM up with.
  */
 #include "sbxcli.h"
 
 #define STR(x)	#x
 #define XSTR(x)	STR(x)
 
-/* Fill av (SBX_HOLD_ARGC slots) with the held exec of name; returns av. */
 char **
 sbx_hold_argv(char **av, const char *sbx, const char *name)
 {

@@ -1,8 +1,4 @@
-/*
- * io.c: writes that survive EINTR and short counts, a growable buffer,
- * the sbase-style check that stdout really reached its file, and a pipe
- * closed on exec (the self-pipe's and every child's).
- */
+/* io.c: whole writes, a growable buffer, a checked stdout, a close-on-exec pipe. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -73,7 +69,6 @@ sbx_buf_free(struct sbx_buf *b)
 	b->len = b->cap = 0;
 }
 
-/* Read fd to EOF into b, refusing more than max bytes (ERANGE). */
 int
 sbx_buf_readfd(struct sbx_buf *b, int fd, size_t max)
 {
@@ -97,7 +92,6 @@ sbx_buf_readfd(struct sbx_buf *b, int fd, size_t max)
 	}
 }
 
-/* Flush and close stdout; non-zero if anything written was lost. */
 int
 sbx_fshut(void)
 {
@@ -109,7 +103,6 @@ sbx_fshut(void)
 	return bad ? -1 : 0;
 }
 
-/* A pipe whose ends close on exec; -1 with errno, nothing left open. */
 int
 sbx_pipe(int fd[2])
 {

@@ -1,7 +1,4 @@
-/*
- * num.c: a bounded number parser with strtonum(3) semantics, so no
- * program ever reads a number with atoi and misses junk or overflow.
- */
+/* num.c: strtonum(3)'s bounded parse, so no number is read with atoi. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -19,10 +16,7 @@ sbx_strtonum(const char *s, long long min, long long max, const char **errstr)
 		*errstr = "invalid";
 		return 0;
 	}
-	/*
-	 * strtoll skips any isspace(3) blank ("\r1", "\v1") and takes a '+';
-	 * only '-' or a digit may start a number here
-	 */
+	/* strtoll skips blanks and takes '+' */
 	if (*s != '-' && (*s < '0' || *s > '9')) {
 		*errstr = "invalid";
 		return 0;

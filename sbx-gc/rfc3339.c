@@ -1,7 +1,6 @@
 /*
- * rfc3339.c: RFC 3339 timestamps ("2026-09-14T10:22:33.5+02:00") to Unix
- * seconds, without timegm(3), which POSIX lacks.  Leap seconds (":60")
- * count as the next second's start; fractions are dropped.
+ * rfc3339.c: RFC 3339 timestamps to Unix seconds, without timegm(3),
+ * which POSIX lacks.  ":60" is the next second; fractions are dropped.
  */
 #include <errno.h>
 #include <string.h>
@@ -30,7 +29,6 @@ expect(const char **p, const char *set)
 	return 0;
 }
 
-/* Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar. */
 static long long
 days(long long y, int m, int d)
 {
@@ -54,7 +52,6 @@ mdays(int y, int m)
 	return n[m - 1];
 }
 
-/* Returns 0 with *t set, or -1 with errno EINVAL. */
 int
 gc_rfc3339(const char *s, long long *t)
 {

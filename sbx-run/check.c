@@ -1,10 +1,6 @@
 /*
- * check.c: sbx-run -C, the question a caller asks before it acts, in the
- * manner of doas -C: which workspace would this call mount?  The answer
- * is the one provisioning would give, from the same rule (workspace.c):
- * the real path on standard output, or the refusal in its words and
- * with its status.  Nothing is run and nothing is made: no sbx, and the
- * state directory is only looked at, never created.
+ * check.c: sbx-run -C, as doas -C: which workspace would this call mount,
+ * by provisioning's own rule?  Nothing is run or made.
  */
 #include <err.h>
 #include <limits.h>

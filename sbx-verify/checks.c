@@ -1,8 +1,6 @@
 /*
- * checks.c: the verdicts, in the order of sbx-verify(1), from what the
- * probe script said, sbx's port listing and the state directory.  Each
- * check carries its control: a planted value or file whose presence,
- * absence or answer would be different if the guarantee did not hold.
+ * checks.c: the verdicts, in sbx-verify(1)'s order.  Each check has its
+ * control: a planted value whose answer would differ were it broken.
  */
 #include <stdio.h>
 #include <string.h>
@@ -17,7 +15,6 @@
 
 #define ID_SHOW		12	/* daemon ID characters shown */
 
-/* "RC OUTPUT" of a pin.* line: rc, and the output in out. */
 static int
 rcout(const struct audit *a, const char *key, char *out, size_t size)
 {
@@ -36,7 +33,6 @@ rcout(const struct audit *a, const char *key, char *out, size_t size)
 	return errstr != NULL ? -1 : rc;
 }
 
-/* A daemon ID: a non-empty single word. */
 static int
 isid(const char *s)
 {
@@ -288,7 +284,6 @@ teardown_armed(const struct audit *a, struct result *r)
 		    file);
 }
 
-/* The checks, in the order they are reported. */
 static const struct check {
 	const char	*name;
 	void		(*judge)(const struct audit *, struct result *);

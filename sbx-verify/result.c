@@ -1,8 +1,4 @@
-/*
- * result.c: what both the audit and the self-check do with a verdict:
- * its evidence as one line, and the lines of text, JSON (-j) or TAP (-t)
- * that report every check.
- */
+/* result.c: a verdict's evidence in one line, and the report as text, JSON or TAP. */
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -14,7 +10,6 @@ void
 result_vsay(struct result *r, enum verdict v, const char *fmt, va_list ap)
 {
 	r->verdict = v;
-	/* as said: each form of the report escapes it, to one line */
 	vsnprintf(r->evidence, sizeof(r->evidence), fmt, ap);
 }
 
@@ -28,11 +23,7 @@ result_say(struct result *r, enum verdict v, const char *fmt, ...)
 	va_end(ap);
 }
 
-/*
- * The n results as lines of text, of JSON (-j) or of TAP (-t).  Evidence
- * holds what sbx and the sandbox said: each form escapes it, so nothing
- * in it can move the cursor over the lines that follow.
- */
+/* The n results as text, JSON (-j) or TAP (-t), evidence escaped in each. */
 void
 result_report(const struct result *r, int n, int jflag, int tflag)
 {

@@ -1,13 +1,10 @@
-/*
- * docker_init's starting points: a Dockerfile per kind of project, a
- * .dockerignore and a compose.yaml.  Written on the host, in the workspace.
- */
+/* docker_init's starting points, written in the workspace on the host. */
 export const LANGS = ["node", "pnpm", "go", "python", "rust", "generic"] as const;
 export type Lang = (typeof LANGS)[number];
 
 export const PORTS: Record<Lang, number> = { node: 3000, pnpm: 3000, go: 8080, python: 8000, rust: 3000, generic: 8080 };
 
-/** has(f): is f a plain file of the directory (hostfs.plainFile: never through a link out) */
+/** has(f): is f a plain file of the directory (never through a link out) */
 export type Has = (f: string) => boolean;
 
 export function detect(has: Has): Lang {

@@ -1,8 +1,4 @@
-/*
- * Images and containers: docker_prune, docker_ps, docker_images,
- * docker_pull, docker_run, docker_logs, docker_exec, docker_build,
- * docker_stop, docker_start, docker_rm.  Each is sbx-run with an argv.
- */
+/* Images and containers: each tool is sbx-run with an argv. */
 import { randomBytes } from "node:crypto";
 import { statSync } from "node:fs";
 import { isAbsolute } from "node:path";
@@ -116,7 +112,7 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 				if (!NAME_RE.test(n)) throw new Error(`docker run: invalid container name "${n}" ([a-zA-Z0-9][a-zA-Z0-9_.-]+)`);
 				args.push("--name", n);
 			} else if (!detach) {
-				// a name to find it by if the run is cancelled: the daemon keeps it running otherwise
+				// a name to stop it by if the run is cancelled
 				args.push("--name", `pi-run-${randomBytes(6).toString("hex")}`);
 			}
 			for (const p of params.ports ?? []) args.push("-p", checkPort(p));
@@ -212,7 +208,6 @@ export function registerContainerTools(pi: ExtensionAPI, s: Session): void {
 			if (!words.length || words.every((w) => w.trim() === "")) throw new Error("docker exec: empty command");
 			const id = checkId(params.id);
 			if (!NAME_RE.test(id)) throw new Error(`docker exec: invalid container id "${id}"`);
-			// a cancel: sbx-run ends what the exec started, in the sandbox and the container, and says so
 			const argv = ["exec", id, ...words];
 			let r: RunResult;
 			try {

@@ -1,8 +1,7 @@
 /*
- * docker_curl's one request, to a pair the sandbox publishes: bounded in
- * time as a whole (timeoutSec is the call's deadline, not an idle time:
- * a service that sends a byte a second would hold it for ever) and in
- * size (past the cap the connection is dropped, not read and discarded).
+ * docker_curl's one request, to a pair the sandbox publishes, bounded as
+ * a whole in time (a byte a second would hold an idle timeout for ever)
+ * and in size.
  */
 import http from "node:http";
 import https from "node:https";
@@ -21,9 +20,7 @@ export interface Request {
 	headers: Record<string, string>;
 	body?: string;
 	signal?: AbortSignal;
-	/** when the call must be over, as Date.now() reads it */
 	deadline: number;
-	/** the timeoutSec given, for the message */
 	seconds: number;
 }
 
@@ -83,7 +80,6 @@ export function request(q: Request): Promise<Response> {
 					chunks.push(b.length > room ? b.subarray(0, room) : b);
 					size += Math.min(b.length, room);
 					if (size < BODY_CAP) return;
-					// the cap is reached: answer with it and read no more
 					done(true);
 					req.destroy();
 				});

@@ -1,8 +1,4 @@
-/*
- * docker_history: the docker calls made in the session's sandbox, from
- * sbx-run's journal (NAME.journal, read with `sbx-run -J`), which every
- * call through sbx-run appends to, the tools' and any made by hand.
- */
+/* docker_history: the session's docker calls, from sbx-run -J's journal. */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
 import type { Session } from "../session.ts";
@@ -20,7 +16,6 @@ export interface Journal {
 	records: Record<string, unknown>[];
 }
 
-/** The journal's count and its last `last` records (0: the count only). */
 export async function readJournal(s: Session, last: number, signal?: AbortSignal): Promise<Journal> {
 	const r = await s.program("sbx-run", ["-J", String(last), "-s", s.sandbox()], { signal, what: "reading the docker history (sbx-run -J)" });
 	const [head, ...records] = jsonLines("sbx-run -J", r.stdout);
@@ -29,7 +24,6 @@ export async function readJournal(s: Session, last: number, signal?: AbortSignal
 	return { calls, records };
 }
 
-/** A word as sh would need it written. */
 function quote(w: string): string {
 	return /^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;
 }
@@ -55,11 +49,10 @@ export function registerHistoryTool(pi: ExtensionAPI, s: Session): void {
 		description:
 			`Show the last docker calls made in the session's sandbox (by these tools or by hand through sbx-run), oldest first: time (UTC), exit status, duration, bytes of output and the command. last: how many (default ${LAST_DEFAULT}, at most ${LAST_MAX}).`,
 		parameters: Type.Object({
-			// a number with its bounds, so pi refuses what lies outside them naming the parameter
 			last: Type.Optional(Int(1, LAST_MAX, `how many of the latest calls to show (default ${LAST_DEFAULT})`)),
 		}),
 		async execute(_id, params, signal) {
-			// again here: a fraction passes the schema, and a host may skip the validation
+			// a fraction passes the schema, and a host may skip the validation
 			const last = intArg("docker_history", "last", params.last, 1, LAST_MAX, LAST_DEFAULT);
 			const name = s.sandbox();
 			const j = await readJournal(s, last, signal);
