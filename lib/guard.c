@@ -85,7 +85,6 @@ sbx_guard_start(struct sbx_guard *g)
 	return 0;
 }
 
-/* A normal end: release the guardian and reap it. */
 void
 sbx_guard_stop(struct sbx_guard *g)
 {

@@ -60,7 +60,7 @@ run(struct sbx_portcli *pc, char **av)
 	sbx_buf_free(&pc->err);
 	av[0] = (char *)pc->sbx;
 	if (sbx_call(&c, av, pc->env, pc->timeout, pc->dfd) == -1) {
-		pc->status = -1;	/* not run: errno says why */
+		pc->status = -1;
 		pc->error = errno;
 		return -1;
 	}

@@ -47,10 +47,7 @@ void	 sbx_stream_write(struct sbx_stream *);
 int	 sbx_selfpipe_trapped(int);
 void	 sbx_selfpipe_push(int);
 
-/*
- * guard.c: a guardian leads a new process group and kills it with SIGKILL
- * when the program that started it dies, however it dies.
- */
+/* guard.c: a guardian that kills its group when the program dies */
 struct sbx_guard {
 	pid_t	 pid;		/* the guardian, which leads the group */
 	int	 line;		/* the lifeline's write end, ours alone */

@@ -17,9 +17,9 @@ struct result;			/* result.h */
 #define NMOUNTS		6	/* the canary and five host directories */
 
 struct audit {
-	const char	*name;		/* the sandbox */
+	const char	*name;
 	const char	*argv0;
-	char		 sbx[PATH_MAX];	/* the sbx CLI */
+	char		 sbx[PATH_MAX];
 	char		 sbxrun[PATH_MAX];	/* sbx-run, the transport */
 	char		 statedir[PATH_MAX];
 	int		 dfd;
@@ -30,9 +30,9 @@ struct audit {
 	char		 canary[PATH_MAX + 128];	/* the mounts canary */
 	char		 canaryfile[SBX_MARKER_MAX];
 	const char	*home;		/* the host's HOME, or NULL */
-	int		 readonly;	/* read-only mode */
+	int		 readonly;
 	int		 marker;	/* NAME.created was read */
-	char		 project[PATH_MAX];	/* the project's path */
+	char		 project[PATH_MAX];
 	/* names planted in the transport's environment */
 	char		 sentinel[64];	/* DOCKER_*: scrubbed before sbx */
 	char		 sbxsentinel[64];	/* DOCKER_SANDBOXES_*: reaches sbx */

@@ -111,7 +111,7 @@ export class Session {
 		if (!this.name && !this.nameError) this.pickName();
 		if (this.name) return this.name;
 		if (this.nameError) throw new Error(`docker sandbox: ${this.nameError}`);
-		requireProgram(process.env.DOCKER_SANDBOX !== undefined ? "sbx-env" : "sbx-run"); // throws the install hint
+		requireProgram(process.env.DOCKER_SANDBOX !== undefined ? "sbx-env" : "sbx-run");
 		throw new Error("docker sandbox: no sandbox name");
 	}
 
