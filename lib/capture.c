@@ -1,4 +1,4 @@
-/* capture.c: run a child for its output, stdin on /dev/null, in its own group. */
+/* capture.c: run a child for its output, stdin /dev/null, in its own group. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>

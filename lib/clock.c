@@ -1,4 +1,4 @@
-/* clock.c: the monotonic clock, which a change of the wall clock cannot move. */
+/* clock.c: the monotonic clock, which no change of the wall clock moves. */
 #include <errno.h>
 #include <time.h>
 

@@ -1,4 +1,4 @@
-/* createargv.c: the one `sbx create`, so sbx-run and sbx-verify -S ask alike. */
+/* createargv.c: the one `sbx create`: sbx-run and sbx-verify -S ask alike. */
 #include <stdio.h>
 #include <string.h>
 

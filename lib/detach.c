@@ -1,4 +1,4 @@
-/* detach.c: what a process outliving its caller lets go of, so no reader waits on it. */
+/* detach.c: what a process outliving its caller lets go of: no reader waits. */
 #include <fcntl.h>
 #include <stddef.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-/* io.c: whole writes, a growable buffer, a checked stdout, a close-on-exec pipe. */
+/* io.c: whole writes, a growable buffer, a checked stdout, a cloexec pipe. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>

@@ -10,7 +10,7 @@
 #include "sbxjson.h"
 #include "sbx-internal.h"
 
-/* One character of s escaped into out (6 bytes); ascii: a text already escaped. */
+/* One character of s escaped into out (6 bytes); ascii: escaped already. */
 static size_t
 esc1(const char *s, char out[7], int ascii)
 {
@@ -48,7 +48,7 @@ sbx_json_puts(FILE *fp, const char *s)
 	putc('"', fp);
 }
 
-/* A line of JSON written before, with what the escaper would not pass escaped now. */
+/* A line of JSON written before, with what the escaper refuses escaped now. */
 void
 sbx_json_putline(FILE *fp, const char *s, size_t len)
 {

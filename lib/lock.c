@@ -34,7 +34,7 @@ lockfd(int dfd, const char *file, int create)
 	return fd;
 }
 
-/* A write lock on file, waiting if wait is set: the fd that holds it, or -1 (EAGAIN). */
+/* A write lock on file, waiting if wait is set: the fd holding it, or -1. */
 int
 sbx_lock(int dfd, const char *file, int wait)
 {
@@ -130,7 +130,10 @@ sbx_setlk(int fd, short type, off_t start, off_t len, long long ms)
 	return -1;
 }
 
-/* name's lock in the shared file, as sbx_setlk waits; closing any fd of the file releases it. */
+/*
+ * name's lock in the shared file, waiting as sbx_setlk does; closing any fd
+ * of the file releases it.
+ */
 int
 sbx_lock_name(int dfd, const char *file, const char *name, long long ms)
 {

@@ -92,7 +92,7 @@ sbx_name_new(char *buf, size_t size, long pid)
 	return compose(buf, size, SBX_NAME_PREFIX, pid, '-');
 }
 
-/* sbx-verify -S's throwaway: selfcheck.<pid>.<8 random>, no '-', so no session's. */
+/* sbx-verify -S's throwaway, selfcheck.<pid>.<random>: no '-', no session's. */
 int
 sbx_name_selfcheck(char *buf, size_t size, long pid)
 {

@@ -32,7 +32,7 @@ sbx_port_proto(const struct sbx_port *p)
 	    0];
 }
 
-/* The protocol, exactly: SBX_TCP or SBX_UDP, the family (4, 6, 0) in *fam; -1. */
+/* The protocol, exactly: SBX_TCP or SBX_UDP, the family in *fam; or -1. */
 int
 sbx_proto_parse(const char *s, size_t len, int *fam)
 {
@@ -72,7 +72,7 @@ sbx_port_parse(const char *s, size_t len, const char **errstr)
 	return *errstr != NULL ? -1 : (int)v;
 }
 
-/* A host address before the ports?  sbx-ports binds the loopback only: a message, else NULL. */
+/* A host address before the ports (sbx-ports binds loopback only): why. */
 static const char *
 hostaddr(const char *spec, size_t len)
 {
@@ -246,7 +246,7 @@ bad:
 	return -1;
 }
 
-/* sbx's spec for a mapping, address always given: a bare one binds per version. */
+/* sbx's spec for a mapping, address given: a bare one binds per version. */
 int
 sbx_port_sbxspec(const struct sbx_port *p, char *buf, size_t size)
 {

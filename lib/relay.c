@@ -91,7 +91,7 @@ sbx_stream_read(struct sbx_stream *st)
 	return pass(st, chunk, (size_t)r) == -1 ? -1 : 1;
 }
 
-/* One write once dst polled writable; a reader gone closes the child's pipe too. */
+/* One write once dst polls writable; a reader gone closes the child's pipe. */
 void
 sbx_stream_write(struct sbx_stream *st)
 {

@@ -10,7 +10,7 @@
 
 #define SHOWN_MAX	4096
 
-/* The length of the well-formed UTF-8 character at s, or 0; its code point in *cp. */
+/* The length of the well-formed UTF-8 character at s, or 0; *cp its point. */
 size_t
 sbx_utf8len(const char *str, size_t len, unsigned *cp)
 {
@@ -59,7 +59,7 @@ sbx_unsafe(unsigned cp)
 	    (cp >= 0x2066 && cp <= 0x2069);
 }
 
-/* One character of s shown into out (16 bytes); the bytes of s it stands for. */
+/* One character of s shown into out (16 bytes); the bytes of s it took. */
 static size_t
 show1(const char *s, size_t len, char out[17], int nl)
 {
@@ -120,7 +120,7 @@ sbx_shown(const char *s, char *buf, size_t size)
 	return buf;
 }
 
-/* What sbx or the sandbox said, shown on fd with its newlines kept; -1 with errno. */
+/* What sbx or the sandbox said, shown on fd, newlines kept; -1 with errno. */
 int
 sbx_shown_write(int fd, const char *s, size_t len)
 {

@@ -22,7 +22,7 @@
 
 extern char **environ;
 
-/* `docker ps` through sbx-run, never creating: VM ports into want, the excess into over. */
+/* `docker ps` through sbx-run, never creating: VM ports to want, excess over. */
 static void
 container_ports(struct ctx *c, struct sbx_ports *want,
     struct portset *over)
@@ -141,7 +141,7 @@ cmd_sync(struct ctx *c, int argc, char **argv)
 		} else if (sbx_ports_add(&unpub, &l.v[j]) == -1)
 			err(SBX_EX_FAIL, NULL);
 	}
-	/* missing: wanted, unmapped, while under max host ports; the rest refused by name */
+	/* missing: wanted, unmapped, under max host ports; the rest refused */
 	held = l.n - unpub.n;
 	for (i = 0; i < want.n; i++) {
 		if (sbx_ports_findvm(&l, want.v[i].vm, want.v[i].proto))
@@ -166,7 +166,7 @@ cmd_sync(struct ctx *c, int argc, char **argv)
 		    sbx_ports_add(&keep, &pub.v[i]) == -1)
 			err(SBX_EX_FAIL, NULL);
 	if (pub.n > 0 || unpub.n > 0) {
-		/* recorded before the call, so a half-done sync still knows its own */
+		/* recorded first: a half-done sync still knows its own */
 		for (i = 0; i < unpub.n; i++)
 			if (sbx_ports_add(&keep, &unpub.v[i]) == -1)
 				err(SBX_EX_FAIL, NULL);

@@ -13,7 +13,7 @@
 
 #define END_TIMEOUT	15	/* seconds for the ending exec */
 
-/* The words to run a command in an inner exec's container as root; NULL if none. */
+/* The words running a command in an inner exec's container as root, or NULL. */
 char **
 inner_words(char *const *av, int *target)
 {

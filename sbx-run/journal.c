@@ -220,7 +220,7 @@ journal_add(const struct jcall *j, const char *name, char *const *argv,
 	close(dfd);
 }
 
-/* -J: {"calls":N}, N ever journaled, then the last count records, oldest first. */
+/* -J: {"calls":N}, N ever journaled, then the last count records in order. */
 int
 journal_print(const char *name, long long count, int timeout)
 {

@@ -61,7 +61,7 @@ orphaned(const struct request *r, int dfd, const struct stale *st)
 	return session_ended(r);
 }
 
-/* Remove a sandbox made for an ended session and fail; on failure NAME.created stays. */
+/* Remove a sandbox made for an ended session and fail (NAME.created if not). */
 void SBX_DEAD
 withdraw(const struct request *r, int dfd, int timeout)
 {

@@ -319,7 +319,7 @@ provision_lock(const struct request *r, int dfd, const char *statedir)
 	return lfd;
 }
 
-/* NAME.created before the exec, to tell a sandbox made meanwhile; "" if none. */
+/* NAME.created before the exec, telling a sandbox made meanwhile; "": none. */
 void
 provision_snapshot(struct request *r)
 {

@@ -8,7 +8,7 @@
 
 #define PREFIX	"sbxv "	/* of each line of the script's answers */
 
-/* The next "sbxv KEY[ VALUE]" line from *pos: 1 with *v (NULL: no value), or 0. */
+/* The next "sbxv KEY[ VALUE]" line from *pos: 1 with *v (NULL: none), or 0. */
 static int
 scan(const struct audit *a, const char *key, const char **pos,
     const char **v, size_t *vlen)

@@ -312,7 +312,7 @@ poisoned(const struct audit *a, char **hold)
 	return env;
 }
 
-/* Run the script: 0 when it reached its end line, else -1 (a->status, a->err). */
+/* Run the script: 0 when it reached its end line, else -1 (see a->status). */
 int
 probe_run(struct audit *a)
 {

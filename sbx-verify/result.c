@@ -1,4 +1,4 @@
-/* result.c: a verdict's evidence in one line, and the report as text, JSON or TAP. */
+/* result.c: a verdict's evidence in one line; the report as text, JSON, TAP. */
 #include <stdarg.h>
 #include <stdio.h>
 

@@ -72,7 +72,7 @@ pw_arm(pid_t pid, int pidfd)
 #endif
 }
 
-/* How often to check anyway: poll(2) on a kqueue is unreliable on some macOS. */
+/* How often to check anyway: poll(2) on a kqueue fails on some macOS. */
 int
 pw_recheck_ms(void)
 {

@@ -189,7 +189,7 @@ watch_teardown(const struct watch *w, int fg)
 		delay *= 2;
 	}
 	/* a stopped or failed sandbox keeps its marker and scratch dir; */
-	/* a prewarm's record goes; the lock and owner marker are the watcher's */
+	/* a prewarm's record goes; the lock and owner are the watcher's */
 	(void)sbx_marker_drop(w->dfd, w->name, removed ?
 	    SBX_MB_ALL & ~SBX_MB_WATCH : SBX_MB(SBX_M_PREWARM) |
 	    (ok ? SBX_MB(SBX_M_FAILED) : 0), 0);
