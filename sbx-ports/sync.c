@@ -22,7 +22,7 @@
 
 extern char **environ;
 
-/* `docker ps` through sbx-run, never creating: VM ports to want, excess over. */
+/* docker ps through sbx-run, never creating: VM ports into want or over. */
 static void
 container_ports(struct ctx *c, struct sbx_ports *want,
     struct portset *over)
