@@ -18,7 +18,7 @@
 
 /*
  * Hold stderr while it could be sbx's "no such sandbox" (provision and
- * retry), SBX_RESTART_FIX's cause, or the start race (race.c).
+ * retry), its wait for a daemon restart, or the start race (race.c).
  */
 static int
 missing(const char *text, size_t len, void *arg)

@@ -45,7 +45,7 @@ create_argv(const struct request *r, const struct create *c, int quiet)
 	    c->readonly ? c->rospec : NULL);
 }
 
-/* A timeout, a signal or SBX_RESTART_FIX ends the run: 124, 128+n, 69. */
+/* A timeout, a signal or a daemon restart ends the run: 124, 128+n, 69. */
 static void
 cut_short(const struct request *r, int timeout, const struct sbx_result *c,
     const char *verb)

@@ -130,8 +130,9 @@ watch_provlock(const struct watch *w, int bounded)
 /*
  * The one teardown of NAME and its markers, under the provisioning lock.
  * 0, SBX_EX_NOSANDBOX, SBX_EX_FAIL (NAME.failed says why) or SBX_EX_BUSY.
- * -n stops at SBX_RESTART_FIX (69); the watcher waits it out without
- * spending a try, so a killed watcher leaves NAME.created for sbx-gc.
+ * -n stops when sbx awaits its daemon restart (69, SBX_RESTART_FIX); the
+ * watcher waits it out, spending no try; killed, it leaves NAME.created
+ * for sbx-gc.
  */
 int
 watch_teardown(const struct watch *w, int fg)

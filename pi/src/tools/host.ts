@@ -115,7 +115,7 @@ async function status(s: Session, signal: AbortSignal | undefined) {
 			sandbox: name,
 			provisioned: false,
 		});
-	// 69: SBX_RESTART_FIX (lib/sbxcli.h), which nothing here runs
+	// 69: sbx awaits its daemon restart (lib/sbxcli.h: SBX_RESTART_FIX), which nothing here runs
 	const restart = () =>
 		result(
 			[
