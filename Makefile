@@ -90,9 +90,9 @@ lib/capture.o lib/detach.o lib/guard.o lib/mark.o lib/portcli.o \
 	sbx-verify/scmark.o sbx-verify/scports.o sbx-verify/scremove.o \
 	sbx-verify/scwords.o sbx-verify/selfcheck.o sbx-watch/imgsave.o \
 	sbx-watch/loop.o sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxchild.h
-lib/conf.o lib/createargv.o lib/holdargv.o lib/mark.o lib/portcli.o \
-	lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o lib/sbxls.o \
-	lib/sbxsays.o lib/sibling.o lib/unplaced.o sbx-gc/sbx-gc.o \
+lib/createargv.o lib/holdargv.o lib/mark.o lib/portcli.o lib/sbxcall.o \
+	lib/sbxcli.o lib/sbxgone.o lib/sbxls.o lib/sbxsays.o \
+	lib/sibling.o lib/unplaced.o sbx-env/sbx-env.o sbx-gc/sbx-gc.o \
 	sbx-ports/dockerps.o sbx-ports/sbx-ports.o sbx-ports/sync.o \
 	sbx-run/exec.o sbx-run/orphan.o sbx-run/provision.o \
 	sbx-run/race.o sbx-run/sbx-run.o sbx-verify/sbx-verify.o \
@@ -100,12 +100,12 @@ lib/conf.o lib/createargv.o lib/holdargv.o lib/mark.o lib/portcli.o \
 	sbx-verify/scports.o sbx-verify/scremove.o \
 	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
 	sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxcli.h
-lib/conf.o lib/confparse.o lib/env.o lib/imglru.o lib/marker.o \
-	lib/name.o lib/sbxcli.o lib/statedir.o sbx-env/sbx-env.o \
-	sbx-gc/imgevict.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
-	sbx-ports/sbx-ports.o sbx-run/imgload.o sbx-run/orphan.o \
-	sbx-run/provision.o sbx-run/sbx-run.o sbx-verify/checks.o \
-	sbx-verify/probe.o sbx-verify/sbx-verify.o \
+lib/conf.o lib/confparse.o lib/createargv.o lib/env.o lib/imglru.o \
+	lib/marker.o lib/name.o lib/sbxcli.o lib/statedir.o \
+	sbx-env/sbx-env.o sbx-gc/imgevict.o sbx-gc/markers.o \
+	sbx-gc/sbx-gc.o sbx-ports/sbx-ports.o sbx-run/imgload.o \
+	sbx-run/orphan.o sbx-run/provision.o sbx-run/sbx-run.o \
+	sbx-verify/checks.o sbx-verify/probe.o sbx-verify/sbx-verify.o \
 	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
 	sbx-watch/pidwait.o sbx-watch/prewarm.o sbx-watch/sbx-watch.o \
 	sbx-watch/teardown.o: lib/sbxconf.h

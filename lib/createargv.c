@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sbxcli.h"
+#include "sbxconf.h"
 #include "sbx-internal.h"
 
 /* The resources and template of DOCKER_SANDBOX_*; a bad one exits 64. */
@@ -17,9 +18,10 @@ void
 sbx_xcreate_conf(struct sbx_create *how)
 {
 	memset(how, 0, sizeof(*how));
-	snprintf(how->cpus, sizeof(how->cpus), "%d", sbx_xconf_cpus());
+	snprintf(how->cpus, sizeof(how->cpus), "%lld",
+	    sbx_xconf_int(SBX_CONF_CPUS));
 	sbx_xconf_memory(how->memory, sizeof(how->memory));
-	how->template = sbx_xconf_template();
+	how->template = sbx_xconf_str(SBX_CONF_TEMPLATE);
 }
 
 /*

@@ -255,8 +255,8 @@ provision(const struct request *r)
 
 	memset(&c, 0, sizeof(c));
 	sbx_xcreate_conf(&c.how);
-	c.readonly = sbx_xconf_workspace_ro();
-	autocreate = sbx_xconf_autocreate();
+	c.readonly = sbx_xconf_word(SBX_CONF_WORKSPACE_RO);
+	autocreate = sbx_xconf_word(SBX_CONF_AUTOCREATE);
 	if ((dfd = sbx_xstate_open(statedir, sizeof(statedir))) == -1)
 		exit(SBX_EX_FAIL);
 	refused = workspace_check(r, statedir, c.workspace, why, sizeof(why));
