@@ -208,31 +208,6 @@ create(const struct request *r, const struct create *c, int dfd,
 }
 
 /*
- * Under the lock, or with none held: a prewarm that failed is reported
- * once, by the call that finds it, with its status and what it said;
- * the next call provisions anew.
- */
-void
-prewarm_report(const struct request *r, int dfd)
-{
-	char said[2 * SBX_PREWARM_SAID], file[SBX_MARKER_MAX];
-	long long when;
-	int status;
-
-	if (sbx_prewarm_read(dfd, r->name, &when, &status, said,
-	    sizeof(said)) == -1 || status == 0)
-		return;
-	(void)sbx_marker_path(file, sizeof(file), r->name, SBX_M_PREWARM);
-	(void)sbx_state_remove(dfd, file);
-	warnx("sandbox %s: provisioning it ahead of this call (sbx-run -P) "
-	    "failed, exit %d; the next call tries again.  It said:", r->name,
-	    status);
-	/* what -P printed, escaped there: escaping it again would double */
-	(void)sbx_writeall(STDERR_FILENO, said, strlen(said));
-	exit(status);
-}
-
-/*
  * sbx's exec said the sandbox does not exist.  Confirm it, create it if
  * allowed, and say whether to run the command again (PROV_RETRY) or to
  * give back what the first run said (PROV_KEEP); or exit: 1 when it
@@ -267,7 +242,7 @@ provision(const struct request *r)
 	/* sbx-run -P: the process that started this one holds the lock */
 	lfd = r->prewarm ? -1 : provision_lock(r, dfd, statedir);
 	if (!r->prewarm)
-		prewarm_report(r, dfd);	/* one that failed meanwhile */
+		warmstart_report(r, dfd);	/* one that failed meanwhile */
 	/* a link or garbage in its place is no marker: it is written over */
 	if (sbx_created_text(dfd, r->name, now, sizeof(now)) == -1)
 		now[0] = '\0';

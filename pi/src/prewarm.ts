@@ -1,40 +1,16 @@
 /*
  * Provisioning before the first call.  At session start, once the
- * watcher is armed, `sbx-run -P` runs in the background when
- * DOCKER_SANDBOX_PREWARM says so, as the programs read it (sbx-env -c:
- * 1, 0 or auto), and for auto when the workspace shows docker will be
- * used.  sbx-run -P lets its standard output go once it holds the
- * sandbox's provisioning lock; a docker call waits for that EOF, then
- * its own sbx-run waits for the lock within the call's timeout and finds
- * the sandbox ready, or the prewarm's failure with what sbx said.
+ * watcher is armed, `sbx-run -P` runs in the background with
+ * DOCKER_SANDBOX_PREWARM's effective value (sbx-env -c: 1, 0 or auto),
+ * and sbx-run decides what it means: 0 nothing, auto only when the
+ * workspace shows docker will be used.  sbx-run -P lets its standard
+ * output go once it holds the sandbox's provisioning lock, or ends; a
+ * docker call waits for that EOF, then its own sbx-run waits for the
+ * lock within the call's timeout and finds the sandbox ready, or the
+ * prewarm's failure with what sbx said.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { readdirSync } from "node:fs";
 import { Cancelled } from "./proc.ts";
-
-// a Dockerfile or Containerfile (Dockerfile.dev, api.dockerfile too), a compose file
-const DOCKERFILE = /^(?:(?:docker|container)file(?:\.[^/]+)?|[^/]+\.(?:docker|container)file)$/i;
-const COMPOSE = /^(?:docker-)?compose(?:\.[\w.-]+)?\.ya?ml$/i;
-
-/**
- * Does the workspace show docker will be used?  Its own entries only,
- * as they are (a link counts for nothing: it may point anywhere), so the
- * look costs one directory read.
- */
-export function usesDocker(root: string): boolean {
-	let entries;
-	try {
-		entries = readdirSync(root, { withFileTypes: true });
-	} catch {
-		return false;
-	}
-	return entries.some((e) => (e.isFile() && (DOCKERFILE.test(e.name) || COMPOSE.test(e.name))) || (e.isDirectory() && e.name === ".devcontainer"));
-}
-
-/** Prewarm or not, from the setting's effective value and the workspace. */
-export function wanted(setting: string, root: string): boolean {
-	return setting === "1" || (setting === "auto" && usesDocker(root));
-}
 
 export class Prewarm {
 	private child?: ChildProcess;

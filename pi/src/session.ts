@@ -10,7 +10,7 @@ import { realpathSync } from "node:fs";
 import type { Socket } from "node:net";
 import type { AgentToolUpdateCallback } from "@mariozechner/pi-coding-agent";
 import { findProgram, pinnedName, type Program, requireProgram, settings } from "./config.ts";
-import { Prewarm, wanted } from "./prewarm.ts";
+import { Prewarm } from "./prewarm.ts";
 import { type LogSink, type RunResult, runProgram } from "./proc.ts";
 import { EX } from "./status.ts";
 import { guardWorkspace, programEnv } from "./trust.ts";
@@ -305,15 +305,17 @@ export class Session {
 	}
 
 	/**
-	 * Provision in the background now, when DOCKER_SANDBOX_PREWARM and
-	 * the workspace say so; only once the watcher is armed, so that no
-	 * sandbox is made without its teardown.  Says whether it started.
+	 * Provision in the background now, as DOCKER_SANDBOX_PREWARM and the
+	 * workspace say: sbx-run -P gets the setting's effective value and
+	 * decides.  Only once the watcher is armed, so that no sandbox is
+	 * made without its teardown.  Says whether sbx-run -P was started.
 	 */
 	startPrewarm(): boolean {
 		if (this.warm || this.ended || !this.lifeline || this.lifeline.destroyed) return false;
 		const c = settings();
-		if (c.DOCKER_SANDBOX_AUTOCREATE === "0" || !wanted(c.DOCKER_SANDBOX_PREWARM, this.root)) return false;
-		this.warm = new Prewarm(requireProgram("sbx-run"), ["-s", this.sandbox(), "-w", this.root], programEnv());
+		if (c.DOCKER_SANDBOX_AUTOCREATE === "0") return false;
+		const env = { ...programEnv(), DOCKER_SANDBOX_PREWARM: c.DOCKER_SANDBOX_PREWARM };
+		this.warm = new Prewarm(requireProgram("sbx-run"), ["-s", this.sandbox(), "-w", this.root], env);
 		return true;
 	}
 

@@ -1,5 +1,5 @@
 /*
- * prewarm.c: the hold after a prewarm.  Real sbx stops a VM 30 s after
+ * warmhold.c: the hold after a prewarm.  Real sbx stops a VM 30 s after
  * its last exec ends, and a bare create counts as one, so a sandbox that
  * sbx-run -P made at session start would be stopped again by the time
  * the agent's first call comes, which would then wait seconds for it to
@@ -14,7 +14,7 @@
 
 /* Is the sandbox within the hold of a prewarm that succeeded? */
 int
-watch_prewarmed(const struct watch *w)
+warmhold(const struct watch *w)
 {
 	char said[1];
 	long long when;
