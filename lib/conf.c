@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "sbx.h"
 #include "sbxconf.h"
@@ -27,17 +26,12 @@
 #define NUM	1	/* num()'s, else whole; 0 to max, shown in decimal */
 #define STR	2	/* checked by str(), if any; shown whole, or empty */
 
-struct word {
-	const char	*word;
-	int		 value;
-};
-
 struct setting {
 	unsigned	 bit;		/* SBX_CONF_* */
 	int		 kind;
 	const char	*name;
 	const char	*def;		/* when unset or empty; NULL: none */
-	const struct word *words;	/* WORD: in the order a refusal says */
+	const struct sbx_word *words;	/* WORD: in the order a refusal says */
 	long long	 max;		/* NUM */
 	long long	(*num)(const char *, const char *, long long);
 	const char	*(*str)(const char *, const char *);
@@ -48,18 +42,18 @@ struct setting {
 #define NO(v)	{ "0", v }, { "false", v }, { "no", v }, { "off", v }
 #define END	{ NULL, 0 }
 
-static const struct word bools[] = { YES(1), NO(0), END };
-static const struct word ro[] = { YES(1), { "ro", 1 }, NO(0), END };
-static const struct word teardown[] = { { "remove", SBX_TEARDOWN_REMOVE },
+static const struct sbx_word bools[] = { YES(1), NO(0), END };
+static const struct sbx_word ro[] = { YES(1), { "ro", 1 }, NO(0), END };
+static const struct sbx_word teardown[] = { { "remove", SBX_TEARDOWN_REMOVE },
 	{ "stop", SBX_TEARDOWN_STOP }, { "none", SBX_TEARDOWN_NONE }, END };
-static const struct word keepalive[] = { YES(SBX_KEEPALIVE_ALWAYS),
+static const struct sbx_word keepalive[] = { YES(SBX_KEEPALIVE_ALWAYS),
 	NO(SBX_KEEPALIVE_NEVER), END };
-static const struct word prewarm[] = { { "auto", SBX_PREWARM_AUTO },
+static const struct sbx_word prewarm[] = { { "auto", SBX_PREWARM_AUTO },
 	YES(SBX_PREWARM_ALWAYS), NO(SBX_PREWARM_NEVER), END };
 
 /* The first word of value v, as sbx-env -c shows it. */
 static const char *
-word(const struct word *w, int v)
+word(const struct sbx_word *w, int v)
 {
 	for (; w->word != NULL; w++)
 		if (w->value == v)
@@ -183,38 +177,17 @@ value(const struct setting *s)
 int
 sbx_conf_word(unsigned bit, const char *text)
 {
-	const struct word *w;
-
-	for (w = row(bit)->words; w->word != NULL; w++)
-		if (strcasecmp(text, w->word) == 0)
-			return w->value;
-	return -1;
+	return sbx_parse_word(text, row(bit)->words);
 }
 
-/*
- * The value of a setting of a few words: as given, else its default; -1
- * when neither.  Any other word is refused with the row's words.
- */
+/* A setting of a few words: as given, else its default; -1 if neither. */
 int
 sbx_xconf_word(unsigned bit)
 {
 	const struct setting *s = row(bit);
-	const struct word *w;
-	const char *v;
-	char list[128];
-	size_t len = 0;
-	int n;
+	const char *v = value(s);
 
-	if ((v = value(s)) == NULL)
-		return -1;
-	if ((n = sbx_conf_word(bit, v)) != -1)
-		return n;
-	list[0] = '\0';
-	for (w = s->words; w->word != NULL && len < sizeof(list); w++)
-		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
-		    w == s->words ? "" : w[1].word == NULL ? " or " : ", ",
-		    w->word);
-	errx(SBX_EX_USAGE, "%s: expected %s", s->name, list);
+	return v != NULL ? sbx_xparse_word(s->name, v, s->words) : -1;
 }
 
 /* A number setting as given, checked, else its default. */
@@ -256,13 +229,6 @@ sbx_xconf_timeout(void)
 	return (int)sbx_xconf_int(SBX_CONF_TIMEOUT);
 }
 
-/* Host ports one sandbox may hold (sbx-ports); 0 publishes nothing. */
-int
-sbx_xconf_ports_max(void)
-{
-	return (int)sbx_xconf_int(SBX_CONF_PORTS_MAX);
-}
-
 /* Unset: hold the VM up while the sandbox has published ports. */
 int
 sbx_xconf_keepalive(void)
@@ -282,13 +248,6 @@ sbx_xconf_teardown(void)
 		return m;
 	return sbx_conf_given(SBX_CONF_PINNED) != NULL ? SBX_TEARDOWN_NONE :
 	    SBX_TEARDOWN_REMOVE;
-}
-
-/* Whole hours; a fraction rounds up, so it never means "any age". */
-long long
-sbx_xconf_gc_hours(void)
-{
-	return sbx_xconf_int(SBX_CONF_GC_HOURS);
 }
 
 /* The image cache's budget in bytes, all projects together; 0: none. */

@@ -16,6 +16,35 @@
 #define MIB_MAX		(1024LL * 1024)	/* 1 TiB */
 #define TEMPLATE_MAX	255
 
+/* What s stands for among words, in any case; -1 for none. */
+int
+sbx_parse_word(const char *s, const struct sbx_word *w)
+{
+	for (; w->word != NULL; w++)
+		if (strcasecmp(s, w->word) == 0)
+			return w->value;
+	return -1;
+}
+
+/* One of words; any other is refused with all of them, in their order. */
+int
+sbx_xparse_word(const char *var, const char *v, const struct sbx_word *words)
+{
+	const struct sbx_word *w;
+	char list[128];
+	size_t len = 0;
+	int n;
+
+	if ((n = sbx_parse_word(v, words)) != -1)
+		return n;
+	list[0] = '\0';
+	for (w = words; w->word != NULL && len < sizeof(list); w++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+		    w == words ? "" : w[1].word == NULL ? " or " : ", ",
+		    w->word);
+	errx(SBX_EX_USAGE, "%s: expected %s", var, list);
+}
+
 long long
 sbx_xparse_num(const char *var, const char *v, long long min, long long max)
 {

@@ -64,6 +64,12 @@ void	 sbx_guard_stop(struct sbx_guard *);
 const char *sbx_xconf_memory(char *, size_t);
 
 /* confparse.c: the grammars of the settings' values, read for conf.c */
+struct sbx_word {		/* a word a setting takes, and its value */
+	const char	*word;
+	int		 value;
+};
+int	 sbx_parse_word(const char *, const struct sbx_word *);
+int	 sbx_xparse_word(const char *, const char *, const struct sbx_word *);
 long long sbx_xparse_num(const char *, const char *, long long, long long);
 long long sbx_xparse_hours(const char *, const char *, long long);
 long long sbx_xparse_bytes(const char *, const char *, long long);

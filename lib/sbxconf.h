@@ -57,10 +57,8 @@ int	 sbx_xconf_keepalive(void);
 #define SBX_PREWARM_ALWAYS	1
 #define SBX_PREWARM_AUTO	2	/* when the workspace shows docker */
 int	 sbx_xconf_timeout(void);
-int	 sbx_xconf_ports_max(void);
 long long sbx_xconf_image_cache(void);
 int	 sbx_xconf_teardown(void);
-long long sbx_xconf_gc_hours(void);
 const char *sbx_xconf_value(unsigned, char *, size_t);
 void	 sbx_xconf_check(unsigned);
 unsigned sbx_conf_bit(size_t);
