@@ -3,7 +3,8 @@
  * of them: the bit a program asks by, the variable, its kind, its default
  * and, for a setting of a few words, the words and what each stands for;
  * the readers, sbx_xconf_check() and, through sbx-env -c, the test suites
- * all read it.  The grammars of the values are in confparse.c.  A bad
+ * all read it, so a new setting is a row, a bit in sbxconf.h and an entry
+ * in sbx-tools(7).  The grammars of the values are in confparse.c.  A bad
  * value is a usage error (exit 64) naming the variable, never a silent
  * default, and sbx_xconf_check() finds it before a program's first sbx
  * call, whatever path would read it.
@@ -22,7 +23,7 @@
 #define IMAGE_CACHE_MAX	(1LL << 50)	/* DOCKER_SANDBOX_IMAGE_CACHE: 1 PiB */
 
 /* How a value is read and shown. */
-#define WORD	0	/* one of words; shown as the first of its value */
+#define WORD	0	/* one of .words; shown as its value's first */
 #define NUM	1	/* num()'s, else whole; 0 to max, shown in decimal */
 #define STR	2	/* checked by str(), if any; shown whole, or empty */
 
