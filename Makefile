@@ -19,11 +19,11 @@ BIN = sbx-env/sbx-env sbx-run/sbx-run sbx-watch/sbx-watch sbx-gc/sbx-gc \
 	sbx-ports/sbx-ports sbx-verify/sbx-verify
 RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
 	sbx-run/journal.o sbx-run/workspace.o sbx-run/ending.o \
-	sbx-run/prewarm.o sbx-run/orphan.o sbx-run/race.o \
+	sbx-run/warmstart.o sbx-run/orphan.o sbx-run/race.o \
 	sbx-run/check.o sbx-run/exec.o sbx-run/imgload.o sbx-run/imgcheck.o sbx-run/imgjson.o \
 	sbx-run/imgwrite.o
 WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/teardown.o \
-	sbx-watch/pidwait.o sbx-watch/prewarm.o sbx-watch/imgsave.o
+	sbx-watch/pidwait.o sbx-watch/warmhold.o sbx-watch/imgsave.o
 GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o sbx-gc/rfc3339.o sbx-gc/imgevict.o
 PORTSOBJ = sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-ports/hostport.o \
 	sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/portsmark.o
@@ -71,15 +71,15 @@ lib/capture.o lib/conf.o lib/confparse.o lib/createargv.o lib/detach.o \
 	sbx-run/dockerargs.o sbx-run/ending.o sbx-run/exec.o \
 	sbx-run/imgcheck.o sbx-run/imgjson.o sbx-run/imgload.o \
 	sbx-run/imgwrite.o sbx-run/journal.o sbx-run/orphan.o \
-	sbx-run/prewarm.o sbx-run/provision.o sbx-run/race.o \
-	sbx-run/sbx-run.o sbx-run/workspace.o sbx-verify/answers.o \
+	sbx-run/provision.o sbx-run/race.o sbx-run/sbx-run.o \
+	sbx-run/warmstart.o sbx-run/workspace.o sbx-verify/answers.o \
 	sbx-verify/checks.o sbx-verify/probe.o sbx-verify/result.o \
 	sbx-verify/sbx-verify.o sbx-verify/scbasic.o sbx-verify/sccall.o \
 	sbx-verify/scguest.o sbx-verify/scmark.o sbx-verify/scports.o \
 	sbx-verify/scremove.o sbx-verify/scwords.o \
 	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
-	sbx-watch/pidwait.o sbx-watch/prewarm.o sbx-watch/sbx-watch.o \
-	sbx-watch/teardown.o: lib/sbx.h
+	sbx-watch/pidwait.o sbx-watch/sbx-watch.o sbx-watch/teardown.o \
+	sbx-watch/warmhold.o: lib/sbx.h
 lib/capture.o lib/detach.o lib/guard.o lib/mark.o lib/portcli.o \
 	lib/proc.o lib/sbxcall.o lib/sbxgone.o lib/selfpipe.o \
 	lib/spawn.o lib/supervise.o lib/unplaced.o sbx-gc/markers.o \
@@ -90,9 +90,9 @@ lib/capture.o lib/detach.o lib/guard.o lib/mark.o lib/portcli.o \
 	sbx-verify/scmark.o sbx-verify/scports.o sbx-verify/scremove.o \
 	sbx-verify/scwords.o sbx-verify/selfcheck.o sbx-watch/imgsave.o \
 	sbx-watch/loop.o sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxchild.h
-lib/conf.o lib/createargv.o lib/holdargv.o lib/mark.o lib/portcli.o \
-	lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o lib/sbxls.o \
-	lib/sbxsays.o lib/sibling.o lib/unplaced.o sbx-gc/sbx-gc.o \
+lib/createargv.o lib/holdargv.o lib/mark.o lib/portcli.o lib/sbxcall.o \
+	lib/sbxcli.o lib/sbxgone.o lib/sbxls.o lib/sbxsays.o \
+	lib/sibling.o lib/unplaced.o sbx-env/sbx-env.o sbx-gc/sbx-gc.o \
 	sbx-ports/dockerps.o sbx-ports/sbx-ports.o sbx-ports/sync.o \
 	sbx-run/exec.o sbx-run/orphan.o sbx-run/provision.o \
 	sbx-run/race.o sbx-run/sbx-run.o sbx-verify/sbx-verify.o \
@@ -100,15 +100,15 @@ lib/conf.o lib/createargv.o lib/holdargv.o lib/mark.o lib/portcli.o \
 	sbx-verify/scports.o sbx-verify/scremove.o \
 	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
 	sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxcli.h
-lib/conf.o lib/confparse.o lib/env.o lib/imglru.o lib/marker.o \
-	lib/name.o lib/sbxcli.o lib/statedir.o sbx-env/sbx-env.o \
-	sbx-gc/imgevict.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
-	sbx-ports/sbx-ports.o sbx-run/imgload.o sbx-run/orphan.o \
-	sbx-run/provision.o sbx-run/sbx-run.o sbx-verify/checks.o \
-	sbx-verify/probe.o sbx-verify/sbx-verify.o \
-	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
-	sbx-watch/pidwait.o sbx-watch/prewarm.o sbx-watch/sbx-watch.o \
-	sbx-watch/teardown.o: lib/sbxconf.h
+lib/conf.o lib/confparse.o lib/createargv.o lib/env.o lib/imglru.o \
+	lib/marker.o lib/name.o lib/sbxcli.o lib/statedir.o \
+	sbx-env/sbx-env.o sbx-gc/imgevict.o sbx-gc/markers.o \
+	sbx-gc/sbx-gc.o sbx-ports/sbx-ports.o sbx-run/imgload.o \
+	sbx-run/orphan.o sbx-run/provision.o sbx-run/sbx-run.o \
+	sbx-run/warmstart.o sbx-verify/checks.o sbx-verify/probe.o \
+	sbx-verify/sbx-verify.o sbx-verify/selfcheck.o \
+	sbx-watch/imgsave.o sbx-watch/loop.o sbx-watch/pidwait.o \
+	sbx-watch/sbx-watch.o sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbxconf.h
 lib/imgcache.o lib/imglru.o lib/imgmeta.o sbx-gc/imgevict.o \
 	sbx-run/imgload.o sbx-watch/imgsave.o: lib/sbximg.h
 lib/json.o lib/jsonout.o lib/portspec.o lib/sbxls.o sbx-env/sbx-env.o \
@@ -118,8 +118,8 @@ lib/json.o lib/jsonout.o lib/portspec.o lib/sbxls.o sbx-env/sbx-env.o \
 lib/mark.o sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o \
 	sbx-run/exec.o sbx-run/imgcheck.o sbx-run/imgjson.o \
 	sbx-run/imgload.o sbx-run/imgwrite.o sbx-run/journal.o \
-	sbx-run/orphan.o sbx-run/prewarm.o sbx-run/provision.o \
-	sbx-run/race.o sbx-run/sbx-run.o sbx-run/workspace.o \
+	sbx-run/orphan.o sbx-run/provision.o sbx-run/race.o \
+	sbx-run/sbx-run.o sbx-run/warmstart.o sbx-run/workspace.o \
 	sbx-verify/scmark.o: lib/sbxmark.h
 lib/portcli.o lib/portspec.o sbx-ports/bound.o sbx-ports/dockerps.o \
 	sbx-ports/hostport.o sbx-ports/portsmark.o sbx-ports/sbx-ports.o \
@@ -132,12 +132,12 @@ lib/imgcache.o lib/lock.o lib/marker.o lib/markerio.o lib/portcli.o \
 	lib/sbxcall.o lib/state.o lib/statedir.o lib/unplaced.o \
 	sbx-gc/markers.o sbx-gc/sbx-gc.o sbx-ports/portsmark.o \
 	sbx-ports/sbx-ports.o sbx-run/check.o sbx-run/imgload.o \
-	sbx-run/journal.o sbx-run/orphan.o sbx-run/prewarm.o \
-	sbx-run/provision.o sbx-run/workspace.o sbx-verify/answers.o \
+	sbx-run/journal.o sbx-run/orphan.o sbx-run/provision.o \
+	sbx-run/warmstart.o sbx-run/workspace.o sbx-verify/answers.o \
 	sbx-verify/checks.o sbx-verify/probe.o sbx-verify/sbx-verify.o \
 	sbx-verify/scremove.o sbx-verify/scwords.o sbx-watch/imgsave.o \
-	sbx-watch/loop.o sbx-watch/prewarm.o sbx-watch/sbx-watch.o \
-	sbx-watch/teardown.o: lib/sbxstate.h
+	sbx-watch/loop.o sbx-watch/sbx-watch.o sbx-watch/teardown.o \
+	sbx-watch/warmhold.o: lib/sbxstate.h
 lib/clock.o lib/lock.o lib/sbxcall.o lib/supervise.o sbx-run/race.o \
 	sbx-verify/sccall.o sbx-verify/scguest.o sbx-watch/imgsave.o \
 	sbx-watch/loop.o sbx-watch/teardown.o: lib/sbxtime.h
@@ -147,8 +147,8 @@ sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/hostport.o \
 sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o sbx-run/exec.o \
 	sbx-run/imgcheck.o sbx-run/imgjson.o sbx-run/imgload.o \
 	sbx-run/imgwrite.o sbx-run/journal.o sbx-run/orphan.o \
-	sbx-run/prewarm.o sbx-run/provision.o sbx-run/race.o \
-	sbx-run/sbx-run.o sbx-run/workspace.o: sbx-run/sbx-run.h
+	sbx-run/provision.o sbx-run/race.o sbx-run/sbx-run.o \
+	sbx-run/warmstart.o sbx-run/workspace.o: sbx-run/sbx-run.h
 sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
 	sbx-verify/sbx-verify.o: sbx-verify/audit.h
 sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
@@ -161,7 +161,7 @@ sbx-verify/sbx-verify.o sbx-verify/scbasic.o sbx-verify/sccall.o \
 	sbx-verify/scremove.o sbx-verify/scwords.o \
 	sbx-verify/selfcheck.o: sbx-verify/sc.h
 sbx-watch/imgsave.o sbx-watch/loop.o sbx-watch/pidwait.o \
-	sbx-watch/prewarm.o sbx-watch/sbx-watch.o sbx-watch/teardown.o: sbx-watch/sbx-watch.h
+	sbx-watch/sbx-watch.o sbx-watch/teardown.o sbx-watch/warmhold.o: sbx-watch/sbx-watch.h
 # header rules: end
 
 lib/libsbx.a: $(LIBOBJ)

@@ -16,32 +16,33 @@
 #define MIB_MAX		(1024LL * 1024)	/* 1 TiB */
 #define TEMPLATE_MAX	255
 
-/* 1 for 1/true/yes/on, 0 for 0/false/no/off (any case), else -1. */
+/* What s stands for among words, in any case; -1 for none. */
 int
-sbx_parsebool(const char *s)
+sbx_parse_word(const char *s, const struct sbx_word *w)
 {
-	static const char *const yes[] = { "1", "true", "yes", "on" };
-	static const char *const no[] = { "0", "false", "no", "off" };
-	size_t i;
-
-	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
-		if (strcasecmp(s, yes[i]) == 0)
-			return 1;
-		if (strcasecmp(s, no[i]) == 0)
-			return 0;
-	}
+	for (; w->word != NULL; w++)
+		if (strcasecmp(s, w->word) == 0)
+			return w->value;
 	return -1;
 }
 
+/* One of words; any other is refused with all of them, in their order. */
 int
-sbx_xparse_bool(const char *var, const char *v)
+sbx_xparse_word(const char *var, const char *v, const struct sbx_word *words)
 {
-	int b;
+	const struct sbx_word *w;
+	char list[128];
+	size_t len = 0;
+	int n;
 
-	if ((b = sbx_parsebool(v)) == -1)
-		errx(SBX_EX_USAGE, "%s: expected 1, true, yes, on, 0, false, "
-		    "no or off", var);
-	return b;
+	if ((n = sbx_parse_word(v, words)) != -1)
+		return n;
+	list[0] = '\0';
+	for (w = words; w->word != NULL && len < sizeof(list); w++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+		    w == words ? "" : w[1].word == NULL ? " or " : ", ",
+		    w->word);
+	errx(SBX_EX_USAGE, "%s: expected %s", var, list);
 }
 
 long long
@@ -55,26 +56,6 @@ sbx_xparse_num(const char *var, const char *v, long long min, long long max)
 		errx(SBX_EX_USAGE, "%s: number is %s (%lld to %lld)", var,
 		    errstr, min, max);
 	return n;
-}
-
-/* remove, stop or none, in any case; -1 for anything else. */
-int
-sbx_teardown_parse(const char *s)
-{
-	static const char *const word[] = { "remove", "stop", "none" };
-	int i;
-
-	for (i = 0; i < 3; i++)
-		if (strcasecmp(s, word[i]) == 0)
-			return i;
-	return -1;
-}
-
-const char *
-sbx_teardown_name(int mode)
-{
-	return mode == SBX_TEARDOWN_STOP ? "stop" :
-	    mode == SBX_TEARDOWN_NONE ? "none" : "remove";
 }
 
 /*

@@ -3,15 +3,17 @@
 #include <string.h>
 
 #include "sbxcli.h"
+#include "sbxconf.h"
 #include "sbx-internal.h"
 
 void
 sbx_xcreate_conf(struct sbx_create *how)
 {
 	memset(how, 0, sizeof(*how));
-	snprintf(how->cpus, sizeof(how->cpus), "%d", sbx_xconf_cpus());
+	snprintf(how->cpus, sizeof(how->cpus), "%lld",
+	    sbx_xconf_int(SBX_CONF_CPUS));
 	sbx_xconf_memory(how->memory, sizeof(how->memory));
-	how->template = sbx_xconf_template();
+	how->template = sbx_xconf_str(SBX_CONF_TEMPLATE);
 }
 
 /* The argv into av[SBX_CREATE_ARGC]; ws2 may be NULL. */

@@ -222,17 +222,7 @@ sbx_env_forwarded(char *const *env)
 	return names;
 }
 
-/* getenv(3), an empty value counting as unset. */
-const char *
-sbx_conf_str(const char *var)
-{
-	const char *v;
-
-	if ((v = getenv(var)) == NULL || *v == '\0')
-		return NULL;
-	return v;
-}
-
+/* getenv(3) over an arbitrary environment: the first match wins. */
 const char *
 sbx_env_get(char *const *env, const char *name)
 {

@@ -56,18 +56,16 @@ int	 sbx_guard_start(struct sbx_guard *);
 void	 sbx_guard_stop(struct sbx_guard *);
 
 /* conf.c: the settings that only the library reads (createargv.c) */
-int	 sbx_xconf_cpus(void);
-void	 sbx_xconf_memory(char *, size_t);
-const char *sbx_xconf_template(void);
+const char *sbx_xconf_memory(char *, size_t);
 
-/*
- * confparse.c: the grammars of the settings' values, read for conf.c's
- * table (the teardown's is sbxconf.h's: sbx-watch -m reads it too)
- */
-int	 sbx_parsebool(const char *);
-int	 sbx_xparse_bool(const char *, const char *);
+/* confparse.c: the grammars of the settings' values, read for conf.c */
+struct sbx_word {		/* a word a setting takes, and its value */
+	const char	*word;
+	int		 value;
+};
+int	 sbx_parse_word(const char *, const struct sbx_word *);
+int	 sbx_xparse_word(const char *, const char *, const struct sbx_word *);
 long long sbx_xparse_num(const char *, const char *, long long, long long);
-const char *sbx_teardown_name(int);
 long long sbx_xparse_hours(const char *, const char *, long long);
 long long sbx_xparse_bytes(const char *, const char *, long long);
 void	 sbx_xparse_memory(const char *, const char *, char *, size_t);
@@ -84,11 +82,10 @@ int	 sbx_env_addnames(struct sbx_envpolicy *, const char *, const char *);
 /* name.c: random bytes (mark.c) */
 int	 sbx_urandom(unsigned char *, size_t);
 
-/* sbxcli.c: the PATH search (sibling.c), a path test (conf.c) */
+/* sbxcli.c: the search that sibling.c shares */
 int	 sbx_path_search(char *const *, char *const *, const char *, char *,
 	    size_t);
 int	 sbx_prog_ok(char *const *, const char *, char *, size_t);
-int	 sbx_runnable(const char *);
 
 /* sbxline.c: what one line of sbx's standard error is */
 #define SBX_LINE_MAX	512	/* longer is no line of sbx's */

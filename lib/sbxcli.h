@@ -14,6 +14,7 @@ struct sbx_result;		/* sbxchild.h */
 /* sbxcli.c: which sbx to run; sbx_xcli_find exits 127, 126 or 64 */
 void	 sbx_xcli_find(char *const *, char *const *, char *, size_t);
 int	 sbx_cli_find(char *const *, char *const *, char *, size_t);
+int	 sbx_runnable(const char *);
 
 /* sibling.c: a program of ours installed beside us (sbx-ports) */
 int	 sbx_sibling(const char *, char *const *, char *const *, const char *,

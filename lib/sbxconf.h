@@ -11,8 +11,9 @@
 #include <stddef.h>
 
 /*
- * conf.c: the DOCKER_SANDBOX* settings, one parser each; a bad value
- * exits 64 naming the variable.  sbx_xconf_check() takes SBX_CONF_* bits.
+ * conf.c: the DOCKER_SANDBOX* settings, one row each; a bad value exits
+ * 64 naming the variable.  sbx_xconf_check() takes SBX_CONF_* bits, and
+ * sbx_xconf_word() reads a setting of a few words: its value, -1 unset.
  */
 #define SBX_CONF_PINNED		0x001	/* DOCKER_SANDBOX */
 #define SBX_CONF_AUTOCREATE	0x002
@@ -41,30 +42,28 @@
 #define SBX_TEARDOWN_REMOVE	0
 #define SBX_TEARDOWN_STOP	1
 #define SBX_TEARDOWN_NONE	2
-long long sbx_xconf_num(const char *, long long, long long, long long);
+const char *sbx_conf_str(const char *);
 const char *sbx_conf_given(unsigned);
-int	 sbx_xconf_autocreate(void);
+long long sbx_xconf_num(const char *, long long, long long, long long);
+int	 sbx_conf_word(unsigned, const char *);
+int	 sbx_xconf_word(unsigned);
+const char *sbx_xconf_str(unsigned);
+long long sbx_xconf_int(unsigned);
 #define SBX_KEEPALIVE_NEVER	0
 #define SBX_KEEPALIVE_ALWAYS	1
 #define SBX_KEEPALIVE_PORTS	2	/* while the sandbox has published ports */
 int	 sbx_xconf_keepalive(void);
-int	 sbx_xconf_passthrough(void);
-int	 sbx_xconf_workspace_ro(void);
+#define SBX_PREWARM_NEVER	0
+#define SBX_PREWARM_ALWAYS	1
+#define SBX_PREWARM_AUTO	2	/* when the workspace shows docker */
 int	 sbx_xconf_timeout(void);
-int	 sbx_xconf_ports_max(void);
 long long sbx_xconf_image_cache(void);
 int	 sbx_xconf_teardown(void);
-long long sbx_xconf_gc_hours(void);
-const char *sbx_xconf_allowlist(void);
-const char *sbx_xconf_pinned(void);
 const char *sbx_xconf_value(unsigned, char *, size_t);
 void	 sbx_xconf_check(unsigned);
 unsigned sbx_conf_bit(size_t);
 const char *sbx_conf_name(unsigned);
 const char *sbx_xname_pick(const char *);
-
-/* confparse.c: the grammar of DOCKER_SANDBOX_TEARDOWN (sbx-watch -m) */
-int	 sbx_teardown_parse(const char *);
 
 /* env.c: environment policy */
 struct sbx_envpolicy {
@@ -77,7 +76,6 @@ void	 sbx_env_policy_free(struct sbx_envpolicy *);
 char	**sbx_env_build(char *const *, const struct sbx_envpolicy *);
 char	**sbx_env_forwarded(char *const *);
 const char *sbx_env_get(char *const *, const char *);
-const char *sbx_conf_str(const char *);
 
 /* name.c: sandbox names (at most SBX_NAME_MAX bytes, sbx.h) */
 #define SBX_NAME_RULE \

@@ -10,16 +10,21 @@
  */
 #include <err.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxcli.h"
 #include "sbxconf.h"
 #include "sbxjson.h"
 
 #define DEFAULT_PATH	"/usr/bin:/bin"
+#ifndef PATH_MAX
+#define PATH_MAX	4096
+#endif
 
 extern char **environ;
 
@@ -46,19 +51,43 @@ addlist(char **list, const char *more)
 	*list = l;
 }
 
+/*
+ * The sbx the programs would run, by sbxcli.c's own lookup, the working
+ * directory standing for the session workspace; "none" when they would
+ * run none (they then exit 126 or 127, saying where they looked).  A
+ * relative DOCKER_SANDBOX_SBX is a bad value, refused in their words.
+ */
+static const char *
+sbxshown(char *path, size_t size)
+{
+	char cwd[PATH_MAX], *ws[2] = { NULL, NULL };
+
+	if (realpath(".", cwd) != NULL)
+		ws[0] = cwd;
+	if (sbx_cli_find(environ, ws, path, size) == -1) {
+		if (errno == EINVAL)
+			sbx_xcli_find(environ, ws, path, size);
+		return "none";
+	}
+	/* one that names nothing comes back as given */
+	return sbx_runnable(path) ? path : "none";
+}
+
 /* -c: every setting, checked, as NAME=value or (-j) a JSON object each. */
 static int
 settings(int jflag)
 {
-	char buf[64];
-	const char *name, *value;
+	char buf[64], path[PATH_MAX];
+	const char *name, *value, *sbx;
 	unsigned bit;
 	size_t i;
 
 	sbx_xconf_check(SBX_CONF_ALL);	/* all or nothing */
+	sbx = sbxshown(path, sizeof(path));
 	for (i = 0; (bit = sbx_conf_bit(i)) != 0; i++) {
 		name = sbx_conf_name(bit);
-		value = sbx_xconf_value(bit, buf, sizeof(buf));
+		value = bit == SBX_CONF_SBX ? sbx :
+		    sbx_xconf_value(bit, buf, sizeof(buf));
 		if (!jflag) {
 			printf("%s=%s\n", name, value);
 			continue;

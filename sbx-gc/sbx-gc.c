@@ -315,7 +315,7 @@ main(int argc, char *argv[])
 	sbx_xconf_check(SBX_CONF_TIMEOUT | SBX_CONF_GC_HOURS);
 	timeout = sbx_xconf_timeout();
 	/* the setting's 0 turns the sweep off, where -H 0 means any age */
-	if (hours == -1 && (hours = sbx_xconf_gc_hours()) == 0) {
+	if (hours == -1 && (hours = sbx_xconf_int(SBX_CONF_GC_HOURS)) == 0) {
 		if (gc.vflag || gc.nflag)
 			printf("no sweep: %s is 0 (give -H to sweep)\n",
 			    sbx_conf_name(SBX_CONF_GC_HOURS));

@@ -376,7 +376,7 @@ main(int argc, char *argv[])
 	}
 	c.pc.name = sbx_xname_pick(c.pc.name);
 	sbx_xconf_check(SBX_CONF_RUN);	/* sync runs sbx-run */
-	c.max = sbx_xconf_ports_max();
+	c.max = (int)sbx_xconf_int(SBX_CONF_PORTS_MAX);
 
 	c.pc.timeout = sbx_xconf_timeout();
 	if (sbx_xenv_policy(&pol, NULL, 0) == -1 ||

@@ -29,7 +29,7 @@ static int
 owner_of(const struct request *r, int dfd, pid_t *pid,
     unsigned long long *start)
 {
-	const char *pinned = sbx_xconf_pinned();
+	const char *pinned = sbx_xconf_str(SBX_CONF_PINNED);
 
 	/* a pinned sandbox is the user's: kept whatever becomes of a session */
 	if (pinned != NULL && strcmp(pinned, r->name) == 0)

@@ -193,30 +193,6 @@ create(const struct request *r, const struct create *c, int dfd,
 }
 
 /*
- * A failed prewarm is reported once, by the call that finds it; the next
- * call provisions anew.
- */
-void
-prewarm_report(const struct request *r, int dfd)
-{
-	char said[2 * SBX_PREWARM_SAID], file[SBX_MARKER_MAX];
-	long long when;
-	int status;
-
-	if (sbx_prewarm_read(dfd, r->name, &when, &status, said,
-	    sizeof(said)) == -1 || status == 0)
-		return;
-	(void)sbx_marker_path(file, sizeof(file), r->name, SBX_M_PREWARM);
-	(void)sbx_state_remove(dfd, file);
-	warnx("sandbox %s: provisioning it ahead of this call (sbx-run -P) "
-	    "failed, exit %d; the next call tries again.  It said:", r->name,
-	    status);
-	/* -P's words are escaped already */
-	(void)sbx_writeall(STDERR_FILENO, said, strlen(said));
-	exit(status);
-}
-
-/*
  * sbx's exec said the sandbox does not exist: confirm it, create it if
  * allowed, and say whether to run the command again (PROV_RETRY) or keep
  * the first run's answer (PROV_KEEP); or exit 1, 124 or 128+n.  A marker
@@ -233,8 +209,8 @@ provision(const struct request *r)
 
 	memset(&c, 0, sizeof(c));
 	sbx_xcreate_conf(&c.how);
-	c.readonly = sbx_xconf_workspace_ro();
-	autocreate = sbx_xconf_autocreate();
+	c.readonly = sbx_xconf_word(SBX_CONF_WORKSPACE_RO);
+	autocreate = sbx_xconf_word(SBX_CONF_AUTOCREATE);
 	if ((dfd = sbx_xstate_open(statedir, sizeof(statedir))) == -1)
 		exit(SBX_EX_FAIL);
 	refused = workspace_check(r, statedir, c.workspace, why, sizeof(why));
@@ -245,7 +221,7 @@ provision(const struct request *r)
 	/* sbx-run -P: the process that started this one holds the lock */
 	lfd = r->prewarm ? -1 : provision_lock(r, dfd, statedir);
 	if (!r->prewarm)
-		prewarm_report(r, dfd);
+		warmstart_report(r, dfd);	/* one that failed meanwhile */
 	/* a link or garbage in its place is no marker: it is written over */
 	if (sbx_created_text(dfd, r->name, now, sizeof(now)) == -1)
 		now[0] = '\0';

@@ -184,7 +184,7 @@ main(int argc, char *argv[])
 	    (r.env = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_CANTRUN, NULL);
 	if (!pflag)
-		prewarm_await(&r);	/* a provisioning in flight, or failed */
+		warmstart_await(&r);	/* a provisioning in flight, or failed */
 	provision_snapshot(&r);
 	session_workspaces(&r);
 	sbx_xcli_find(environ, r.ws, r.sbx, sizeof(r.sbx));
@@ -195,7 +195,7 @@ main(int argc, char *argv[])
 		err(SBX_EX_CANTRUN, NULL);
 	av = exec_argv(&r, fwd, argv, iflag, xflag);
 	if (pflag) {
-		status = prewarm(&r, av, in);
+		status = warmstart(&r, av, in);
 		goto out;
 	}
 	journal_begin(&jc);

@@ -64,16 +64,16 @@ int	 exec_first(struct request *, char **, int, int *, struct sbx_buf *);
 void	 provision_snapshot(struct request *);
 int	 provision(const struct request *);
 int	 provision_lock(const struct request *, int, const char *);
-void	 prewarm_report(const struct request *, int);
 
 /* imgload.c: the image cache's load after a create, and the wait for it */
 void	 img_argv(char *const *, int);
 void	 img_wait(const struct request *);
 void	 img_load(const struct request *, int, const char *);
 
-/* prewarm.c */
-int	 prewarm(struct request *, char **, int);
-void	 prewarm_await(const struct request *);
+/* warmstart.c: -P, and a later call's wait for it */
+int	 warmstart(struct request *, char **, int);
+void	 warmstart_await(const struct request *);
+void	 warmstart_report(const struct request *, int);
 
 /* orphan.c */
 struct stale {			/* NAME.owner before the create, if dead then */

@@ -79,7 +79,7 @@ env_forward(const struct audit *a, struct result *r)
 	char v[64];
 	int leak = answer_has(a, "env.seen", a->denied);
 	int got = answer_get(a, "env.allowed", v, sizeof(v)) != NULL;
-	int passthrough = sbx_xconf_passthrough();
+	int passthrough = sbx_xconf_word(SBX_CONF_PASSTHROUGH);
 
 	if (leak)
 		result_say(r, FAIL, "%s, never forwarded, is present inside",
@@ -271,9 +271,9 @@ teardown_armed(const struct audit *a, struct result *r)
 	else if (pid == -1)
 		result_say(r, FAIL, "%s/%s cannot be examined", a->statedir,
 		    file);
-	else if ((mode != NULL &&
-	    sbx_teardown_parse(mode) == SBX_TEARDOWN_NONE) || (mode == NULL &&
-	    pin != NULL && strcmp(pin, a->name) == 0))
+	else if ((mode != NULL && sbx_conf_word(SBX_CONF_TEARDOWN, mode) ==
+	    SBX_TEARDOWN_NONE) || (mode == NULL && pin != NULL &&
+	    strcmp(pin, a->name) == 0))
 		result_say(r, SKIP, "teardown is off "
 		    "(DOCKER_SANDBOX_TEARDOWN=none%s) and no watcher holds %s",
 		    mode == NULL ? ", the default for a pinned sandbox" : "",

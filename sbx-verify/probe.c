@@ -101,7 +101,7 @@ mode(struct audit *a)
 			a->readonly = strcmp(v, "ro") == 0;
 		return;
 	}
-	a->readonly = sbx_xconf_workspace_ro();
+	a->readonly = sbx_xconf_word(SBX_CONF_WORKSPACE_RO);
 }
 
 void
@@ -291,7 +291,7 @@ poisoned(const struct audit *a, char **hold)
 		;
 	if ((env = calloc(n + 16, sizeof(*env))) == NULL)
 		err(SBX_EX_NOAUDIT, NULL);
-	list = sbx_xconf_allowlist();
+	list = sbx_xconf_str(SBX_CONF_ALLOWLIST);
 	if (asprintf_like(&hold[0], "DOCKER_SANDBOX_ENV_ALLOWLIST=%s%s%s",
 	    list ? list : "", list ? "," : "", a->allowed) == -1 ||
 	    asprintf_like(&hold[1], "PATH=%s%s%s", a->tmpdir, path ? ":" : "",

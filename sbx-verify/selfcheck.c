@@ -83,7 +83,7 @@ setup(struct sc *sc, struct sbx_envpolicy *pol)
 	sbx_xconf_check(SBX_CONF_RUN);
 	sc->timeout = sbx_xconf_timeout();
 	sc->given = sbx_conf_given(SBX_CONF_TIMEOUT) != NULL;
-	sc->readonly = sbx_xconf_workspace_ro();
+	sc->readonly = sbx_xconf_word(SBX_CONF_WORKSPACE_RO);
 	if (sbx_xenv_policy(pol, NULL, 0) == -1 ||
 	    (sc->env = sbx_env_build(environ, pol)) == NULL)
 		err(SBX_EX_NOAUDIT, NULL);

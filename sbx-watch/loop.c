@@ -85,8 +85,8 @@ wanted(const struct watch *w)
 {
 	if (w->keepalive == SBX_KEEPALIVE_ALWAYS)
 		return 1;
-	/* the first minutes after a prewarm too (prewarm.c) */
-	return watch_prewarmed(w) || (w->keepalive == SBX_KEEPALIVE_PORTS &&
+	/* the first minutes after a prewarm too (warmhold.c) */
+	return warmhold(w) || (w->keepalive == SBX_KEEPALIVE_PORTS &&
 	    sbx_marker_present(w->dfd, w->name, SBX_M_PORTS));
 }
 

@@ -54,7 +54,7 @@ teardownmode(const char *mflag)
 	int m;
 
 	if (mflag != NULL) {
-		if ((m = sbx_teardown_parse(mflag)) == -1)
+		if ((m = sbx_conf_word(SBX_CONF_TEARDOWN, mflag)) == -1)
 			errx(SBX_EX_USAGE, "-m %s: expected remove, stop or none",
 			    sbx_shown(mflag, buf, 80));
 		return m;

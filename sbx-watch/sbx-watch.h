@@ -51,8 +51,8 @@ int	 watch_sbxpath(const struct watch *, char *, size_t,
 int	 watch_imgsave(const struct watch *, int, unsigned long long *);
 void	 watch_imgsave_abandon(const struct watch *, long);
 
-/* prewarm.c: the hold after sbx-run -P */
-int	 watch_prewarmed(const struct watch *);
+/* warmhold.c: the hold after sbx-run -P */
+int	 warmhold(const struct watch *);
 
 /* pidwait.c: learn of a process's death without polling, where we can */
 int	 pw_open(pid_t);

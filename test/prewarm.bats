@@ -62,6 +62,54 @@ record() {
 	[ ! -e "$SBX_STATE_DIR/other-box.created" ]
 }
 
+@test "prewarm: -P follows DOCKER_SANDBOX_PREWARM when it is set: 0 never, 1 always, auto when the workspace's own entries show docker" {
+	local nth=0 setting files want dir f
+	while read -r setting want files; do
+		nth=$((nth + 1))
+		dir="$WS/case-$nth"
+		mkdir -p "$dir"
+		for f in $files; do
+			mkdir -p "$(dirname "$dir/$f")"
+			echo x >"$dir/$f"
+		done
+		rm -f "$SBX_STUB_DIR/calls.log"
+		DOCKER_SANDBOX_PREWARM=$setting run -0 --separate-stderr \
+		    sbx-run -P -s "pi-sbx-4242-case$nth" -w "$dir"
+		[ -z "$stderr" ] || fail "$setting $files: $stderr"
+		if [ "$want" = yes ]; then
+			[ "$(verbs)" = "create " ] || fail "$setting $files: $(verbs)"
+			grep -qx 'status=0' "$SBX_STATE_DIR/pi-sbx-4242-case$nth.prewarm"
+		else
+			[ "$(stub_count)" -eq 0 ] || fail "$setting $files: $(verbs)"
+			[ ! -e "$SBX_STATE_DIR/pi-sbx-4242-case$nth.prewarm" ]
+		fi
+	done <<-'EOS'
+	0 no Dockerfile
+	off no compose.yaml
+	auto no README.md
+	auto no src/Dockerfile
+	auto no compose.txt Dockerfile. dockerfilex xcompose.yml compose..yml
+	AUTO yes Dockerfile
+	auto yes Containerfile.dev
+	auto yes api.Dockerfile
+	auto yes docker-compose.yml
+	auto yes compose.dev.yaml
+	auto yes .devcontainer/devcontainer.json
+	1 yes README.md
+	on yes README.md
+	EOS
+	# a link counts for nothing: it may point anywhere
+	mkdir -p "$WS/linked"
+	ln -s "$WS/case-6/Dockerfile" "$WS/linked/Dockerfile"
+	rm -f "$SBX_STUB_DIR/calls.log"
+	DOCKER_SANDBOX_PREWARM=auto run -0 sbx-run -P -s pi-sbx-4242-linked -w "$WS/linked"
+	[ "$(stub_count)" -eq 0 ]
+	# a bad value is refused as every setting is, before any sbx call
+	DOCKER_SANDBOX_PREWARM=maybe run -64 --separate-stderr sbx-run -P -s "$N"
+	[ "$stderr" = "sbx-run: DOCKER_SANDBOX_PREWARM: expected auto, 1, true, yes, on, 0, false, no or off" ]
+	[ "$(stub_count)" -eq 0 ]
+}
+
 @test "prewarm: a failed -P passes sbx's words on, records them, and the next call reports them once, with its status and no sbx call" {
 	echo 1 >"$SBX_STUB_DIR/rc.create"
 	printf 'ERROR: Not authenticated to Docker\n\nSign in with: sbx login\n' >"$SBX_STUB_DIR/err.create"

@@ -1,30 +1,11 @@
 /*
  * Provisioning before the first call: `sbx-run -P` in the background once
- * the watcher is armed, when DOCKER_SANDBOX_PREWARM says so.  A docker
- * call waits for it to hold the provisioning lock, then for the lock.
+ * the watcher is armed, with DOCKER_SANDBOX_PREWARM's effective value;
+ * sbx-run decides what it means.  A docker call waits for it to hold the
+ * provisioning lock, then for the lock.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { readdirSync } from "node:fs";
 import { Cancelled } from "./proc.ts";
-
-// a Dockerfile or Containerfile (Dockerfile.dev, api.dockerfile too), a compose file
-const DOCKERFILE = /^(?:(?:docker|container)file(?:\.[^/]+)?|[^/]+\.(?:docker|container)file)$/i;
-const COMPOSE = /^(?:docker-)?compose(?:\.[\w.-]+)?\.ya?ml$/i;
-
-/** Does the workspace show docker will be used?  Its own entries only: a link counts for nothing. */
-export function usesDocker(root: string): boolean {
-	let entries;
-	try {
-		entries = readdirSync(root, { withFileTypes: true });
-	} catch {
-		return false;
-	}
-	return entries.some((e) => (e.isFile() && (DOCKERFILE.test(e.name) || COMPOSE.test(e.name))) || (e.isDirectory() && e.name === ".devcontainer"));
-}
-
-export function wanted(setting: string, root: string): boolean {
-	return setting === "1" || (setting === "auto" && usesDocker(root));
-}
 
 export class Prewarm {
 	private child?: ChildProcess;

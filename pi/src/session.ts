@@ -8,7 +8,7 @@ import { realpathSync } from "node:fs";
 import type { Socket } from "node:net";
 import type { AgentToolUpdateCallback } from "@mariozechner/pi-coding-agent";
 import { findProgram, pinnedName, type Program, requireProgram, settings } from "./config.ts";
-import { Prewarm, wanted } from "./prewarm.ts";
+import { Prewarm } from "./prewarm.ts";
 import { type LogSink, type RunResult, runProgram } from "./proc.ts";
 import { EX } from "./status.ts";
 import { guardWorkspace, programEnv } from "./trust.ts";
@@ -262,12 +262,13 @@ export class Session {
 		this.lifeline = undefined;
 	}
 
-	/** Provision in the background when the settings say so, once the watcher is armed. */
+	/** Provision in the background once the watcher is armed; sbx-run -P decides from the setting. */
 	startPrewarm(): boolean {
 		if (this.warm || this.ended || !this.lifeline || this.lifeline.destroyed) return false;
 		const c = settings();
-		if (c.DOCKER_SANDBOX_AUTOCREATE === "0" || !wanted(c.DOCKER_SANDBOX_PREWARM, this.root)) return false;
-		this.warm = new Prewarm(requireProgram("sbx-run"), ["-s", this.sandbox(), "-w", this.root], programEnv());
+		if (c.DOCKER_SANDBOX_AUTOCREATE === "0") return false;
+		const env = { ...programEnv(), DOCKER_SANDBOX_PREWARM: c.DOCKER_SANDBOX_PREWARM };
+		this.warm = new Prewarm(requireProgram("sbx-run"), ["-s", this.sandbox(), "-w", this.root], env);
 		return true;
 	}
 

@@ -1,19 +1,15 @@
 /*
- * prewarm.c: provisioning ahead of the first call (-P), and what a later
- * call learns of it.
- *
- * sbx-run -P takes the sandbox's provisioning lock, then lets its
- * standard output go (a caller that started it in the background reads
- * EOF there: from now on a call waits for this one), and provisions in
- * a child whose standard error it passes on and keeps.  It writes how
- * that ended to NAME.prewarm before it lets the lock go, so a call that
- * waited on the lock finds a failure there, with what was said, and
- * reports it instead of provisioning a second time.  The watcher holds
- * the VM up for a while after a prewarm that succeeded (sbx-watch(8)).
+ * warmstart.c: provisioning ahead of the first call (-P).  It holds the
+ * provisioning lock, lets standard output go (a background caller reads
+ * EOF: calls now wait for it), provisions, and writes how that ended to
+ * NAME.prewarm before the lock goes, so a call that waited finds a
+ * failure there and reports it instead of provisioning again.
  */
 #include <sys/types.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <dirent.h>
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -22,9 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxconf.h"
 #include "sbxstate.h"
 #include "sbx-run.h"
 
@@ -106,9 +104,110 @@ pass_words(int fd, char *keep)
 	return len;
 }
 
-/* -P: provision now; the usual statuses. */
+/*
+ * Dockerfile or Containerfile, with a suffix (Dockerfile.dev) or without,
+ * or one such as api.dockerfile; in any case.
+ */
+static int
+dockerfile(const char *s)
+{
+	static const char *const stem[] = { "dockerfile", "containerfile" };
+	size_t i, n, len = strlen(s);
+
+	for (i = 0; i < sizeof(stem) / sizeof(stem[0]); i++) {
+		n = strlen(stem[i]);
+		if (strncasecmp(s, stem[i], n) == 0 && (s[n] == '\0' ||
+		    (s[n] == '.' && s[n + 1] != '\0')))
+			return 1;
+		if (len > n + 1 && s[len - n - 1] == '.' &&
+		    strcasecmp(s + len - n, stem[i]) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* compose.yaml, docker-compose.yml, compose.dev.yaml and the like. */
+static int
+composefile(const char *s)
+{
+	const char *end, *p;
+	size_t len;
+
+	if (strncasecmp(s, "docker-", 7) == 0)
+		s += 7;
+	if (strncasecmp(s, "compose", 7) != 0)
+		return 0;
+	len = strlen(s += 7);
+	if (len >= 4 && strcasecmp(s + len - 4, ".yml") == 0)
+		end = s + len - 4;
+	else if (len >= 5 && strcasecmp(s + len - 5, ".yaml") == 0)
+		end = s + len - 5;
+	else
+		return 0;
+	if (end == s)
+		return 1;
+	if (*s != '.' || end == s + 1)
+		return 0;
+	for (p = s + 1; p < end; p++)
+		if (!(*p >= 'a' && *p <= 'z') && !(*p >= 'A' && *p <= 'Z') &&
+		    !(*p >= '0' && *p <= '9') && strchr("_.-", *p) == NULL)
+			return 0;
+	return 1;
+}
+
+/*
+ * Does the workspace show docker will be used?  Its own entries only, as
+ * they are (a link counts for nothing: it may point anywhere), so the
+ * look costs one directory read.
+ */
+static int
+usesdocker(const char *ws)
+{
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int found = 0;
+
+	if ((d = opendir(ws)) == NULL)
+		return 0;
+	while (!found && (de = readdir(d)) != NULL) {
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ==
+		    -1)
+			continue;
+		if (S_ISREG(st.st_mode))
+			found = dockerfile(de->d_name) ||
+			    composefile(de->d_name);
+		else if (S_ISDIR(st.st_mode))
+			found = strcmp(de->d_name, ".devcontainer") == 0;
+	}
+	closedir(d);
+	return found;
+}
+
+/*
+ * Is there a prewarm to do?  DOCKER_SANDBOX_PREWARM as the caller set it
+ * (the pi extension passes its effective value at every session start):
+ * 0 no, 1 yes, auto when the workspace shows docker will be used.  Unset,
+ * -P does as it was asked.
+ */
+static int
+wanted(const struct request *r)
+{
+	if (sbx_conf_given(SBX_CONF_PREWARM) == NULL)
+		return 1;
+	switch (sbx_xconf_word(SBX_CONF_PREWARM)) {
+	case SBX_PREWARM_NEVER:
+		return 0;
+	case SBX_PREWARM_AUTO:
+		return usesdocker(r->workspace ? r->workspace : ".");
+	default:
+		return 1;
+	}
+}
+
+/* -P: provision now, if wanted; the usual statuses. */
 int
-prewarm(struct request *r, char **av, int in)
+warmstart(struct request *r, char **av, int in)
 {
 	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
 	struct sigaction sa;
@@ -116,6 +215,8 @@ prewarm(struct request *r, char **av, int in)
 	size_t len, i;
 	int dfd, lfd, fd, p[2], ws, status, e;
 
+	if (!wanted(r))
+		return SBX_EX_OK;
 	if ((dfd = sbx_xstate_open(statedir, sizeof(statedir))) == -1)
 		exit(SBX_EX_FAIL);
 	lfd = provision_lock(r, dfd, statedir);
@@ -174,7 +275,7 @@ prewarm(struct request *r, char **av, int in)
  * prewarm that failed.  No state directory yet: nothing to wait for.
  */
 void
-prewarm_await(const struct request *r)
+warmstart_await(const struct request *r)
 {
 	char path[PATH_MAX];
 	int dfd, lfd;
@@ -189,9 +290,34 @@ prewarm_await(const struct request *r)
 		if ((dfd = sbx_xstate_open(path, sizeof(path))) == -1)
 			exit(SBX_EX_FAIL);
 		lfd = provision_lock(r, dfd, path);
-		prewarm_report(r, dfd);
+		warmstart_report(r, dfd);
 		close(lfd);
 	} else
-		prewarm_report(r, dfd);
+		warmstart_report(r, dfd);
 	close(dfd);
+}
+
+/*
+ * Under the lock, or with none held: a prewarm that failed is reported
+ * once, by the call that finds it, with its status and what it said;
+ * the next call provisions anew.
+ */
+void
+warmstart_report(const struct request *r, int dfd)
+{
+	char said[2 * SBX_PREWARM_SAID], file[SBX_MARKER_MAX];
+	long long when;
+	int status;
+
+	if (sbx_prewarm_read(dfd, r->name, &when, &status, said,
+	    sizeof(said)) == -1 || status == 0)
+		return;
+	(void)sbx_marker_path(file, sizeof(file), r->name, SBX_M_PREWARM);
+	(void)sbx_state_remove(dfd, file);
+	warnx("sandbox %s: provisioning it ahead of this call (sbx-run -P) "
+	    "failed, exit %d; the next call tries again.  It said:", r->name,
+	    status);
+	/* what -P printed, escaped there: escaping it again would double */
+	(void)sbx_writeall(STDERR_FILENO, said, strlen(said));
+	exit(status);
 }
