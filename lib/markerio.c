@@ -11,7 +11,7 @@
  * a teardown gave up.  NAME.prewarm (sbx-run -P) says when its
  * provisioning ended ("time=") and with what status ("status="), and
  * after a failure what it said, a "said=" line for each line.  NAME.ports
- * is sbx-ports' own (sbx-ports/portsmark.c).
+ * is sbx-ports' own (sbx-ports/portsmarker.c).
  */
 #include <errno.h>
 #include <fcntl.h>

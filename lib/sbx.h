@@ -6,7 +6,7 @@
  *	sbxconf.h	the settings, the child's environment, sandbox names
  *	sbxchild.h	child processes: spawn, supervise, capture, self-pipe
  *	sbxcli.h	the sbx CLI: which one, one call of it, its words
- *	sbxmark.h	the marks that let one exec end what another started
+ *	sbxstamp.h	the stamps that let one exec end what another started
  *	sbxstate.h	the state directory: files, locks, markers
  *	sbxtime.h	the monotonic clock
  *	sbxjson.h	JSON in and out

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "sbx.h"
-#include "sbxmark.h"
+#include "sbxstamp.h"
 #include "sbx-run.h"
 
 #define END_TIMEOUT	15	/* seconds for the ending exec */
@@ -17,7 +17,7 @@
 /*
  * The words that run a command in the container of an inner exec: the
  * same docker (or compose, with its own options) and container, as root,
- * without a terminal.  NULL if there is no inner exec to mark.
+ * without a terminal.  NULL if there is no inner exec to stamp.
  */
 char **
 inner_words(char *const *av, int *target)
@@ -56,12 +56,12 @@ end_inside(const struct request *r, const char *what)
 	struct sbx_ended e;
 	char said[768];
 
-	if (sbx_mark_end(r->sbx, r->env, r->name, r->mark, r->inner,
+	if (sbx_stamp_end(r->sbx, r->env, r->name, r->stamp, r->inner,
 	    END_TIMEOUT, &e) == -1) {
 		warn("sandbox %s: %s; what it started inside may still run",
 		    r->name, what);
 		return;
 	}
-	sbx_mark_said(&e, r->container, said, sizeof(said));
+	sbx_stamp_said(&e, r->container, said, sizeof(said));
 	warnx("sandbox %s: %s; %s", r->name, what, said);
 }

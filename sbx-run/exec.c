@@ -1,5 +1,5 @@
 /*
- * exec.c: the one sbx exec of a call, its words (the mark before the
+ * exec.c: the one sbx exec of a call, its words (the stamp before the
  * command, docker pinned to the sandbox's socket) and its run: sbx's own
  * answers held back until it is known whether they are sbx's, a timeout
  * or a forwarded signal ending what the exec started (ending.c).
@@ -14,7 +14,7 @@
 #include "sbx.h"
 #include "sbxchild.h"
 #include "sbxcli.h"
-#include "sbxmark.h"
+#include "sbxstamp.h"
 #include "sbx-run.h"
 
 /*
@@ -51,10 +51,10 @@ restart_check(const struct request *r)
 }
 
 /*
- * sbx exec [-i] [-e NAME]... NAME -- MARK [docker -H SOCK] ARG..., where
- * MARK (sbx_mark_words) records the command before it runs, so that
+ * sbx exec [-i] [-e NAME]... NAME -- STAMP [docker -H SOCK] ARG..., where
+ * STAMP (sbx_stamp_words) records the command before it runs, so that
  * end_inside can end it.  An inner docker exec whose command is a shell
- * is marked in its container too, before that command.
+ * is stamped in its container too, before that command.
  */
 char **
 exec_argv(struct request *r, char **fwd, char **inner, int interactive,
@@ -68,11 +68,11 @@ exec_argv(struct request *r, char **fwd, char **inner, int interactive,
 		;
 	for (ni = 0; inner[ni] != NULL; ni++)
 		;
-	if (sbx_mark_new(r->mark, sizeof(r->mark)) == -1)
+	if (sbx_stamp_new(r->stamp, sizeof(r->stamp)) == -1)
 		err(SBX_EX_CANTRUN, "/dev/urandom");
 	if (!raw && (r->inner = inner_words(inner, &target)) != NULL)
 		r->container = inner[target];
-	if ((av = calloc(2 * nf + ni + 10 + 2 * SBX_MARK_NWORDS,
+	if ((av = calloc(2 * nf + ni + 10 + 2 * SBX_STAMP_NWORDS,
 	    sizeof(*av))) == NULL)
 		err(SBX_EX_CANTRUN, NULL);
 	n = 0;
@@ -86,8 +86,8 @@ exec_argv(struct request *r, char **fwd, char **inner, int interactive,
 	}
 	av[n++] = (char *)r->name;
 	av[n++] = "--";
-	sbx_mark_words(av + n, r->mark);
-	n += SBX_MARK_NWORDS;
+	sbx_stamp_words(av + n, r->stamp);
+	n += SBX_STAMP_NWORDS;
 	if (!raw) {
 		av[n++] = "docker";
 		av[n++] = "-H";
@@ -96,8 +96,8 @@ exec_argv(struct request *r, char **fwd, char **inner, int interactive,
 	for (i = 0; i < ni; i++) {
 		av[n++] = inner[i];
 		if ((int)i == target) {
-			sbx_mark_words(av + n, r->mark);
-			n += SBX_MARK_NWORDS;
+			sbx_stamp_words(av + n, r->stamp);
+			n += SBX_STAMP_NWORDS;
 		}
 	}
 	av[n] = NULL;

@@ -3,8 +3,8 @@
  * succeeded.  The entry of the workspace is checked on the host first
  * (img_scan: an archive that names anything, that cannot be read
  * plainly or that holds compressed data is refused and deleted); then a
- * detached child holds the sandbox's load lock and makes one marked call,
- * `sbx exec -i NAME -- MARK sh -c SCRIPT sh STORE REF...`, whose stdin is
+ * detached child holds the sandbox's load lock and makes one stamped call,
+ * `sbx exec -i NAME -- STAMP sh -c SCRIPT sh STORE REF...`, whose stdin is
  * the archive the host writes from the members it checked (img_write),
  * never the file itself: the store must be the one saved from, the
  * archive loads (tag-less), each reference the host recorded is pulled,
@@ -169,7 +169,7 @@ load_writer(int afd, const struct img_archive *a, int *in)
 }
 
 /*
- * The detached child's one call, marked as every exec is, so that a load
+ * The detached child's one call, stamped as every exec is, so that a load
  * past its bound is ended inside before the lock is let go: its status,
  * SCRIPT_BOUND if it reached the bound, SCRIPT_CHANGED if the archive
  * could not be written whole.
@@ -178,8 +178,8 @@ static int
 load_call(const struct request *r, int afd, const struct img_archive *a,
     const struct sbx_imgmeta *m)
 {
-	char *argv[12 + SBX_MARK_NWORDS + SBX_IMG_REFS_MAX];
-	char mark[SBX_MARK_LEN + 1];
+	char *argv[12 + SBX_STAMP_NWORDS + SBX_IMG_REFS_MAX];
+	char stamp[SBX_STAMP_LEN + 1];
 	struct sbx_spawn s;
 	struct sbx_result c;
 	struct sbx_ended e;
@@ -187,15 +187,15 @@ load_call(const struct request *r, int afd, const struct img_archive *a,
 	pid_t w;
 	int st, in, ws;
 
-	if (sbx_mark_new(mark, sizeof(mark)) == -1)
+	if (sbx_stamp_new(stamp, sizeof(stamp)) == -1)
 		return -1;
 	argv[n++] = (char *)r->sbx;
 	argv[n++] = "exec";
 	argv[n++] = "-i";
 	argv[n++] = (char *)r->name;
 	argv[n++] = "--";
-	sbx_mark_words(argv + n, mark);
-	n += SBX_MARK_NWORDS;
+	sbx_stamp_words(argv + n, stamp);
+	n += SBX_STAMP_NWORDS;
 	argv[n++] = "sh";
 	argv[n++] = "-c";
 	argv[n++] = (char *)load_sh;
@@ -222,7 +222,7 @@ load_call(const struct request *r, int afd, const struct img_archive *a,
 		return -1;
 	st = c.status;
 	if (c.timedout || c.signo != 0) {
-		(void)sbx_mark_end(r->sbx, r->env, r->name, mark, NULL,
+		(void)sbx_stamp_end(r->sbx, r->env, r->name, stamp, NULL,
 		    LOAD_END_TIMEOUT, &e);
 		st = SCRIPT_BOUND;
 	} else if (st == 0 && (!WIFEXITED(ws) ||

@@ -3,15 +3,15 @@
  * two first calls to start sbx's daemon.  An exec's stderr may be its
  * command's own, and a command can print sbx's race answer and exit 1,
  * so the words alone never make it run again: one short second exec asks
- * the exec's mark (lib/mark.c), and only a command that never began is
- * run again, under a fresh mark, a bounded few times.  Nothing extra is
+ * the exec's stamp (lib/stamp.c), and only a command that never began is
+ * run again, under a fresh stamp, a bounded few times.  Nothing extra is
  * run in the steady state.
  */
 #include <unistd.h>
 
 #include "sbx.h"
 #include "sbxcli.h"
-#include "sbxmark.h"
+#include "sbxstamp.h"
 #include "sbxtime.h"
 #include "sbx-run.h"
 
@@ -34,11 +34,11 @@ exec_first(struct request *r, char **av, int in, int *absent,
 		*absent = said == SAID_ABSENT;
 		if (said != SAID_RACE)
 			return status;
-		if (try == SBX_RACE_TRIES || sbx_mark_began(r->sbx, r->env,
-		    r->name, r->mark, ASK_TIMEOUT))
+		if (try == SBX_RACE_TRIES || sbx_stamp_began(r->sbx, r->env,
+		    r->name, r->stamp, ASK_TIMEOUT))
 			break;
-		/* av holds r->mark: each try is told apart from the last */
-		if (sbx_mark_new(r->mark, sizeof(r->mark)) == -1)
+		/* av holds r->stamp: each try is told apart from the last */
+		if (sbx_stamp_new(r->stamp, sizeof(r->stamp)) == -1)
 			break;
 		sbx_buf_free(held);
 		sbx_pause_ms(delay);

@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "sbx.h"
-#include "sbxmark.h"
+#include "sbxstamp.h"
 
 /* What this call of sbx-run was asked, and what it learns on the way. */
 struct request {
@@ -20,10 +20,10 @@ struct request {
 	int		 given;		/* -t or DOCKER_SANDBOX_TIMEOUT was set */
 	pid_t		 session;	/* our parent when we started */
 	char		 before[4096];	/* NAME.created before the exec, or "" */
-	char		 wsmark[4096];	/* the workspace NAME.created names */
+	char		 wsmarker[4096];	/* the workspace NAME.created names */
 	char		 wscall[4096];	/* the one this call would mount */
 	char		*ws[3];		/* those of them known; NULL-ended */
-	char		 mark[SBX_MARK_LEN + 1];	/* of this run's exec */
+	char		 stamp[SBX_STAMP_LEN + 1];	/* of this run's exec */
 	char		**inner;	/* ends it in its container, or NULL */
 	const char	*container;	/* that container (or service) */
 	int		 prewarm;	/* -P's provisioning: its parent holds the lock */

@@ -1,5 +1,5 @@
 /*
- * portsmark.c: NAME.ports, the mappings sbx-ports made, so a later sync
+ * portsmarker.c: NAME.ports, the mappings sbx-ports made, so a later sync
  * removes only its own: lines "PROTO HOSTPORT SANDBOXPORT".  Unlike the
  * other markers (lib/markerio.c) it is not "key=value", and only
  * sbx-ports reads or writes it.
@@ -26,7 +26,7 @@
 
 /* NAME.ports into l, appended; none is no error, a bad line is dropped. */
 int
-portsmark_read(int dfd, const char *name, struct sbx_ports *l)
+portsmarker_read(int dfd, const char *name, struct sbx_ports *l)
 {
 	char file[SBX_MARKER_MAX], buf[8192], *line, *next;
 	char proto[8], host[8], vm[8];
@@ -56,7 +56,7 @@ portsmark_read(int dfd, const char *name, struct sbx_ports *l)
 
 /* Write NAME.ports as l; an empty l removes it. */
 int
-portsmark_write(int dfd, const char *name, const struct sbx_ports *l)
+portsmarker_write(int dfd, const char *name, const struct sbx_ports *l)
 {
 	char file[SBX_MARKER_MAX], line[48];
 	struct sbx_buf b;
@@ -88,7 +88,7 @@ portsmark_write(int dfd, const char *name, const struct sbx_ports *l)
  * Returns the descriptor that holds it.
  */
 int
-portsmark_lock(const struct ctx *c)
+portsmarker_lock(const struct ctx *c)
 {
 	long long ms;
 	pid_t pid;
@@ -109,7 +109,7 @@ portsmark_lock(const struct ctx *c)
 
 /* warn(3) of a failed read or write, naming STATEDIR/NAME.ports. */
 void
-portsmark_warn(const char *statedir, const char *name)
+portsmarker_warn(const char *statedir, const char *name)
 {
 	char file[SBX_MARKER_MAX] = "";
 	int e = errno;
