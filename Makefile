@@ -8,7 +8,7 @@ include config.mk
 # alphabetical: the archive lets the linker find the order
 LIBOBJ = lib/capture.o lib/clock.o lib/conf.o lib/confparse.o \
 	lib/createargv.o lib/detach.o lib/env.o lib/guard.o lib/holdargv.o \
-	lib/imgcache.o lib/imglru.o lib/imgmeta.o lib/io.o lib/json.o \
+	lib/imgcache.o lib/imgevict.o lib/imgmeta.o lib/io.o lib/json.o \
 	lib/jsonout.o lib/lock.o lib/marker.o lib/markerio.o lib/name.o \
 	lib/num.o lib/portcli.o lib/portspec.o lib/proc.o lib/relay.o \
 	lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o lib/sbxline.o lib/sbxls.o \
@@ -24,7 +24,7 @@ RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
 	sbx-run/imgwrite.o
 WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/teardown.o \
 	sbx-watch/pidwait.o sbx-watch/prewarm.o sbx-watch/imgsave.o
-GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o sbx-gc/rfc3339.o sbx-gc/imgevict.o
+GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o sbx-gc/rfc3339.o
 PORTSOBJ = sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-ports/hostport.o \
 	sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/portsmarker.o
 VERIFYOBJ = sbx-verify/sbx-verify.o sbx-verify/result.o sbx-verify/probe.o \
@@ -51,13 +51,13 @@ $(LIBOBJ) $(BIN:=.o) $(RUNOBJ) $(WATCHOBJ) $(GCOBJ) $(PORTSOBJ) \
 # marks from the #include lines; make lint checks that they agree.
 # header rules: begin
 lib/conf.o lib/confparse.o lib/createargv.o lib/env.o lib/guard.o \
-	lib/imgcache.o lib/imglru.o lib/jsonout.o lib/name.o \
-	lib/portcli.o lib/portspec.o lib/relay.o lib/sbxcall.o \
-	lib/sbxcli.o lib/sbxline.o lib/sbxsays.o lib/selfpipe.o \
-	lib/shown.o lib/sibling.o lib/spawn.o lib/stamp.o lib/stampsh.o \
+	lib/imgcache.o lib/jsonout.o lib/name.o lib/portcli.o \
+	lib/portspec.o lib/relay.o lib/sbxcall.o lib/sbxcli.o \
+	lib/sbxline.o lib/sbxsays.o lib/selfpipe.o lib/shown.o \
+	lib/sibling.o lib/spawn.o lib/stamp.o lib/stampsh.o \
 	lib/supervise.o: lib/sbx-internal.h
 lib/capture.o lib/conf.o lib/confparse.o lib/createargv.o lib/detach.o \
-	lib/env.o lib/guard.o lib/holdargv.o lib/imgcache.o lib/imglru.o \
+	lib/env.o lib/guard.o lib/holdargv.o lib/imgcache.o \
 	lib/imgmeta.o lib/io.o lib/json.o lib/jsonout.o lib/lock.o \
 	lib/marker.o lib/markerio.o lib/name.o lib/num.o lib/portcli.o \
 	lib/portspec.o lib/proc.o lib/relay.o lib/sbxcall.o lib/sbxcli.o \
@@ -99,16 +99,15 @@ lib/conf.o lib/createargv.o lib/holdargv.o lib/portcli.o lib/sbxcall.o \
 	sbx-verify/scports.o sbx-verify/scremove.o \
 	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
 	sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxcli.h
-lib/conf.o lib/confparse.o lib/env.o lib/imglru.o lib/marker.o \
+lib/conf.o lib/confparse.o lib/env.o lib/imgevict.o lib/marker.o \
 	lib/name.o lib/sbxcli.o lib/statedir.o sbx-env/sbx-env.o \
-	sbx-gc/imgevict.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
-	sbx-ports/sbx-ports.o sbx-run/imgload.o sbx-run/orphan.o \
-	sbx-run/provision.o sbx-run/sbx-run.o sbx-verify/checks.o \
-	sbx-verify/probe.o sbx-verify/sbx-verify.o \
-	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
-	sbx-watch/pidwait.o sbx-watch/prewarm.o sbx-watch/sbx-watch.o \
-	sbx-watch/teardown.o: lib/sbxconf.h
-lib/imgcache.o lib/imglru.o lib/imgmeta.o sbx-gc/imgevict.o \
+	sbx-gc/markers.o sbx-gc/sbx-gc.o sbx-ports/sbx-ports.o \
+	sbx-run/imgload.o sbx-run/orphan.o sbx-run/provision.o \
+	sbx-run/sbx-run.o sbx-verify/checks.o sbx-verify/probe.o \
+	sbx-verify/sbx-verify.o sbx-verify/selfcheck.o \
+	sbx-watch/imgsave.o sbx-watch/loop.o sbx-watch/pidwait.o \
+	sbx-watch/prewarm.o sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxconf.h
+lib/imgcache.o lib/imgevict.o lib/imgmeta.o sbx-gc/sbx-gc.o \
 	sbx-run/imgload.o sbx-watch/imgsave.o: lib/sbximg.h
 lib/json.o lib/jsonout.o lib/portspec.o lib/sbxls.o sbx-env/sbx-env.o \
 	sbx-gc/sbx-gc.o sbx-ports/dockerps.o sbx-ports/sbx-ports.o \
@@ -140,7 +139,7 @@ lib/imgcache.o lib/lock.o lib/marker.o lib/markerio.o lib/portcli.o \
 lib/clock.o lib/lock.o lib/sbxcall.o lib/supervise.o sbx-run/race.o \
 	sbx-verify/sccall.o sbx-verify/scguest.o sbx-watch/imgsave.o \
 	sbx-watch/loop.o sbx-watch/teardown.o: lib/sbxtime.h
-sbx-gc/imgevict.o sbx-gc/markers.o sbx-gc/rfc3339.o sbx-gc/sbx-gc.o: sbx-gc/sbx-gc.h
+sbx-gc/markers.o sbx-gc/rfc3339.o sbx-gc/sbx-gc.o: sbx-gc/sbx-gc.h
 sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/hostport.o \
 	sbx-ports/portsmarker.o sbx-ports/sbx-ports.o sbx-ports/sync.o: sbx-ports/sbx-ports.h
 sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o sbx-run/exec.o \

@@ -112,10 +112,6 @@ const char *sbx_line_name(const char *);
 int	 sbx_says_unknown_verb(const char *, const char *);	/* portcli.c */
 int	 sbx_says_unknown_flag(const char *, const char *);	/* sbxcall.c */
 
-/* imgcache.c: an entry's name and size, for imglru.c's sweep */
-int	 sbx_img_isname(const char *);
-long long sbx_img_bytes(int, const char *, long long *);
-
 /* stampsh.c: the shell text of stamp.c */
 extern const char sbx_stamp_prologue[];
 extern const char sbx_stamp_ender[];

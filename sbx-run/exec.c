@@ -119,7 +119,7 @@ exec_once(struct request *r, char **av, int in, int *said,
 	char why[64];
 	int status;
 
-	img_wait(r);	/* a load of the image cache in flight */
+	imgload_wait(r);	/* a load of the image cache in flight */
 	memset(&s, 0, sizeof(s));
 	s.argv = av;
 	s.envp = r->env;

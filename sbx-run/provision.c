@@ -190,7 +190,7 @@ create(const struct request *r, const struct create *c, int dfd,
 			warn("%s", created);	/* the intent stays */
 		}
 		sbx_result_free(&cmd);
-		img_load(r, dfd, c->workspace);	/* the project's images */
+		imgload(r, dfd, c->workspace);	/* the project's images */
 		return PROV_RETRY;
 	}
 	status = cmd.status;
