@@ -208,11 +208,11 @@ void
 sbx_imgevict_sweep(unsigned flags)
 {
 	char path[PATH_MAX];
+	long long budget = sbx_xconf_image_cache();
 	int root;
 
 	if ((root = sbx_imgcache_open(NULL, 0, path, sizeof(path))) == -1)
 		return;
-	(void)sbx_imgevict(root, sbx_xconf_image_cache(), NULL,
-	    flags | SBX_IMG_STALE);
+	(void)sbx_imgevict(root, budget, NULL, flags | SBX_IMG_STALE);
 	close(root);
 }

@@ -61,7 +61,7 @@ main(int argc, char *argv[])
 		else if (between != NULL && system(between) != 0)
 			errx(SBX_EX_FAIL, "%s failed", between);
 		else if (imgwrite(fd, &a, STDOUT_FILENO) == -1)
-			err(SBX_EX_FAIL, "imgwrite");
+			err(SBX_EX_FAIL, "img_write");	/* the suite greps this */
 		else
 			free(a.m);
 	} else if ((rc = imgcheck(fd, limit, why, sizeof(why))) == 0)
