@@ -158,7 +158,7 @@ sbx_says_restart_line(const char *text, size_t len)
 /*
  * As sbx_says_notfound_line, for the daemon start race (DEN), which an
  * exec that lost it gives before it runs anything.  A command can print
- * it too: sbx-run asks the exec's mark before it runs anything again.
+ * it too: sbx-run asks the exec's stamp before it runs anything again.
  */
 int
 sbx_says_race_line(const char *text, size_t len)

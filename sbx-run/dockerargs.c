@@ -262,7 +262,7 @@ static const char *const exec_valued[] = {
 	"detach-keys", "env", "env-file", "index", "user", "workdir", NULL
 };
 
-/* A shell, by its last path component: the command can be marked with it. */
+/* A shell, by its last path component: the command can be stamped with it. */
 static int
 shell(const char *w)
 {
@@ -281,7 +281,7 @@ shell(const char *w)
 
 /*
  * An inner `docker exec` or `docker compose exec`, not detached, whose
- * command starts with a shell: that command can be marked inside its
+ * command starts with a shell: that command can be stamped inside its
  * container too.  Returns the index in av of its container (or service)
  * word, with *sub at the exec word, *top at the first word of the
  * subcommand (docker's, or "compose") and *index at the value of
