@@ -8,12 +8,12 @@ include config.mk
 # alphabetical: the archive lets the linker find the order
 LIBOBJ = lib/capture.o lib/clock.o lib/conf.o lib/confparse.o \
 	lib/createargv.o lib/detach.o lib/env.o lib/guard.o lib/holdargv.o \
-	lib/imgcache.o lib/imglru.o lib/imgmeta.o lib/io.o lib/json.o \
-	lib/jsonout.o lib/lock.o lib/mark.o lib/marker.o lib/markerio.o \
-	lib/marksh.o lib/name.o lib/num.o lib/portcli.o lib/portspec.o \
-	lib/proc.o lib/relay.o lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o \
-	lib/sbxline.o lib/sbxls.o lib/sbxsays.o lib/selfpipe.o lib/shown.o \
-	lib/sibling.o lib/spawn.o lib/state.o lib/statedir.o lib/supervise.o \
+	lib/imgcache.o lib/imgevict.o lib/imgmeta.o lib/io.o lib/json.o \
+	lib/jsonout.o lib/lock.o lib/marker.o lib/markerio.o lib/name.o \
+	lib/num.o lib/portcli.o lib/portspec.o lib/proc.o lib/relay.o \
+	lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o lib/sbxline.o lib/sbxls.o \
+	lib/sbxsays.o lib/selfpipe.o lib/shown.o lib/sibling.o lib/spawn.o \
+	lib/stamp.o lib/stampsh.o lib/state.o lib/statedir.o lib/supervise.o \
 	lib/unplaced.o
 BIN = sbx-env/sbx-env sbx-run/sbx-run sbx-watch/sbx-watch sbx-gc/sbx-gc \
 	sbx-ports/sbx-ports sbx-verify/sbx-verify
@@ -24,14 +24,14 @@ RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
 	sbx-run/imgwrite.o
 WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/teardown.o \
 	sbx-watch/pidwait.o sbx-watch/warmhold.o sbx-watch/imgsave.o
-GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o sbx-gc/rfc3339.o sbx-gc/imgevict.o
+GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o sbx-gc/rfc3339.o
 PORTSOBJ = sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-ports/hostport.o \
-	sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/portsmark.o
+	sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/portsmarker.o
 VERIFYOBJ = sbx-verify/sbx-verify.o sbx-verify/result.o sbx-verify/probe.o \
 	sbx-verify/answers.o sbx-verify/checks.o sbx-verify/selfcheck.o \
 	sbx-verify/sccall.o sbx-verify/scremove.o sbx-verify/scbasic.o \
 	sbx-verify/scguest.o sbx-verify/scports.o sbx-verify/scwords.o \
-	sbx-verify/scmark.o
+	sbx-verify/scstamp.o
 MAN1 = man/sbx-env.1 man/sbx-run.1 man/sbx-ports.1 man/sbx-verify.1
 MAN7 = man/sbx-tools.7
 MAN8 = man/sbx-gc.8 man/sbx-watch.8
@@ -51,22 +51,22 @@ $(LIBOBJ) $(BIN:=.o) $(RUNOBJ) $(WATCHOBJ) $(GCOBJ) $(PORTSOBJ) \
 # marks from the #include lines; make lint checks that they agree.
 # header rules: begin
 lib/conf.o lib/confparse.o lib/createargv.o lib/env.o lib/guard.o \
-	lib/imgcache.o lib/imglru.o lib/jsonout.o lib/mark.o \
-	lib/marksh.o lib/name.o lib/portcli.o lib/portspec.o lib/relay.o \
-	lib/sbxcall.o lib/sbxcli.o lib/sbxline.o lib/sbxsays.o \
-	lib/selfpipe.o lib/shown.o lib/sibling.o lib/spawn.o \
+	lib/imgcache.o lib/jsonout.o lib/name.o lib/portcli.o \
+	lib/portspec.o lib/relay.o lib/sbxcall.o lib/sbxcli.o \
+	lib/sbxline.o lib/sbxsays.o lib/selfpipe.o lib/shown.o \
+	lib/sibling.o lib/spawn.o lib/stamp.o lib/stampsh.o \
 	lib/supervise.o: lib/sbx-internal.h
 lib/capture.o lib/conf.o lib/confparse.o lib/createargv.o lib/detach.o \
-	lib/env.o lib/guard.o lib/holdargv.o lib/imgcache.o lib/imglru.o \
+	lib/env.o lib/guard.o lib/holdargv.o lib/imgcache.o \
 	lib/imgmeta.o lib/io.o lib/json.o lib/jsonout.o lib/lock.o \
-	lib/mark.o lib/marker.o lib/markerio.o lib/marksh.o lib/name.o \
-	lib/num.o lib/portcli.o lib/portspec.o lib/proc.o lib/relay.o \
-	lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o lib/sbxline.o \
-	lib/sbxls.o lib/sbxsays.o lib/selfpipe.o lib/shown.o \
-	lib/sibling.o lib/spawn.o lib/state.o lib/statedir.o \
-	lib/supervise.o lib/unplaced.o sbx-env/sbx-env.o \
-	sbx-gc/markers.o sbx-gc/sbx-gc.o sbx-ports/bound.o \
-	sbx-ports/dockerps.o sbx-ports/hostport.o sbx-ports/portsmark.o \
+	lib/marker.o lib/markerio.o lib/name.o lib/num.o lib/portcli.o \
+	lib/portspec.o lib/proc.o lib/relay.o lib/sbxcall.o lib/sbxcli.o \
+	lib/sbxgone.o lib/sbxline.o lib/sbxls.o lib/sbxsays.o \
+	lib/selfpipe.o lib/shown.o lib/sibling.o lib/spawn.o lib/stamp.o \
+	lib/stampsh.o lib/state.o lib/statedir.o lib/supervise.o \
+	lib/unplaced.o sbx-env/sbx-env.o sbx-gc/markers.o \
+	sbx-gc/sbx-gc.o sbx-ports/bound.o sbx-ports/dockerps.o \
+	sbx-ports/hostport.o sbx-ports/portsmarker.o \
 	sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-run/check.o \
 	sbx-run/dockerargs.o sbx-run/ending.o sbx-run/exec.o \
 	sbx-run/imgcheck.o sbx-run/imgjson.o sbx-run/imgload.o \
@@ -75,24 +75,23 @@ lib/capture.o lib/conf.o lib/confparse.o lib/createargv.o lib/detach.o \
 	sbx-run/warmstart.o sbx-run/workspace.o sbx-verify/answers.o \
 	sbx-verify/checks.o sbx-verify/probe.o sbx-verify/result.o \
 	sbx-verify/sbx-verify.o sbx-verify/scbasic.o sbx-verify/sccall.o \
-	sbx-verify/scguest.o sbx-verify/scmark.o sbx-verify/scports.o \
-	sbx-verify/scremove.o sbx-verify/scwords.o \
-	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
-	sbx-watch/pidwait.o sbx-watch/sbx-watch.o sbx-watch/teardown.o \
-	sbx-watch/warmhold.o: lib/sbx.h
-lib/capture.o lib/detach.o lib/guard.o lib/mark.o lib/portcli.o \
-	lib/proc.o lib/sbxcall.o lib/sbxgone.o lib/selfpipe.o \
-	lib/spawn.o lib/supervise.o lib/unplaced.o sbx-gc/markers.o \
+	sbx-verify/scguest.o sbx-verify/scports.o sbx-verify/scremove.o \
+	sbx-verify/scstamp.o sbx-verify/scwords.o sbx-verify/selfcheck.o \
+	sbx-watch/imgsave.o sbx-watch/loop.o sbx-watch/pidwait.o \
+	sbx-watch/sbx-watch.o sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbx.h
+lib/capture.o lib/detach.o lib/guard.o lib/portcli.o lib/proc.o \
+	lib/sbxcall.o lib/sbxgone.o lib/selfpipe.o lib/spawn.o \
+	lib/stamp.o lib/supervise.o lib/unplaced.o sbx-gc/markers.o \
 	sbx-gc/sbx-gc.o sbx-ports/sbx-ports.o sbx-ports/sync.o \
 	sbx-run/exec.o sbx-run/imgload.o sbx-run/orphan.o \
 	sbx-run/provision.o sbx-verify/probe.o sbx-verify/sbx-verify.o \
 	sbx-verify/scbasic.o sbx-verify/sccall.o sbx-verify/scguest.o \
-	sbx-verify/scmark.o sbx-verify/scports.o sbx-verify/scremove.o \
+	sbx-verify/scports.o sbx-verify/scremove.o sbx-verify/scstamp.o \
 	sbx-verify/scwords.o sbx-verify/selfcheck.o sbx-watch/imgsave.o \
 	sbx-watch/loop.o sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxchild.h
-lib/createargv.o lib/holdargv.o lib/mark.o lib/portcli.o lib/sbxcall.o \
-	lib/sbxcli.o lib/sbxgone.o lib/sbxls.o lib/sbxsays.o \
-	lib/sibling.o lib/unplaced.o sbx-env/sbx-env.o sbx-gc/sbx-gc.o \
+lib/createargv.o lib/holdargv.o lib/portcli.o lib/sbxcall.o lib/sbxcli.o \
+	lib/sbxgone.o lib/sbxls.o lib/sbxsays.o lib/sibling.o \
+	lib/stamp.o lib/unplaced.o sbx-env/sbx-env.o sbx-gc/sbx-gc.o \
 	sbx-ports/dockerps.o sbx-ports/sbx-ports.o sbx-ports/sync.o \
 	sbx-run/exec.o sbx-run/orphan.o sbx-run/provision.o \
 	sbx-run/race.o sbx-run/sbx-run.o sbx-verify/sbx-verify.o \
@@ -100,37 +99,37 @@ lib/createargv.o lib/holdargv.o lib/mark.o lib/portcli.o lib/sbxcall.o \
 	sbx-verify/scports.o sbx-verify/scremove.o \
 	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
 	sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxcli.h
-lib/conf.o lib/confparse.o lib/createargv.o lib/env.o lib/imglru.o \
+lib/conf.o lib/confparse.o lib/createargv.o lib/env.o lib/imgevict.o \
 	lib/marker.o lib/name.o lib/sbxcli.o lib/statedir.o \
-	sbx-env/sbx-env.o sbx-gc/imgevict.o sbx-gc/markers.o \
-	sbx-gc/sbx-gc.o sbx-ports/sbx-ports.o sbx-run/imgload.o \
-	sbx-run/orphan.o sbx-run/provision.o sbx-run/sbx-run.o \
-	sbx-run/warmstart.o sbx-verify/checks.o sbx-verify/probe.o \
-	sbx-verify/sbx-verify.o sbx-verify/selfcheck.o \
-	sbx-watch/imgsave.o sbx-watch/loop.o sbx-watch/pidwait.o \
-	sbx-watch/sbx-watch.o sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbxconf.h
-lib/imgcache.o lib/imglru.o lib/imgmeta.o sbx-gc/imgevict.o \
+	sbx-env/sbx-env.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
+	sbx-ports/sbx-ports.o sbx-run/imgload.o sbx-run/orphan.o \
+	sbx-run/provision.o sbx-run/sbx-run.o sbx-run/warmstart.o \
+	sbx-verify/checks.o sbx-verify/probe.o sbx-verify/sbx-verify.o \
+	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
+	sbx-watch/pidwait.o sbx-watch/sbx-watch.o sbx-watch/teardown.o \
+	sbx-watch/warmhold.o: lib/sbxconf.h
+lib/imgcache.o lib/imgevict.o lib/imgmeta.o sbx-gc/sbx-gc.o \
 	sbx-run/imgload.o sbx-watch/imgsave.o: lib/sbximg.h
 lib/json.o lib/jsonout.o lib/portspec.o lib/sbxls.o sbx-env/sbx-env.o \
 	sbx-gc/sbx-gc.o sbx-ports/dockerps.o sbx-ports/sbx-ports.o \
 	sbx-run/imgjson.o sbx-run/journal.o sbx-verify/result.o \
 	sbx-verify/scbasic.o sbx-verify/sccall.o: lib/sbxjson.h
-lib/mark.o sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o \
+lib/portcli.o lib/portspec.o sbx-ports/bound.o sbx-ports/dockerps.o \
+	sbx-ports/hostport.o sbx-ports/portsmarker.o \
+	sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-verify/answers.o \
+	sbx-verify/checks.o sbx-verify/probe.o sbx-verify/sbx-verify.o \
+	sbx-verify/scbasic.o sbx-verify/sccall.o sbx-verify/scguest.o \
+	sbx-verify/scports.o sbx-verify/scremove.o sbx-verify/scstamp.o \
+	sbx-verify/scwords.o sbx-verify/selfcheck.o: lib/sbxports.h
+lib/stamp.o sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o \
 	sbx-run/exec.o sbx-run/imgcheck.o sbx-run/imgjson.o \
 	sbx-run/imgload.o sbx-run/imgwrite.o sbx-run/journal.o \
 	sbx-run/orphan.o sbx-run/provision.o sbx-run/race.o \
 	sbx-run/sbx-run.o sbx-run/warmstart.o sbx-run/workspace.o \
-	sbx-verify/scmark.o: lib/sbxmark.h
-lib/portcli.o lib/portspec.o sbx-ports/bound.o sbx-ports/dockerps.o \
-	sbx-ports/hostport.o sbx-ports/portsmark.o sbx-ports/sbx-ports.o \
-	sbx-ports/sync.o sbx-verify/answers.o sbx-verify/checks.o \
-	sbx-verify/probe.o sbx-verify/sbx-verify.o sbx-verify/scbasic.o \
-	sbx-verify/sccall.o sbx-verify/scguest.o sbx-verify/scmark.o \
-	sbx-verify/scports.o sbx-verify/scremove.o sbx-verify/scwords.o \
-	sbx-verify/selfcheck.o: lib/sbxports.h
+	sbx-verify/scstamp.o: lib/sbxstamp.h
 lib/imgcache.o lib/lock.o lib/marker.o lib/markerio.o lib/portcli.o \
 	lib/sbxcall.o lib/state.o lib/statedir.o lib/unplaced.o \
-	sbx-gc/markers.o sbx-gc/sbx-gc.o sbx-ports/portsmark.o \
+	sbx-gc/markers.o sbx-gc/sbx-gc.o sbx-ports/portsmarker.o \
 	sbx-ports/sbx-ports.o sbx-run/check.o sbx-run/imgload.o \
 	sbx-run/journal.o sbx-run/orphan.o sbx-run/provision.o \
 	sbx-run/warmstart.o sbx-run/workspace.o sbx-verify/answers.o \
@@ -141,9 +140,9 @@ lib/imgcache.o lib/lock.o lib/marker.o lib/markerio.o lib/portcli.o \
 lib/clock.o lib/lock.o lib/sbxcall.o lib/supervise.o sbx-run/race.o \
 	sbx-verify/sccall.o sbx-verify/scguest.o sbx-watch/imgsave.o \
 	sbx-watch/loop.o sbx-watch/teardown.o: lib/sbxtime.h
-sbx-gc/imgevict.o sbx-gc/markers.o sbx-gc/rfc3339.o sbx-gc/sbx-gc.o: sbx-gc/sbx-gc.h
+sbx-gc/markers.o sbx-gc/rfc3339.o sbx-gc/sbx-gc.o: sbx-gc/sbx-gc.h
 sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/hostport.o \
-	sbx-ports/portsmark.o sbx-ports/sbx-ports.o sbx-ports/sync.o: sbx-ports/sbx-ports.h
+	sbx-ports/portsmarker.o sbx-ports/sbx-ports.o sbx-ports/sync.o: sbx-ports/sbx-ports.h
 sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o sbx-run/exec.o \
 	sbx-run/imgcheck.o sbx-run/imgjson.o sbx-run/imgload.o \
 	sbx-run/imgwrite.o sbx-run/journal.o sbx-run/orphan.o \
@@ -153,13 +152,12 @@ sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
 	sbx-verify/sbx-verify.o: sbx-verify/audit.h
 sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
 	sbx-verify/result.o sbx-verify/sbx-verify.o sbx-verify/scbasic.o \
-	sbx-verify/sccall.o sbx-verify/scguest.o sbx-verify/scmark.o \
-	sbx-verify/scports.o sbx-verify/scremove.o sbx-verify/scwords.o \
+	sbx-verify/sccall.o sbx-verify/scguest.o sbx-verify/scports.o \
+	sbx-verify/scremove.o sbx-verify/scstamp.o sbx-verify/scwords.o \
 	sbx-verify/selfcheck.o: sbx-verify/result.h
 sbx-verify/sbx-verify.o sbx-verify/scbasic.o sbx-verify/sccall.o \
-	sbx-verify/scguest.o sbx-verify/scmark.o sbx-verify/scports.o \
-	sbx-verify/scremove.o sbx-verify/scwords.o \
-	sbx-verify/selfcheck.o: sbx-verify/sc.h
+	sbx-verify/scguest.o sbx-verify/scports.o sbx-verify/scremove.o \
+	sbx-verify/scstamp.o sbx-verify/scwords.o sbx-verify/selfcheck.o: sbx-verify/sc.h
 sbx-watch/imgsave.o sbx-watch/loop.o sbx-watch/pidwait.o \
 	sbx-watch/sbx-watch.o sbx-watch/teardown.o sbx-watch/warmhold.o: sbx-watch/sbx-watch.h
 # header rules: end

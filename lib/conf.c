@@ -1,13 +1,9 @@
 /*
- * conf.c: the DOCKER_SANDBOX* settings.  The table below is the one list
- * of them: the bit a program asks by, the variable, its kind, its default
- * and, for a setting of a few words, the words and what each stands for;
- * the readers, sbx_xconf_check() and, through sbx-env -c, the test suites
- * all read it, so a new setting is a row, a bit in sbxconf.h and an entry
- * in sbx-tools(7).  The grammars of the values are in confparse.c.  A bad
- * value is a usage error (exit 64) naming the variable, never a silent
- * default, and sbx_xconf_check() finds it before a program's first sbx
- * call, whatever path would read it.
+ * conf.c: the DOCKER_SANDBOX* settings.  The table below is their one
+ * list (bit, variable, kind, default, and a word setting's words), read
+ * by every reader, sbx_xconf_check() and sbx-env -c: a new setting is a
+ * row, a bit in sbxconf.h and an entry in sbx-tools(7).  A bad value is
+ * exit 64 naming the variable, found before a program's first sbx call.
  */
 #include <err.h>
 #include <stdio.h>

@@ -1,16 +1,10 @@
 /*
- * imgcache.c: where the image cache lives, and its entries.  The root is
- * $XDG_CACHE_HOME/sbx-tools/images (XDG_CACHE_HOME absolute), else
- * $HOME/.cache/sbx-tools/images.  Each level is opened with O_NOFOLLOW
- * from the one above (openat), made 0700 when missing, and must be ours
- * and writable by nobody else; the root must not lie at or under the
- * session's workspace, by identity, since the agent writes there.  One
- * entry per project: a directory DEV-INO of the workspace's identity,
- * holding `archive` (docker save's tar) and `meta` (meta.c's lines).
- * An entry is replaced whole: a fill makes the new one aside and renames
- * it in under the cache's lock, so a reader finds the old or the new.
- * A cache that cannot be had is one warning and no cache: nothing fails
- * because of it.
+ * imgcache.c: where the image cache lives, and its entries: one a
+ * project, DEV-INO of the workspace, holding `archive` and `meta`.  Each
+ * level is opened O_NOFOLLOW, 0700, ours and writable by nobody else, and
+ * never at or under the workspace.  An entry is replaced whole, renamed
+ * in under the cache's lock.  A cache that cannot be had is one warning
+ * and no cache.
  */
 #include <sys/stat.h>
 
@@ -105,7 +99,7 @@ under(int fd, const struct stat *ws)
  * Any other failure is one warning.  path gets the root's path.
  */
 int
-sbx_img_open(const char *ws, int create, char *path, size_t size)
+sbx_imgcache_open(const char *ws, int create, char *path, size_t size)
 {
 	static const char *const mine[] = { "sbx-tools", "images" };
 	struct stat wst;
@@ -156,7 +150,7 @@ bad:
 
 /* The entry of the workspace whose identity is st: "DEV-INO". */
 void
-sbx_img_name(char *buf, size_t size, const struct stat *st)
+sbx_imgcache_name(char *buf, size_t size, const struct stat *st)
 {
 	snprintf(buf, size, "%llu-%llu", (unsigned long long)st->st_dev,
 	    (unsigned long long)st->st_ino);
@@ -164,7 +158,7 @@ sbx_img_name(char *buf, size_t size, const struct stat *st)
 
 /* Is name an entry's name (digits, '-', digits)? */
 int
-sbx_img_isname(const char *name)
+sbx_imgcache_isname(const char *name)
 {
 	size_t d = strspn(name, "0123456789");
 
@@ -176,12 +170,12 @@ sbx_img_isname(const char *name)
 
 /* The entry's directory, as level() opens it; -1 (ENOENT: none yet). */
 int
-sbx_img_entry(int root, const char *name, int create)
+sbx_imgcache_entry(int root, const char *name, int create)
 {
 	char why[128];
 	int fd;
 
-	if (!sbx_img_isname(name)) {
+	if (!sbx_imgcache_isname(name)) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -196,7 +190,7 @@ sbx_img_entry(int root, const char *name, int create)
  * flags as open(2).  -1 with errno.
  */
 int
-sbx_img_file(int efd, const char *file, int flags)
+sbx_imgcache_file(int efd, const char *file, int flags)
 {
 	struct stat st;
 	int fd;
@@ -252,9 +246,9 @@ clear(int root, const char *name)
  * holds a directory).  0, or -1.
  */
 int
-sbx_img_drop(int root, const char *name)
+sbx_imgcache_drop(int root, const char *name)
 {
-	if (!sbx_img_isname(name)) {
+	if (!sbx_imgcache_isname(name)) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -266,14 +260,14 @@ sbx_img_drop(int root, const char *name)
  * dropped: a descriptor (close it to release), or -1.
  */
 int
-sbx_img_lock(int root)
+sbx_imgcache_lock(int root)
 {
 	return sbx_lock(root, LOCK_FILE, 1);
 }
 
 /* Is the entry name still the directory efd (no fill replaced it)? */
 int
-sbx_img_same(int root, const char *name, int efd)
+sbx_imgcache_same(int root, const char *name, int efd)
 {
 	struct stat a, b;
 
@@ -284,20 +278,20 @@ sbx_img_same(int root, const char *name, int efd)
 
 /*
  * A new entry for name, made aside (".fill.NAME.PID", its name in tmp):
- * filled there, it replaces the entry whole (sbx_img_commit) or goes
- * (sbx_img_abandon), so the entry is never half of each.  A descriptor,
+ * filled there, it replaces the entry whole (sbx_imgcache_commit) or goes
+ * (sbx_imgcache_abandon), so the entry is never half of each.  A descriptor,
  * or -1.
  */
 int
-sbx_img_fresh(int root, const char *name, char *tmp, size_t size)
+sbx_imgcache_fresh(int root, const char *name, char *tmp, size_t size)
 {
 	char why[128];
 
-	if (!sbx_img_isname(name)) {
+	if (!sbx_imgcache_isname(name)) {
 		errno = EINVAL;
 		return -1;
 	}
-	sbx_img_fillname(tmp, size, name, (long)getpid());
+	sbx_imgcache_fillname(tmp, size, name, (long)getpid());
 	(void)clear(root, tmp);
 	if (mkdirat(root, tmp, 0700) == -1)
 		return -1;
@@ -306,14 +300,14 @@ sbx_img_fresh(int root, const char *name, char *tmp, size_t size)
 
 /* The name of the new entry for name that process pid makes aside. */
 void
-sbx_img_fillname(char *buf, size_t size, const char *name, long pid)
+sbx_imgcache_fillname(char *buf, size_t size, const char *name, long pid)
 {
 	snprintf(buf, size, FILL_PREFIX "%s.%ld", name, pid);
 }
 
 /* Is name a new entry made aside, or an old one moved aside? */
 int
-sbx_img_aside(const char *name)
+sbx_imgcache_aside(const char *name)
 {
 	return strncmp(name, FILL_PREFIX, strlen(FILL_PREFIX)) == 0 ||
 	    strncmp(name, OLD_PREFIX, strlen(OLD_PREFIX)) == 0;
@@ -321,9 +315,9 @@ sbx_img_aside(const char *name)
 
 /* A new entry that will not be used, or an old one aside: it goes. */
 void
-sbx_img_abandon(int root, const char *tmp)
+sbx_imgcache_abandon(int root, const char *tmp)
 {
-	if (sbx_img_aside(tmp))
+	if (sbx_imgcache_aside(tmp))
 		(void)clear(root, tmp);
 }
 
@@ -334,19 +328,19 @@ sbx_img_abandon(int root, const char *tmp)
  * failure the old entry is put back as it was and tmp goes.  0, or -1.
  */
 int
-sbx_img_commit(int root, const char *tmp, const char *name)
+sbx_imgcache_commit(int root, const char *tmp, const char *name)
 {
 	char old[SBX_IMG_NAME_MAX + 32];
 	int lfd, had, rv = -1, e;
 
-	if (!sbx_img_isname(name) ||
+	if (!sbx_imgcache_isname(name) ||
 	    strncmp(tmp, FILL_PREFIX, strlen(FILL_PREFIX)) != 0) {
 		errno = EINVAL;
 		return -1;
 	}
-	if ((lfd = sbx_img_lock(root)) == -1) {
+	if ((lfd = sbx_imgcache_lock(root)) == -1) {
 		e = errno;
-		sbx_img_abandon(root, tmp);
+		sbx_imgcache_abandon(root, tmp);
 		errno = e;
 		return -1;
 	}
@@ -366,40 +360,8 @@ sbx_img_commit(int root, const char *tmp, const char *name)
 out:
 	e = errno;
 	if (rv == -1)
-		sbx_img_abandon(root, tmp);
+		sbx_imgcache_abandon(root, tmp);
 	close(lfd);
 	errno = e;
 	return rv;
-}
-
-/*
- * The bytes an entry takes (its regular files), and the newest change
- * among them in *mtime.
- */
-long long
-sbx_img_bytes(int root, const char *name, long long *mtime)
-{
-	struct dirent *de;
-	struct stat st;
-	DIR *dir;
-	long long n = 0;
-	int fd;
-
-	*mtime = 0;
-	if ((fd = openat(root, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1)
-		return 0;
-	if ((dir = fdopendir(fd)) == NULL) {
-		close(fd);
-		return 0;
-	}
-	while ((de = readdir(dir)) != NULL)
-		if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISREG(st.st_mode)) {
-			n += (long long)st.st_size;
-			if ((long long)st.st_mtime > *mtime)
-				*mtime = (long long)st.st_mtime;
-		}
-	closedir(dir);
-	return n;
 }

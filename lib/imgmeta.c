@@ -23,7 +23,7 @@
 
 /* A reference: [a-z0-9][a-z0-9._/:@-]*, at most 255 bytes, tag or digest. */
 int
-sbx_img_ref_valid(const char *s, size_t len)
+sbx_imgmeta_refvalid(const char *s, size_t len)
 {
 	const char *slash, *colon;
 	size_t i;
@@ -49,7 +49,7 @@ sbx_img_ref_valid(const char *s, size_t len)
 
 /* An image ID: sha256: and 64 lowercase hex digits. */
 int
-sbx_img_id_valid(const char *s, size_t len)
+sbx_imgmeta_idvalid(const char *s, size_t len)
 {
 	return len == 71 && strncmp(s, "sha256:", 7) == 0 &&
 	    strspn(s + 7, "0123456789abcdef") >= 64;
@@ -102,7 +102,7 @@ field(struct sbx_imgmeta *m, size_t k, const char *key, const char *v)
 	case 4:
 		return number(v, num[k - 2]);
 	default:
-		if (m->nrefs == SBX_IMG_REFS_MAX || !sbx_img_ref_valid(v, len))
+		if (m->nrefs == SBX_IMG_REFS_MAX || !sbx_imgmeta_refvalid(v, len))
 			return -1;
 		memcpy(m->refs[m->nrefs++], v, len + 1);
 		return 0;
@@ -111,7 +111,7 @@ field(struct sbx_imgmeta *m, size_t k, const char *key, const char *v)
 
 /* The meta of the entry efd into m; -1 (EINVAL: not a meta we wrote). */
 int
-sbx_img_meta_read(int efd, struct sbx_imgmeta *m)
+sbx_imgmeta_read(int efd, struct sbx_imgmeta *m)
 {
 	struct sbx_buf b;
 	char *line, *next, *eq;
@@ -120,7 +120,7 @@ sbx_img_meta_read(int efd, struct sbx_imgmeta *m)
 
 	memset(m, 0, sizeof(*m));
 	memset(&b, 0, sizeof(b));
-	if ((fd = sbx_img_file(efd, "meta", O_RDONLY)) == -1)
+	if ((fd = sbx_imgcache_file(efd, "meta", O_RDONLY)) == -1)
 		return -1;
 	if (sbx_buf_readfd(&b, fd, META_MAX + 1) == -1 || b.len > META_MAX ||
 	    b.data == NULL || memchr(b.data, '\0', b.len) != NULL)
@@ -150,7 +150,7 @@ out:
  * a reader finds the old one or the new one, whole.  0, or -1.
  */
 int
-sbx_img_meta_write(int efd, const struct sbx_imgmeta *m)
+sbx_imgmeta_write(int efd, const struct sbx_imgmeta *m)
 {
 	struct sbx_buf b;
 	char tmp[32], line[SBX_IMG_REF_MAX + 8];
@@ -177,7 +177,7 @@ sbx_img_meta_write(int efd, const struct sbx_imgmeta *m)
 	}
 	snprintf(tmp, sizeof(tmp), ".meta.%ld", (long)getpid());
 	(void)unlinkat(efd, tmp, 0);
-	if ((fd = sbx_img_file(efd, tmp, O_WRONLY | O_CREAT | O_EXCL)) == -1)
+	if ((fd = sbx_imgcache_file(efd, tmp, O_WRONLY | O_CREAT | O_EXCL)) == -1)
 		goto out;
 	if (sbx_writeall(fd, b.data, b.len) == -1 || fsync(fd) == -1) {
 		e = errno;
@@ -204,13 +204,13 @@ out:
  * identity)?  Inode reuse gives another directory the same name.
  */
 int
-sbx_img_current(const struct sbx_imgmeta *m, const char *name)
+sbx_imgmeta_current(const struct sbx_imgmeta *m, const char *name)
 {
 	struct stat st;
 	char want[SBX_IMG_NAME_MAX];
 
 	if (stat(m->workspace, &st) == -1 || !S_ISDIR(st.st_mode))
 		return 0;
-	sbx_img_name(want, sizeof(want), &st);
+	sbx_imgcache_name(want, sizeof(want), &st);
 	return strcmp(want, name) == 0;
 }

@@ -1,17 +1,7 @@
 /*
- * markerio.c: what the markers hold, one writer each (and their readers).
- * Every marker is lines of "key=value"; anything else in them is ignored,
- * and a missing or malformed field is EINVAL.  NAME.owner (sbx-watch)
- * holds the session process as "pid=", its start time as "start=" (0
- * when the platform cannot tell) and the watcher as "watcher=".
- * NAME.created (sbx-run) holds "created=" in Unix seconds; sbx-run
- * writes it twice: with state=creating before `sbx create` runs (the
- * intent, so an interrupted create is still torn down and swept), then
- * with state=ready once it succeeded.  NAME.failed (sbx-watch) says why
- * a teardown gave up.  NAME.prewarm (sbx-run -P) says when its
- * provisioning ended ("time=") and with what status ("status="), and
- * after a failure what it said, a "said=" line for each line.  NAME.ports
- * is sbx-ports' own (sbx-ports/portsmark.c).
+ * markerio.c: what the markers hold, one writer each, and their readers.
+ * Every marker is lines of "key=value"; anything else is ignored, and a
+ * missing or malformed field is EINVAL.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +13,16 @@
 
 #include "sbx.h"
 #include "sbxstate.h"
+
+/*
+ * NAME.owner (sbx-watch): "pid=", its start time "start=" (0 when the
+ * platform cannot tell), "watcher=".  NAME.created (sbx-run): "created="
+ * in Unix seconds, with state=creating before `sbx create` (the intent,
+ * so an interrupted create is still torn down), then state=ready.
+ * NAME.failed (sbx-watch): why a teardown gave up.  NAME.prewarm (sbx-run
+ * -P): "time=", "status=" and after a failure a "said=" line for each
+ * line said.  NAME.ports is sbx-ports' own (sbx-ports/portsmarker.c).
+ */
 
 static int
 field(const char *content, const char *key, long long min, long long max,

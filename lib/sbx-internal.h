@@ -79,7 +79,7 @@ int	 sbx_env_ishostset(const char *);
 int	 sbx_env_validname(const char *, size_t);
 int	 sbx_env_addnames(struct sbx_envpolicy *, const char *, const char *);
 
-/* name.c: random bytes (mark.c) */
+/* name.c: random bytes (stamp.c) */
 int	 sbx_urandom(unsigned char *, size_t);
 
 /* sbxcli.c: the search that sibling.c shares */
@@ -104,14 +104,10 @@ const char *sbx_line_name(const char *);
 int	 sbx_says_unknown_verb(const char *, const char *);	/* portcli.c */
 int	 sbx_says_unknown_flag(const char *, const char *);	/* sbxcall.c */
 
-/* imgcache.c: an entry's name and size, for imglru.c's sweep */
-int	 sbx_img_isname(const char *);
-long long sbx_img_bytes(int, const char *, long long *);
-
-/* marksh.c: the shell text of mark.c */
-extern const char sbx_mark_prologue[];
-extern const char sbx_mark_ender[];
-extern const char sbx_mark_asker[];
+/* stampsh.c: the shell text of stamp.c */
+extern const char sbx_stamp_prologue[];
+extern const char sbx_stamp_ender[];
+extern const char sbx_stamp_asker[];
 
 /* portspec.c: the parsers below sbxports.h (test/fuzz/ports) */
 int	 sbx_ports_sbxjson(const char *, size_t, struct sbx_ports *,

@@ -134,7 +134,7 @@ strpcmp(const void *a, const void *b)
 
 /* The names in the state directory that carry any marker, sorted. */
 static char **
-markednames(const struct gc *g, size_t *np)
+markernames(const struct gc *g, size_t *np)
 {
 	struct dirent *de;
 	char **v = NULL, **nv, name[SBX_NAME_MAX + 1];
@@ -179,7 +179,7 @@ gc_workspaces(const struct gc *g)
 	char **names, **ws, buf[PATH_MAX];
 	size_t n, i, k = 0;
 
-	if ((names = markednames(g, &n)) == NULL)
+	if ((names = markernames(g, &n)) == NULL)
 		n = 0;
 	if ((ws = calloc(n + 1, sizeof(*ws))) == NULL)
 		err(SBX_EX_FAIL, NULL);
@@ -265,7 +265,7 @@ gc_sweep_orphans(const struct gc *g, const struct box *boxes, size_t nboxes,
 	size_t n, i;
 	int fresh, lfd;
 
-	if ((names = markednames(g, &n)) == NULL)
+	if ((names = markernames(g, &n)) == NULL)
 		return;
 	for (i = 0; i < n; i++) {
 		if (i > 0 && strcmp(names[i], names[i - 1]) == 0)

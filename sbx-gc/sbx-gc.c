@@ -18,6 +18,7 @@
 #include "sbxchild.h"
 #include "sbxcli.h"
 #include "sbxconf.h"
+#include "sbximg.h"
 #include "sbxjson.h"
 #include "sbxstate.h"
 #include "sbx-gc.h"
@@ -334,7 +335,9 @@ main(int argc, char *argv[])
 		}
 		err(SBX_EX_FAIL, "%s/%s", gc.statedir, SBX_GC_LOCK);
 	}
-	gc_imgevict(&gc);	/* the image cache: no sbx call, first */
+	/* the image cache: no sbx call, first */
+	sbx_imgevict_sweep((gc.nflag ? SBX_IMG_DRY : 0) |
+	    (gc.nflag || gc.vflag ? SBX_IMG_SAY : 0));
 	ws = gc_workspaces(&gc);
 	sbx_xcli_find(environ, ws, sbxpath, sizeof(sbxpath));
 	for (i = 0; ws[i] != NULL; i++)

@@ -47,7 +47,4 @@ int	 gc_provlock(const struct gc *, const char *, const char *);
 /* rfc3339.c: an RFC 3339 timestamp to Unix seconds */
 int	 gc_rfc3339(const char *, long long *);
 
-/* imgevict.c */
-void	 gc_imgevict(const struct gc *);
-
 #endif /* SBX_GC_H */

@@ -296,7 +296,7 @@ cmd_unpublish(struct ctx *c, int argc, char **argv)
 				break;
 			}
 	ports_change(c, &none, &unpub);
-	if (portsmark_read(dfd, c->pc.name, &rec) == 0) {
+	if (portsmarker_read(dfd, c->pc.name, &rec) == 0) {
 		for (i = 0; i < rec.n; i++) {
 			for (j = 0; j < unpub.n; j++)
 				if (unpub.v[j].host == rec.v[i].host &&
@@ -306,8 +306,8 @@ cmd_unpublish(struct ctx *c, int argc, char **argv)
 				err(SBX_EX_FAIL, NULL);
 		}
 		if (keep.n != rec.n &&
-		    portsmark_write(dfd, c->pc.name, &keep))
-			portsmark_warn(c->statedir, c->pc.name);
+		    portsmarker_write(dfd, c->pc.name, &keep))
+			portsmarker_warn(c->statedir, c->pc.name);
 	}
 	sbx_ports_free(&want);
 	sbx_ports_free(&l);
@@ -390,7 +390,7 @@ main(int argc, char *argv[])
 	c.pc.dfd = dfd;
 
 	if (v->changes)
-		lfd = portsmark_lock(&c);
+		lfd = portsmarker_lock(&c);
 	rv = v->run(&c, argc, argv);
 	if (lfd != -1)
 		close(lfd);

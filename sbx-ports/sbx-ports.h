@@ -42,12 +42,12 @@ int	 dockerps_parse(const char *, size_t, struct sbx_ports *,
 	    struct portset *, struct vmlocal *, size_t *, const char **);
 void	 dockerps_local_say(const char *, const struct vmlocal *);
 
-/* portsmark.c: NAME.ports, the mappings we made, and the ports lock */
+/* portsmarker.c: NAME.ports, the mappings we made, and the ports lock */
 #define PORTS_LOCK_CALLS	5	/* sbx calls a verb makes at most */
-int	 portsmark_read(int, const char *, struct sbx_ports *);
-int	 portsmark_write(int, const char *, const struct sbx_ports *);
-void	 portsmark_warn(const char *, const char *);
-int	 portsmark_lock(const struct ctx *);
+int	 portsmarker_read(int, const char *, struct sbx_ports *);
+int	 portsmarker_write(int, const char *, const struct sbx_ports *);
+void	 portsmarker_warn(const char *, const char *);
+int	 portsmarker_lock(const struct ctx *);
 
 /* sbx-ports.c */
 void	 ports_list(struct ctx *, struct sbx_ports *);

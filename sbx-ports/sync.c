@@ -119,8 +119,8 @@ cmd_sync(struct ctx *c, int argc, char **argv)
 		err(SBX_EX_FAIL, NULL);
 	container_ports(c, &want, over);
 	ports_list(c, &l);
-	if (portsmark_read(dfd, c->pc.name, &rec) == -1)
-		portsmark_warn(c->statedir, c->pc.name);
+	if (portsmarker_read(dfd, c->pc.name, &rec) == -1)
+		portsmarker_warn(c->statedir, c->pc.name);
 	if ((why = calloc(want.n + 1, sizeof(*why))) == NULL)
 		err(SBX_EX_FAIL, NULL);
 
@@ -170,15 +170,15 @@ cmd_sync(struct ctx *c, int argc, char **argv)
 		for (i = 0; i < unpub.n; i++)
 			if (sbx_ports_add(&keep, &unpub.v[i]) == -1)
 				err(SBX_EX_FAIL, NULL);
-		if (portsmark_write(dfd, c->pc.name, &keep) == -1)
-			portsmark_warn(c->statedir, c->pc.name);
+		if (portsmarker_write(dfd, c->pc.name, &keep) == -1)
+			portsmarker_warn(c->statedir, c->pc.name);
 		keep.n -= unpub.n;
 	}
 	ports_change(c, &none, &unpub);
 	ports_change(c, &pub, &none);
 	if ((keep.n != rec.n || pub.n > 0 || unpub.n > 0) &&
-	    portsmark_write(dfd, c->pc.name, &keep) == -1)
-		portsmark_warn(c->statedir, c->pc.name);
+	    portsmarker_write(dfd, c->pc.name, &keep) == -1)
+		portsmarker_warn(c->statedir, c->pc.name);
 
 	for (i = 0; i < want.n; i++) {
 		if ((have = sbx_ports_findvm(&pub, want.v[i].vm,

@@ -254,7 +254,7 @@ shell(const char *w)
 
 /*
  * An inner docker or compose exec, not detached, of a shell command that
- * can be marked: the index of its container word (*sub the exec, *top
+ * can be stamped: the index of its container word (*sub the exec, *top
  * the subcommand, *index --index's value or NULL), or -1.
  */
 int

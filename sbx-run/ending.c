@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "sbx.h"
-#include "sbxmark.h"
+#include "sbxstamp.h"
 #include "sbx-run.h"
 
 #define END_TIMEOUT	15	/* seconds for the ending exec */
@@ -50,12 +50,12 @@ end_inside(const struct request *r, const char *what)
 	struct sbx_ended e;
 	char said[768];
 
-	if (sbx_mark_end(r->sbx, r->env, r->name, r->mark, r->inner,
+	if (sbx_stamp_end(r->sbx, r->env, r->name, r->stamp, r->inner,
 	    END_TIMEOUT, &e) == -1) {
 		warn("sandbox %s: %s; what it started inside may still run",
 		    r->name, what);
 		return;
 	}
-	sbx_mark_said(&e, r->container, said, sizeof(said));
+	sbx_stamp_said(&e, r->container, said, sizeof(said));
 	warnx("sandbox %s: %s; %s", r->name, what, said);
 }

@@ -1,5 +1,5 @@
 /*
- * exec.c: the one sbx exec of a call: the mark before the command, docker
+ * exec.c: the one sbx exec of a call: the stamp before the command, docker
  * pinned to the sandbox's socket, and sbx's answers held back until they
  * are known to be sbx's.
  */
@@ -13,7 +13,7 @@
 #include "sbx.h"
 #include "sbxchild.h"
 #include "sbxcli.h"
-#include "sbxmark.h"
+#include "sbxstamp.h"
 #include "sbx-run.h"
 
 /*
@@ -43,9 +43,9 @@ restart_check(const struct request *r)
 }
 
 /*
- * sbx exec [-i] [-e NAME]... NAME -- MARK [docker -H SOCK] ARG..., MARK
+ * sbx exec [-i] [-e NAME]... NAME -- STAMP [docker -H SOCK] ARG..., STAMP
  * recording the command so end_inside can end it; an inner docker exec
- * of a shell is marked in its container too.
+ * of a shell is stamped in its container too.
  */
 char **
 exec_argv(struct request *r, char **fwd, char **inner, int interactive,
@@ -59,11 +59,11 @@ exec_argv(struct request *r, char **fwd, char **inner, int interactive,
 		;
 	for (ni = 0; inner[ni] != NULL; ni++)
 		;
-	if (sbx_mark_new(r->mark, sizeof(r->mark)) == -1)
+	if (sbx_stamp_new(r->stamp, sizeof(r->stamp)) == -1)
 		err(SBX_EX_CANTRUN, "/dev/urandom");
 	if (!raw && (r->inner = inner_words(inner, &target)) != NULL)
 		r->container = inner[target];
-	if ((av = calloc(2 * nf + ni + 10 + 2 * SBX_MARK_NWORDS,
+	if ((av = calloc(2 * nf + ni + 10 + 2 * SBX_STAMP_NWORDS,
 	    sizeof(*av))) == NULL)
 		err(SBX_EX_CANTRUN, NULL);
 	n = 0;
@@ -77,8 +77,8 @@ exec_argv(struct request *r, char **fwd, char **inner, int interactive,
 	}
 	av[n++] = (char *)r->name;
 	av[n++] = "--";
-	sbx_mark_words(av + n, r->mark);
-	n += SBX_MARK_NWORDS;
+	sbx_stamp_words(av + n, r->stamp);
+	n += SBX_STAMP_NWORDS;
 	if (!raw) {
 		av[n++] = "docker";
 		av[n++] = "-H";
@@ -87,8 +87,8 @@ exec_argv(struct request *r, char **fwd, char **inner, int interactive,
 	for (i = 0; i < ni; i++) {
 		av[n++] = inner[i];
 		if ((int)i == target) {
-			sbx_mark_words(av + n, r->mark);
-			n += SBX_MARK_NWORDS;
+			sbx_stamp_words(av + n, r->stamp);
+			n += SBX_STAMP_NWORDS;
 		}
 	}
 	av[n] = NULL;
@@ -108,7 +108,7 @@ exec_once(struct request *r, char **av, int in, int *said,
 	char why[64];
 	int status;
 
-	img_wait(r);	/* a load of the image cache in flight */
+	imgload_wait(r);	/* a load of the image cache in flight */
 	memset(&s, 0, sizeof(s));
 	s.argv = av;
 	s.envp = r->env;

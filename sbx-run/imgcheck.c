@@ -1,25 +1,9 @@
 /*
- * imgcheck.c: the host's look at a cached image archive, whose members
- * it takes are all imgwrite.c writes for `docker load`.  The archive was
- * written by the agent's daemon, so it is hostile; it is used only when
- * it is plain: a ustar archive of files and directories read the same
- * way by every tar reader (docker's is Go's archive/tar), naming no
- * image, beginning with no compression magic and holding no compressed
- * data (docker would expand it past the size measured here).  Anything
- * else refuses it whole; a refused archive costs a normal pull.
- *
- * Decisions beyond the design's list, each closing a way for two readers
- * to see two archives: the magic is POSIX ustar or GNU; the name prefix
- * field is empty, so a name is the 100-byte field up to its first NUL
- * (all 100 bytes when it has none), which is what Go, GNU tar and
- * Python read when there is no prefix; a directory has size 0 (Go skips
- * no data after one, whatever its size field says); a name is printable
- * ASCII; no link name; a size is plain octal with a terminator (no
- * base-256); the checksum is the unsigned sum; a file's name is nobody's
- * directory.  One symbolic link is taken, because docker 20.10 writes it
- * whenever two saved images share a layer: HEX/layer.tar pointing to
- * ../HEX2/layer.tar, a file of the archive (layer_link).  The file offset
- * of fd is left as it was.  The JSON members are read by imgjson.c.
+ * imgcheck.c: the host's look at a cached image archive, written by the
+ * agent's daemon and so hostile.  It is used only when plain: a ustar
+ * archive of files and directories every tar reader reads alike, naming
+ * no image, with no compression magic or compressed data.  Anything else
+ * refuses it whole, and costs a normal pull.  Its JSON is imgjson.c's.
  */
 #include <sys/stat.h>
 
@@ -32,9 +16,21 @@
 #include "sbx.h"
 #include "sbx-run.h"
 
-#define BLOCK		512
+/*
+ * Each rule closes a way for two readers to see two archives: the magic
+ * is POSIX ustar or GNU; the prefix field is empty, so a name is the
+ * 100-byte field up to its first NUL (all 100 bytes with none), as Go,
+ * GNU tar and Python read it; a directory has size 0 (Go skips no data
+ * after one); a name is printable ASCII; no link name; a size is plain
+ * octal with a terminator; the checksum is the unsigned sum; a file's name
+ * is nobody's directory.  One symbolic link is taken, as docker 20.10
+ * writes it when two saved images share a layer: HEX/layer.tar pointing
+ * to ../HEX2/layer.tar, a file of the archive (layer_link).  The file
+ * offset of fd is left as it was.
+ */
+
+#define BLOCK		IMG_BLOCK
 #define NAME_LEN	IMG_NAME_LEN
-#define JSON_MAX	(1024 * 1024)	/* manifest.json, index.json */
 #define MEMBERS_MAX	65536		/* docker writes ~4 per layer */
 
 struct scan {
@@ -64,7 +60,7 @@ refuse(struct scan *s, const char *name, const char *reason)
 
 /* n bytes at off, whole; -1 on an error or a short file */
 int
-img_readat(int fd, void *buf, size_t n, long long off)
+imgcheck_readat(int fd, void *buf, size_t n, long long off)
 {
 	char *p = buf;
 	ssize_t r;
@@ -182,15 +178,15 @@ check_json(struct scan *s, const char *name, long long off, long long len)
 	const char *why;
 	char *buf;
 
-	if (len > JSON_MAX)
+	if (len > IMG_JSON_MAX)
 		return refuse(s, name, "larger than 1 MiB");
 	if ((buf = malloc(len > 0 ? (size_t)len : 1)) == NULL)
 		return refuse(s, name, "out of memory");
-	if (img_readat(s->fd, buf, (size_t)len, off) == -1) {
+	if (imgcheck_readat(s->fd, buf, (size_t)len, off) == -1) {
 		free(buf);
 		return refuse(s, name, "unreadable");
 	}
-	why = img_names(buf, (size_t)len);
+	why = imgjson_names(buf, (size_t)len);
 	free(buf);
 	return why != NULL ? refuse(s, name, why) : 0;
 }
@@ -208,9 +204,9 @@ data_magic(struct scan *s, long long off, long long size)
 
 	if (n == 0 || off + BLOCK + (long long)n > s->size)
 		return NULL;	/* past the end: refused as such */
-	if (img_readat(s->fd, b, n, off + BLOCK) == -1)
+	if (imgcheck_readat(s->fd, b, n, off + BLOCK) == -1)
 		return "unreadable";
-	return img_magic(b, n) != NULL ? "compressed data, which the load "
+	return imgwrite_magic(b, n) != NULL ? "compressed data, which the load "
 	    "would expand past what was measured" : NULL;
 }
 
@@ -269,9 +265,9 @@ header(struct scan *s, const unsigned char *h, long long off,
 		return refuse(s, name, why);
 	if (size > s->size - off - BLOCK)
 		return refuse(s, name, "its data runs past the end of the file");
-	if (off == 0 && img_magic(h, BLOCK) != NULL) {
+	if (off == 0 && imgwrite_magic(h, BLOCK) != NULL) {
 		(void)snprintf(type, sizeof(type), "the archive begins with "
-		    "%s's magic", img_magic(h, BLOCK));
+		    "%s's magic", imgwrite_magic(h, BLOCK));
 		return refuse(s, name, type);
 	}
 	if (!dir && target[0] == '\0' && (why = data_magic(s, off, size)) !=
@@ -279,8 +275,7 @@ header(struct scan *s, const unsigned char *h, long long off,
 		return refuse(s, name, why);
 	if (strcmp(name, "repositories") == 0)
 		return refuse(s, name, "it names images (the repositories file)");
-	if (strcmp(name, "manifest.json") == 0 ||
-	    strcmp(name, "index.json") == 0) {
+	if (imgjson_member(name)) {
 		if (dir)
 			return refuse(s, name, "not a file");
 		if (check_json(s, name, off + BLOCK, size) == -1)
@@ -367,7 +362,7 @@ the_end(struct scan *s, long long off)
 	if (off + 2 * BLOCK > s->size)
 		return refuse(s, NULL, "a missing end of archive");
 	for (off += BLOCK; off < s->size; off += BLOCK) {
-		if (img_readat(s->fd, b, BLOCK, off) == -1)
+		if (imgcheck_readat(s->fd, b, BLOCK, off) == -1)
 			return refuse(s, NULL, "unreadable");
 		if (!allzero(b, BLOCK))
 			return refuse(s, NULL,
@@ -385,7 +380,7 @@ scan(struct scan *s)
 	for (;;) {
 		if (off + BLOCK > s->size)
 			return refuse(s, NULL, "a missing end of archive");
-		if (img_readat(s->fd, h, BLOCK, off) == -1)
+		if (imgcheck_readat(s->fd, h, BLOCK, off) == -1)
 			return refuse(s, NULL, "unreadable");
 		if (allzero(h, BLOCK))
 			return the_end(s, off);
@@ -402,7 +397,7 @@ scan(struct scan *s)
  * bounds its size (< 0: none).
  */
 int
-img_scan(int fd, long long limit, struct img_archive *a, char *why,
+imgcheck_scan(int fd, long long limit, struct img_archive *a, char *why,
     size_t whysize)
 {
 	struct scan s;
@@ -433,13 +428,13 @@ img_scan(int fd, long long limit, struct img_archive *a, char *why,
 	return 0;
 }
 
-/* img_scan, for its answer alone */
+/* imgcheck_scan, for its answer alone */
 int
-img_check(int fd, long long limit, char *why, size_t whysize)
+imgcheck(int fd, long long limit, char *why, size_t whysize)
 {
 	struct img_archive a;
 
-	if (img_scan(fd, limit, &a, why, whysize) == -1)
+	if (imgcheck_scan(fd, limit, &a, why, whysize) == -1)
 		return -1;
 	free(a.m);
 	return 0;

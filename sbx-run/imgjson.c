@@ -62,9 +62,17 @@ naming(const struct sbx_json *j)
 	return NULL;
 }
 
+/* Is name a member whose JSON docker reads for names (checked alone)? */
+int
+imgjson_member(const char *name)
+{
+	return strcmp(name, "manifest.json") == 0 ||
+	    strcmp(name, "index.json") == 0;
+}
+
 /* Why the JSON text buf names an image (or is no JSON), or NULL. */
 const char *
-img_names(const char *buf, size_t len)
+imgjson_names(const char *buf, size_t len)
 {
 	struct sbx_json *j;
 	const char *why;

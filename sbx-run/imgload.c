@@ -1,21 +1,10 @@
 /*
- * imgload.c: the image cache's load, right after a create of ours
- * succeeded.  The entry of the workspace is checked on the host first
- * (img_scan: an archive that names anything, that cannot be read
- * plainly or that holds compressed data is refused and deleted); then a
- * detached child holds the sandbox's load lock and makes one marked call,
- * `sbx exec -i NAME -- MARK sh -c SCRIPT sh STORE REF...`, whose stdin is
- * the archive the host writes from the members it checked (img_write),
- * never the file itself: the store must be the one saved from, the
- * archive loads (tag-less), each reference the host recorded is pulled,
- * which uses a loaded image only where the registry names its config
- * digest, and what no pull claimed is pruned.  The call has a bound in
- * time whatever the settings, and what it writes in the sandbox is
- * bounded by the sizes the host measured; past its time it is ended
- * inside, as every exec is, before the lock is let go, and the entry is
- * dropped.  A later call waits for the lock, within its own timeout,
- * only when its docker subcommand may need an image.  Nothing here fails
- * the run.
+ * imgload.c: the image cache's load (sbx-tools(7), IMAGE CACHE), right
+ * after a create of ours: the entry checked on the host (imgcheck.c),
+ * then a detached child holds the sandbox's load lock for one stamped
+ * `sbx exec -i` of `docker load`, its stdin the archive the host writes
+ * (imgwrite.c).  Past its bound it is ended inside and the entry dropped.
+ * Nothing here fails the run.
  */
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -63,13 +52,11 @@ static const char *const needy[] = {
 	"image", "container", "load", "tag", NULL
 };
 
-static int needs;	/* this run's command is one of them */
-
 /* Note whether the command (docker's argv, unless -x) may need an image. */
 void
-img_argv(char *const *argv, int xflag)
+imgload_argv(struct request *r, char *const *argv, int xflag)
 {
-	needs = !xflag && subcommand_in(argv, needy);
+	r->imgneeds = !xflag && subcommand_in(argv, needy);
 }
 
 /*
@@ -113,12 +100,12 @@ note_leave(int dfd, const char *name, const char *ws, int st)
  * left to say.
  */
 void
-img_wait(const struct request *r)
+imgload_wait(const struct request *r)
 {
 	char statedir[PATH_MAX];
 	int dfd, lfd;
 
-	if (needs)
+	if (r->imgneeds)
 		dfd = sbx_xstate_open(statedir, sizeof(statedir));
 	else if (sbx_xstate_path(statedir, sizeof(statedir)) == -1)
 		return;
@@ -126,7 +113,8 @@ img_wait(const struct request *r)
 		dfd = open(statedir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd == -1)
 		return;
-	if (needs && sbx_lock_name_holder(dfd, SBX_IMGLOAD_LOCK, r->name) > 0 &&
+	if (r->imgneeds &&
+	    sbx_lock_name_holder(dfd, SBX_IMGLOAD_LOCK, r->name) > 0 &&
 	    (lfd = sbx_lock_name(dfd, SBX_IMGLOAD_LOCK, r->name,
 	    r->timeout > 0 ? (long long)r->timeout * 1000 : -1)) != -1)
 		close(lfd);
@@ -139,12 +127,12 @@ drop(int root, const char *name, const char *ws, const char *why)
 {
 	warnx("image cache entry of %s: %s; deleted, images are pulled as "
 	    "usual", ws, why);
-	(void)sbx_img_drop(root, name);
+	(void)sbx_imgcache_drop(root, name);
 }
 
 /*
  * The writer: the archive docker loads, written by the host from the
- * members the check took (img_write), into the exec's stdin.
+ * members the check took (imgwrite), into the exec's stdin.
  */
 static pid_t
 load_writer(int afd, const struct img_archive *a, int *in)
@@ -161,7 +149,7 @@ load_writer(int afd, const struct img_archive *a, int *in)
 	}
 	if (pid == 0) {
 		close(p[0]);
-		_exit(img_write(afd, a, p[1]) == 0 ? SBX_EX_OK : SBX_EX_FAIL);
+		_exit(imgwrite(afd, a, p[1]) == 0 ? SBX_EX_OK : SBX_EX_FAIL);
 	}
 	close(p[1]);
 	*in = p[0];
@@ -169,7 +157,7 @@ load_writer(int afd, const struct img_archive *a, int *in)
 }
 
 /*
- * The detached child's one call, marked as every exec is, so that a load
+ * The detached child's one call, stamped as every exec is, so that a load
  * past its bound is ended inside before the lock is let go: its status,
  * SCRIPT_BOUND if it reached the bound, SCRIPT_CHANGED if the archive
  * could not be written whole.
@@ -178,8 +166,8 @@ static int
 load_call(const struct request *r, int afd, const struct img_archive *a,
     const struct sbx_imgmeta *m)
 {
-	char *argv[12 + SBX_MARK_NWORDS + SBX_IMG_REFS_MAX];
-	char mark[SBX_MARK_LEN + 1];
+	char *argv[12 + SBX_STAMP_NWORDS + SBX_IMG_REFS_MAX];
+	char stamp[SBX_STAMP_LEN + 1];
 	struct sbx_spawn s;
 	struct sbx_result c;
 	struct sbx_ended e;
@@ -187,15 +175,15 @@ load_call(const struct request *r, int afd, const struct img_archive *a,
 	pid_t w;
 	int st, in, ws;
 
-	if (sbx_mark_new(mark, sizeof(mark)) == -1)
+	if (sbx_stamp_new(stamp, sizeof(stamp)) == -1)
 		return -1;
 	argv[n++] = (char *)r->sbx;
 	argv[n++] = "exec";
 	argv[n++] = "-i";
 	argv[n++] = (char *)r->name;
 	argv[n++] = "--";
-	sbx_mark_words(argv + n, mark);
-	n += SBX_MARK_NWORDS;
+	sbx_stamp_words(argv + n, stamp);
+	n += SBX_STAMP_NWORDS;
 	argv[n++] = "sh";
 	argv[n++] = "-c";
 	argv[n++] = (char *)load_sh;
@@ -222,7 +210,7 @@ load_call(const struct request *r, int afd, const struct img_archive *a,
 		return -1;
 	st = c.status;
 	if (c.timedout || c.signo != 0) {
-		(void)sbx_mark_end(r->sbx, r->env, r->name, mark, NULL,
+		(void)sbx_stamp_end(r->sbx, r->env, r->name, stamp, NULL,
 		    LOAD_END_TIMEOUT, &e);
 		st = SCRIPT_BOUND;
 	} else if (st == 0 && (!WIFEXITED(ws) ||
@@ -281,14 +269,14 @@ loader(const struct request *r, int dfd, int root, int efd, int afd,
 		close(p[1]);
 		st = load_call(r, afd, a, m);
 		/* only into the entry read: a fill may have replaced it */
-		if ((cfd = sbx_img_lock(root)) != -1 &&
-		    sbx_img_same(root, name, efd)) {
+		if ((cfd = sbx_imgcache_lock(root)) != -1 &&
+		    sbx_imgcache_same(root, name, efd)) {
 			if (st == 0) {
 				m->used = (long long)time(NULL);
-				(void)sbx_img_meta_write(efd, m);
+				(void)sbx_imgmeta_write(efd, m);
 			} else if (st == SCRIPT_STORE || st == SCRIPT_LOAD ||
 			    st == SCRIPT_BOUND || st == SCRIPT_CHANGED) {
-				(void)sbx_img_drop(root, name);
+				(void)sbx_imgcache_drop(root, name);
 				note_leave(dfd, r->name, wsdir, st);
 			}
 		}
@@ -310,7 +298,7 @@ loader(const struct request *r, int dfd, int root, int efd, int afd,
  * then loaded in the background.  dfd is the state directory.
  */
 void
-img_load(const struct request *r, int dfd, const char *ws)
+imgload(const struct request *r, int dfd, const char *ws)
 {
 	struct sbx_imgmeta *m = NULL;
 	struct img_archive a;
@@ -321,31 +309,31 @@ img_load(const struct request *r, int dfd, const char *ws)
 
 	if ((budget = sbx_xconf_image_cache()) == 0 || stat(ws, &st) == -1)
 		return;
-	sbx_img_name(name, sizeof(name), &st);
-	if ((root = sbx_img_open(ws, 0, path, sizeof(path))) == -1)
+	sbx_imgcache_name(name, sizeof(name), &st);
+	if ((root = sbx_imgcache_open(ws, 0, path, sizeof(path))) == -1)
 		return;
-	if ((efd = sbx_img_entry(root, name, 0)) == -1) {
+	if ((efd = sbx_imgcache_entry(root, name, 0)) == -1) {
 		if (errno != ENOENT)
 			drop(root, name, ws, "not a directory of the user's own");
 		goto out;
 	}
 	if ((m = malloc(sizeof(*m))) == NULL)
 		goto out;
-	if (sbx_img_meta_read(efd, m) == -1) {
+	if (sbx_imgmeta_read(efd, m) == -1) {
 		/* none yet: a fill in progress, or one that failed */
 		if (errno != ENOENT)
 			drop(root, name, ws, "its meta cannot be read");
 		goto out;
 	}
-	if (!sbx_img_current(m, name)) {
+	if (!sbx_imgmeta_current(m, name)) {
 		drop(root, name, ws, "saved for another directory");
 		goto out;
 	}
-	if ((afd = sbx_img_file(efd, "archive", O_RDONLY)) == -1) {
+	if ((afd = sbx_imgcache_file(efd, "archive", O_RDONLY)) == -1) {
 		drop(root, name, ws, "its archive cannot be read");
 		goto out;
 	}
-	if (img_scan(afd, budget, &a, why, sizeof(why)) == -1) {
+	if (imgcheck_scan(afd, budget, &a, why, sizeof(why)) == -1) {
 		drop(root, name, ws, why);
 		goto out;
 	}

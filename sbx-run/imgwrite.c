@@ -1,12 +1,9 @@
 /*
- * imgwrite.c: the archive `docker load` reads is the host's own, written
- * from the members img_scan took and nothing else: a ustar header the
- * host makes for each (its checked name, size and type; fixed modes,
- * owners and times), the member's data, padding, and the two zero blocks
- * that end it.  Nothing the agent's daemon wrote before, between or after
- * the members reaches docker, and the host refuses what it would not
- * write: an archive whose first bytes docker takes for a compressed
- * stream, or data docker would decompress (img_magic).
+ * imgwrite.c: the archive `docker load` reads is the host's own: for each
+ * member imgcheck_scan took, a header the host makes (checked name, size
+ * and type; fixed modes, owners, times), its data and padding, then two
+ * zero blocks.  Nothing else the agent's daemon wrote reaches docker, and
+ * what docker would decompress is refused (imgwrite_magic).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,9 +13,8 @@
 #include "sbx.h"
 #include "sbx-run.h"
 
-#define BLOCK		512
+#define BLOCK		IMG_BLOCK
 #define CHUNK		65536
-#define JSON_MAX	(1024 * 1024)
 
 /*
  * The compression docker (and containerd) would find in the first bytes
@@ -26,7 +22,7 @@
  * zstd's skippable frames.
  */
 const char *
-img_magic(const unsigned char *b, size_t n)
+imgwrite_magic(const unsigned char *b, size_t n)
 {
 	static const struct {
 		const char	*name;
@@ -91,13 +87,6 @@ header(unsigned char *h, const struct img_member *m)
 	memcpy(h + 148, f, 7);
 }
 
-static int
-json_member(const char *name)
-{
-	return strcmp(name, "manifest.json") == 0 ||
-	    strcmp(name, "index.json") == 0;
-}
-
 /*
  * Member m's data and padding, from in to out (a name file's already in
  * buf), the first bytes looked at again: the file may have changed since
@@ -109,15 +98,15 @@ data(int in, const struct img_member *m, int out, char *buf)
 	long long done;
 	size_t n;
 
-	if (json_member(m->name)) {
+	if (imgjson_member(m->name)) {
 		if (sbx_writeall(out, buf, (size_t)m->size) == -1)
 			return -1;
 	} else
 		for (done = 0; done < m->size; done += (long long)n) {
 			n = m->size - done < CHUNK ? (size_t)(m->size - done) :
 			    CHUNK;
-			if (img_readat(in, buf, n, m->off + done) == -1 ||
-			    (done == 0 && img_magic((unsigned char *)buf, n) !=
+			if (imgcheck_readat(in, buf, n, m->off + done) == -1 ||
+			    (done == 0 && imgwrite_magic((unsigned char *)buf, n) !=
 			    NULL) || sbx_writeall(out, buf, n) == -1)
 				return -1;
 		}
@@ -132,9 +121,9 @@ member(int in, const struct img_member *m, int out, char *buf)
 {
 	unsigned char h[BLOCK];
 
-	if (json_member(m->name) && (m->size > JSON_MAX ||
-	    img_readat(in, buf, (size_t)m->size, m->off) == -1 ||
-	    img_names(buf, (size_t)m->size) != NULL))
+	if (imgjson_member(m->name) && (m->size > IMG_JSON_MAX ||
+	    imgcheck_readat(in, buf, (size_t)m->size, m->off) == -1 ||
+	    imgjson_names(buf, (size_t)m->size) != NULL))
 		return -1;
 	header(h, m);
 	if (sbx_writeall(out, h, BLOCK) == -1)
@@ -149,13 +138,13 @@ member(int in, const struct img_member *m, int out, char *buf)
  * written cannot pass for a whole archive; -1.
  */
 int
-img_write(int in, const struct img_archive *a, int out)
+imgwrite(int in, const struct img_archive *a, int out)
 {
 	char *buf;
 	size_t i;
 	int rc = 0;
 
-	if ((buf = malloc(JSON_MAX)) == NULL)	/* not less than CHUNK */
+	if ((buf = malloc(IMG_JSON_MAX)) == NULL)	/* not less than CHUNK */
 		return -1;
 	for (i = 0; i < a->n && rc == 0; i++)
 		rc = member(in, &a->m[i], out, buf);

@@ -175,7 +175,7 @@ create(const struct request *r, const struct create *c, int dfd,
 			warn("%s", created);	/* the intent stays */
 		}
 		sbx_result_free(&cmd);
-		img_load(r, dfd, c->workspace);
+		imgload(r, dfd, c->workspace);	/* the project's images */
 		return PROV_RETRY;
 	}
 	status = cmd.status;

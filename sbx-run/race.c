@@ -1,13 +1,13 @@
 /*
  * race.c: the first exec, made again if it lost sbx's daemon start race.
- * A command can print those words too, so the exec's mark is asked and
+ * A command can print those words too, so the exec's stamp is asked and
  * only a command that never began runs again.
  */
 #include <unistd.h>
 
 #include "sbx.h"
 #include "sbxcli.h"
-#include "sbxmark.h"
+#include "sbxstamp.h"
 #include "sbxtime.h"
 #include "sbx-run.h"
 
@@ -26,10 +26,11 @@ exec_first(struct request *r, char **av, int in, int *absent,
 		*absent = said == SAID_ABSENT;
 		if (said != SAID_RACE)
 			return status;
-		if (try == SBX_RACE_TRIES || sbx_mark_began(r->sbx, r->env,
-		    r->name, r->mark, ASK_TIMEOUT))
+		if (try == SBX_RACE_TRIES || sbx_stamp_began(r->sbx, r->env,
+		    r->name, r->stamp, ASK_TIMEOUT))
 			break;
-		if (sbx_mark_new(r->mark, sizeof(r->mark)) == -1)
+		/* av holds r->stamp: each try is told apart from the last */
+		if (sbx_stamp_new(r->stamp, sizeof(r->stamp)) == -1)
 			break;
 		sbx_buf_free(held);
 		sbx_pause_ms(delay);

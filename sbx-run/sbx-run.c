@@ -166,7 +166,7 @@ main(int argc, char *argv[])
 	r.name = sbx_xname_pick(r.name);
 	if (!xflag)
 		check_docker_args(argv);
-	img_argv(argv, xflag);
+	imgload_argv(&r, argv, xflag);
 
 	/*
 	 * -t, else DOCKER_SANDBOX_TIMEOUT, bounds every sbx call of the run;

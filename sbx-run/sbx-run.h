@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "sbx.h"
-#include "sbxmark.h"
+#include "sbxstamp.h"
 
 struct request {
 	const char	*name;		/* the sandbox */
@@ -19,16 +19,17 @@ struct request {
 	int		 given;		/* -t or DOCKER_SANDBOX_TIMEOUT was set */
 	pid_t		 session;	/* our parent when we started */
 	char		 before[4096];	/* NAME.created before the exec, or "" */
-	char		 wsmark[4096];	/* the workspace NAME.created names */
+	char		 wsmarker[4096];	/* the workspace NAME.created names */
 	char		 wscall[4096];	/* the one this call would mount */
 	char		*ws[3];		/* those of them known; NULL-ended */
-	char		 mark[SBX_MARK_LEN + 1];	/* of this run's exec */
+	char		 stamp[SBX_STAMP_LEN + 1];	/* of this run's exec */
 	char		**inner;	/* ends it in its container, or NULL */
 	const char	*container;	/* that container (or service) */
 	int		 prewarm;	/* -P's provisioning: its parent holds the lock */
 	unsigned long long relayed;	/* out: output of the last exec */
 	int		 cut;		/* out: the exec ended by timeout or signal */
 	pid_t		 watcher;	/* NAME.lock's holder before the exec, or 0 */
+	int		 imgneeds;	/* its command may need an image (imgload.c) */
 };
 
 /* What a held exec's stderr was: the command's, or sbx's answer of... */
@@ -65,11 +66,6 @@ void	 provision_snapshot(struct request *);
 int	 provision(const struct request *);
 int	 provision_lock(const struct request *, int, const char *);
 
-/* imgload.c: the image cache's load after a create, and the wait for it */
-void	 img_argv(char *const *, int);
-void	 img_wait(const struct request *);
-void	 img_load(const struct request *, int, const char *);
-
 /* warmstart.c: -P, and a later call's wait for it */
 int	 warmstart(struct request *, char **, int);
 void	 warmstart_await(const struct request *);
@@ -86,8 +82,14 @@ void	 stale_read(const struct request *, int, struct stale *);
 int	 orphaned(const struct request *, int, const struct stale *);
 void SBX_DEAD withdraw(const struct request *, int, int);
 
-/* imgcheck.c, imgjson.c, imgwrite.c: the archive docker loads */
-#define IMG_NAME_LEN	100
+/*
+ * The image cache's check and load (sbx-tools(7), IMAGE CACHE): imgcheck.c
+ * takes the archive's members, imgjson.c reads its JSON, imgwrite.c
+ * writes the archive docker loads, imgload.c loads it after a create.
+ */
+#define IMG_BLOCK	512		/* a tar block */
+#define IMG_NAME_LEN	100		/* a ustar name field */
+#define IMG_JSON_MAX	(1024 * 1024)	/* manifest.json, index.json */
 struct img_member {		/* one member the check took, as it is written */
 	char	 name[IMG_NAME_LEN + 1];	/* without a trailing '/' */
 	char	 link[IMG_NAME_LEN + 1];	/* a shared layer's target, or "" */
@@ -99,12 +101,16 @@ struct img_archive {		/* the members, in the archive's order */
 	struct img_member *m;
 	size_t	 n;
 };
-int	 img_scan(int, long long, struct img_archive *, char *, size_t);
-int	 img_check(int, long long, char *, size_t);
-int	 img_readat(int, void *, size_t, long long);
-const char *img_names(const char *, size_t);
-const char *img_magic(const unsigned char *, size_t);
-int	 img_write(int, const struct img_archive *, int);
+int	 imgcheck_scan(int, long long, struct img_archive *, char *, size_t);
+int	 imgcheck(int, long long, char *, size_t);
+int	 imgcheck_readat(int, void *, size_t, long long);
+int	 imgjson_member(const char *);
+const char *imgjson_names(const char *, size_t);
+const char *imgwrite_magic(const unsigned char *, size_t);
+int	 imgwrite(int, const struct img_archive *, int);
+void	 imgload_argv(struct request *, char *const *, int);
+void	 imgload_wait(const struct request *);
+void	 imgload(const struct request *, int, const char *);
 
 /* journal.c */
 struct jcall {			/* one call of sbx-run, as its record tells it */

@@ -118,9 +118,9 @@ session_workspaces(struct request *r)
 	char statedir[PATH_MAX], why[PATH_MAX + 128];
 	size_t n = 0;
 
-	if (sbx_state_field(r->before, "workspace", r->wsmark,
-	    sizeof(r->wsmark)) != NULL && r->wsmark[0] == '/')
-		r->ws[n++] = r->wsmark;
+	if (sbx_state_field(r->before, "workspace", r->wsmarker,
+	    sizeof(r->wsmarker)) != NULL && r->wsmarker[0] == '/')
+		r->ws[n++] = r->wsmarker;
 	if (sbx_xstate_path(statedir, sizeof(statedir)) == -1)
 		statedir[0] = '\0';
 	if (workspace_check(r, statedir, r->wscall, why, sizeof(why)) == 0)

@@ -3,7 +3,7 @@
  * programs make about sbx, tried with the programs' own functions on a
  * throwaway sandbox.  selfcheck.c runs it; sccall.c makes the sbx calls
  * and words the evidence and the verdicts; scremove.c makes sure the
- * sandbox goes; scbasic.c, scwords.c, scmark.c, scguest.c and scports.c
+ * sandbox goes; scbasic.c, scwords.c, scstamp.c, scguest.c and scports.c
  * hold the checks.
  */
 #ifndef SC_H
@@ -89,7 +89,7 @@ int	 sc_status(struct sc *, char *, size_t);
 int	 sc_noinput(struct sc *);
 void	 sc_restart(struct sc *);
 
-/* scmark.c */
+/* scstamp.c */
 int	 sc_guest(struct sc *);
 
 /* scguest.c */

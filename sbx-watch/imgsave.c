@@ -1,16 +1,9 @@
 /*
- * imgsave.c: the image cache's fill of a sandbox we created, while its
- * VM is up: during the session, after the calls that may pull, and at
- * teardown only when the VM is surely still up, since an exec would
- * start a stopped one.  sbx's listing says whether it runs (data, no
- * exec); then two sbx calls: one asks the daemon for its store and the
- * images it pulled (a repository digest and a tag: a built image has no
- * digest), the other streams `docker save ID...` into the entry, by ID
- * so that the archive names nothing.  What the daemon says is the
- * agent's and only a hint: the next session's pulls decide what is used.
- * The whole fill has a fixed bound that no setting moves, and the
- * budget.  The new entry is made aside and replaces the old one whole,
- * so any failure leaves the entry as it was.
+ * imgsave.c: the image cache's save (sbx-tools(7), IMAGE CACHE), while
+ * the VM of a sandbox we created is surely up: sbx's listing, then one
+ * exec for the daemon's store and pulled images, one for `docker save
+ * ID...` into a new entry made aside.  The daemon's words are the
+ * agent's, a hint only; the save has a fixed bound no setting moves.
  */
 #include <sys/stat.h>
 
@@ -113,8 +106,8 @@ take(struct images *im, char *line)
 	id = sp + 1;
 	if (strstr(ref, "<none>") != NULL || strncmp(dig, "sha256:", 7) != 0 ||
 	    strlen(dig) != 71 || strspn(dig + 7, "0123456789abcdef") != 64 ||
-	    !sbx_img_id_valid(id, strlen(id)) ||
-	    !sbx_img_ref_valid(ref, strlen(ref)))
+	    !sbx_imgmeta_idvalid(id, strlen(id)) ||
+	    !sbx_imgmeta_refvalid(ref, strlen(ref)))
 		return;
 	for (i = 0; i < im->m.nrefs; i++)
 		if (strcmp(im->m.refs[i], ref) == 0)
@@ -183,7 +176,7 @@ listing(const struct watch *w, const char *sbx, int root, struct images *im)
 	memset(&b, 0, sizeof(b));
 	snprintf(tmp, sizeof(tmp), ".list.%ld", (long)getpid());
 	(void)unlinkat(root, tmp, 0);
-	if ((fd = sbx_img_file(root, tmp, O_RDWR | O_CREAT | O_EXCL)) == -1)
+	if ((fd = sbx_imgcache_file(root, tmp, O_RDWR | O_CREAT | O_EXCL)) == -1)
 		return -1;
 	(void)unlinkat(root, tmp, 0);	/* the descriptor is enough */
 	rv = tofile(w, im, argv, fd, LIST_MAX);
@@ -241,7 +234,7 @@ save(const struct watch *w, const char *sbx, const struct images *im,
  * seconds from now.  1 when it landed, else 0.
  */
 int
-watch_imgsave(const struct watch *w, int bound, unsigned long long *ids)
+imgsave(const struct watch *w, int bound, unsigned long long *ids)
 {
 	struct images *im;
 	struct stat st;
@@ -264,17 +257,17 @@ watch_imgsave(const struct watch *w, int bound, unsigned long long *ids)
 	    stat(im->m.workspace, &st) == -1 || !S_ISDIR(st.st_mode))
 		goto out;
 	wsl[0] = im->m.workspace;
-	sbx_img_name(name, sizeof(name), &st);
+	sbx_imgcache_name(name, sizeof(name), &st);
 	/* a cache that cannot be had costs no call */
-	if ((root = sbx_img_open(im->m.workspace, 1, path, sizeof(path))) ==
+	if ((root = sbx_imgcache_open(im->m.workspace, 1, path, sizeof(path))) ==
 	    -1 || sbx_cli_find(environ, wsl, sbx, sizeof(sbx)) == -1 ||
 	    !running(w, sbx) || listing(w, sbx, root, im) == -1)
 		goto out;
 	if (ids != NULL && *ids == idset(im))
 		goto out;	/* saved already */
 	/* the new entry is made aside: the old one stays until it is whole */
-	if ((efd = sbx_img_fresh(root, name, tmp, sizeof(tmp))) == -1 ||
-	    (fd = sbx_img_file(efd, "archive", O_WRONLY | O_CREAT |
+	if ((efd = sbx_imgcache_fresh(root, name, tmp, sizeof(tmp))) == -1 ||
+	    (fd = sbx_imgcache_file(efd, "archive", O_WRONLY | O_CREAT |
 	    O_EXCL)) == -1)
 		goto out;
 	if (save(w, sbx, im, fd, budget) == -1 || fstat(fd, &st) == -1 ||
@@ -282,11 +275,11 @@ watch_imgsave(const struct watch *w, int bound, unsigned long long *ids)
 		goto out;
 	im->m.size = (long long)st.st_size;
 	im->m.saved = im->m.used = (long long)time(NULL);
-	if (sbx_img_meta_write(efd, &im->m) == -1)
+	if (sbx_imgmeta_write(efd, &im->m) == -1)
 		goto out;
 	close(efd);
 	efd = -1;
-	if (sbx_img_commit(root, tmp, name) == -1) {
+	if (sbx_imgcache_commit(root, tmp, name) == -1) {
 		tmp[0] = '\0';		/* gone with the failure */
 		goto out;
 	}
@@ -294,14 +287,14 @@ watch_imgsave(const struct watch *w, int bound, unsigned long long *ids)
 	landed = 1;
 	if (ids != NULL)
 		*ids = idset(im);
-	(void)sbx_img_evict(root, budget, name, 0, NULL);
+	(void)sbx_imgevict(root, budget, name, 0);
 out:
 	if (fd != -1)
 		close(fd);
 	if (efd != -1)
 		close(efd);
 	if (root != -1 && tmp[0] != '\0')
-		sbx_img_abandon(root, tmp);
+		sbx_imgcache_abandon(root, tmp);
 	if (root != -1)
 		close(root);
 	free(im);
@@ -310,7 +303,7 @@ out:
 
 /* A fill by process pid, ended before it landed: its new entry goes. */
 void
-watch_imgsave_abandon(const struct watch *w, long pid)
+imgsave_abandon(const struct watch *w, long pid)
 {
 	struct stat st;
 	char ws[PATH_MAX], path[PATH_MAX], name[SBX_IMG_NAME_MAX];
@@ -319,10 +312,10 @@ watch_imgsave_abandon(const struct watch *w, long pid)
 
 	if (sbx_created_workspace(w->dfd, w->name, ws, sizeof(ws)) == -1 ||
 	    stat(ws, &st) == -1 ||
-	    (root = sbx_img_open(ws, 0, path, sizeof(path))) == -1)
+	    (root = sbx_imgcache_open(ws, 0, path, sizeof(path))) == -1)
 		return;
-	sbx_img_name(name, sizeof(name), &st);
-	sbx_img_fillname(tmp, sizeof(tmp), name, pid);
-	sbx_img_abandon(root, tmp);
+	sbx_imgcache_name(name, sizeof(name), &st);
+	sbx_imgcache_fillname(tmp, sizeof(tmp), name, pid);
+	sbx_imgcache_abandon(root, tmp);
 	close(root);
 }

@@ -162,7 +162,7 @@ fill(const struct watch *w)
 	close(p[0]);
 	if (w->lifeline != -1)
 		close(w->lifeline);
-	if (watch_imgsave(w, FILL_MAX, &ids) == 1)
+	if (imgsave(w, FILL_MAX, &ids) == 1)
 		(void)sbx_writeall(p[1], &ids, sizeof(ids));
 	_exit(SBX_EX_OK);
 }
@@ -190,7 +190,7 @@ fill_stop(const struct watch *w)
 	(void)kill(fillpid, SIGKILL);
 	while (waitpid(fillpid, &ws, 0) == -1 && errno == EINTR)
 		;
-	watch_imgsave_abandon(w, (long)fillpid);
+	imgsave_abandon(w, (long)fillpid);
 	close(fillfd);
 	fillfd = -1;
 	fillpid = 0;

@@ -47,9 +47,9 @@ int	 watch_teardown(const struct watch *, int);
 int	 watch_sbxpath(const struct watch *, char *, size_t,
 	    struct sbx_result *);
 
-/* imgsave.c: the image cache's fill, while the VM is up */
-int	 watch_imgsave(const struct watch *, int, unsigned long long *);
-void	 watch_imgsave_abandon(const struct watch *, long);
+/* imgsave.c: the image cache's save, while the VM is up */
+int	 imgsave(const struct watch *, int, unsigned long long *);
+void	 imgsave_abandon(const struct watch *, long);
 
 /* warmhold.c: the hold after sbx-run -P */
 int	 warmhold(const struct watch *);

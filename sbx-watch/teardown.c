@@ -155,7 +155,7 @@ watch_teardown(const struct watch *w, int fg)
 	}
 	/* the images of a VM surely up, before a removal (imgsave.c) */
 	if (fresh(w))
-		(void)watch_imgsave(w, SAVE_MAX, NULL);
+		(void)imgsave(w, SAVE_MAX, NULL);
 	for (try = 1; w->mode != MODE_NONE && try <= TRIES; try++) {
 		if (sbx(w, verb, flag, &c) == 0 ||
 		    (gone = gone_indeed(w, &c))) {

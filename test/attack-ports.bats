@@ -159,7 +159,7 @@ with_range() {
 	[ "$(published | tr '\n' ' ')" = "127.0.0.1:18620:18620/tcp4 127.0.0.1:18621:18621/tcp4 " ]
 	# every word sbx was given is ours: verbs, the name, and built specs
 	while IFS= read -r -d '' w; do
-		# sbx-run's mark of its exec (lib/marksh.c): the prologue, its
+		# sbx-run's mark of its exec (lib/stampsh.c): the prologue, its
 		# name and the 16 hex of the mark
 		[[ $w =~ ^[0-9a-f]{16}$ ]] && continue
 		case $w in

@@ -65,7 +65,7 @@ stub_rawargv() {
 }
 
 # An argv, one word a line, without the marks sbx-run puts before the
-# command of an exec (sh -c PROLOGUE sbx-run MARK, see lib/marksh.c), so
+# command of an exec (sh -c PROLOGUE sbx-run MARK, see lib/stampsh.c), so
 # that a test compares the docker argv: stub_argv 1 | argv_unmarked.
 argv_unmarked() {
 	awk '{ w[NR] = $0 }

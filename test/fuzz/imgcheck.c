@@ -1,6 +1,6 @@
 /*
- * Fuzz target (libFuzzer) for img_check, the host's check of a cached
- * image archive, and img_names, its look at the JSON members.  Any
+ * Fuzz target (libFuzzer) for imgcheck, the host's check of a cached
+ * image archive, and imgjson_names, its look at the JSON members.  Any
  * input, no crash; the answer comes with a reason exactly when it is a
  * refusal, is the same twice, leaves the file offset alone, and an
  * accepted archive is whole blocks with a member and its end, within
@@ -28,7 +28,7 @@ check(long long limit, char *why, size_t whysize)
 
 	if (lseek(fd, 7, SEEK_SET) != 7)
 		abort();
-	rc = img_check(fd, limit, why, whysize);
+	rc = imgcheck(fd, limit, why, whysize);
 	if ((rc != 0 && rc != -1) || (rc == 0) != (why[0] == '\0') ||
 	    strlen(why) >= whysize || lseek(fd, 0, SEEK_CUR) != 7)
 		abort();
@@ -61,9 +61,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	/* a short reason buffer is cut, never overrun */
 	(void)check(-1, why, 8);
-	/* what img_names passes is JSON */
+	/* what imgjson_names passes is JSON */
 	if (size > 0 && (data[0] == '[' || data[0] == '{') &&
-	    img_names((const char *)data, size) == NULL) {
+	    imgjson_names((const char *)data, size) == NULL) {
 		if ((j = sbx_json_parse((const char *)data, size, NULL)) == NULL)
 			abort();
 		sbx_json_free(j);

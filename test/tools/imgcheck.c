@@ -1,7 +1,7 @@
 /*
- * imgcheck: img_check() of sbx-run/imgcheck.c on one file, for the
+ * imgcheck: imgcheck() of sbx-run/imgcheck.c on one file, for the
  * imgcheck suite: prints "ok", or "refused: WHY" and exits 1.  With -w,
- * img_write()s the archive docker would load to stdout instead of "ok";
+ * imgwrite()s the archive docker would load to stdout instead of "ok";
  * -x runs a shell command between the check and the write (one that
  * changes the file, as someone with the cache in reach could).
  *   imgcheck [-w] [-x command] [-l limit] file
@@ -56,20 +56,20 @@ main(int argc, char *argv[])
 	if ((fd = open(argv[0], O_RDONLY)) == -1)
 		err(SBX_EX_FAIL, "%s", argv[0]);
 	if (wflag) {
-		if ((rc = img_scan(fd, limit, &a, why, sizeof(why))) == -1)
+		if ((rc = imgcheck_scan(fd, limit, &a, why, sizeof(why))) == -1)
 			printf("refused: %s\n", why);
 		else if (between != NULL && system(between) != 0)
 			errx(SBX_EX_FAIL, "%s failed", between);
-		else if (img_write(fd, &a, STDOUT_FILENO) == -1)
-			err(SBX_EX_FAIL, "img_write");
+		else if (imgwrite(fd, &a, STDOUT_FILENO) == -1)
+			err(SBX_EX_FAIL, "img_write");	/* the suite greps this */
 		else
 			free(a.m);
-	} else if ((rc = img_check(fd, limit, why, sizeof(why))) == 0)
+	} else if ((rc = imgcheck(fd, limit, why, sizeof(why))) == 0)
 		printf("ok\n");
 	else
 		printf("refused: %s\n", why);
 	/* the caller hands fd on as docker load's stdin */
 	if ((off = lseek(fd, 0, SEEK_CUR)) != 0 && off != -1)
-		errx(SBX_EX_FAIL, "img_check moved the file offset");
+		errx(SBX_EX_FAIL, "imgcheck moved the file offset");
 	return sbx_fshut() == 0 && rc == 0 ? 0 : 1;
 }

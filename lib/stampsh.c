@@ -1,7 +1,11 @@
 /*
- * marksh.c: the two POSIX sh scripts of exec marking (mark.c), run
- * inside the sandbox (and inside a container for an inner docker exec).
- *
+ * stampsh.c: the POSIX sh scripts of exec stamping (stamp.c), run inside
+ * the sandbox (and in a container for an inner docker exec): the
+ * prologue, the ender and the asker, described below.
+ */
+#include "sbx-internal.h"
+
+/*
  * The prologue runs before the command, as `sh -c PROLOGUE sbx-run ID
  * CMD...`: where its cgroup is in a cgroup2 hierarchy it may write to, it
  * makes a cgroup sbx-run-ID below it and moves itself in, so that all the
@@ -11,7 +15,7 @@
  * records its pid, its start time (field 22 of stat, so a reused pid is
  * told apart), the boot id and that cgroup under ${HOME:-/tmp}/.sbx-run/PID
  * (one file a pid, so they never pile up past pid_max), then becomes the
- * command with exec.  A record or a cgroup it cannot make costs the mark
+ * command with exec.  A record or a cgroup it cannot make costs the stamp
  * or the cgroup, never the command.  Nothing in it is in the
  * environment: env -i, a new title or a changed environment leaves the
  * record as it was.
@@ -26,7 +30,7 @@
  * what left the process tree was not looked for), "unmarked" (no record:
  * the command never started) or "rebooted" (the sandbox was stopped
  * since, which ended it).  A recorded cgroup is used only under
- * /sys/fs/cgroup and named for the mark.  A pid whose start time differs was
+ * /sys/fs/cgroup and named for the stamp.  A pid whose start time differs was
  * reused: the old group and session are empty then, as the kernel frees a
  * pid number only when no process has it as its group or session.  With
  * INNER and a PREFIX (`docker ... exec -u 0 CONTAINER`) it first runs
@@ -37,9 +41,8 @@
  * "began" if a record names ID, "unbegun" if none does and a record could
  * be written now (so the prologue's would have been), else "unknown".
  */
-#include "sbx-internal.h"
 
-const char sbx_mark_prologue[] =
+const char sbx_stamp_prologue[] =
     "m=$1;shift;d=${HOME:-/tmp}/.sbx-run;k=;"
     "{ for r in /sys/fs/cgroup/unified /sys/fs/cgroup '';do "
     "[ -f \"$r/cgroup.controllers\" ]&&break;done;"
@@ -54,7 +57,7 @@ const char sbx_mark_prologue[] =
     "r(){ echo \"$m $$ ${20} $b $k\";}&&r ${l##*) }>\"$d/$$\";} 2>/dev/null;"
     "exec \"$@\"";
 
-const char sbx_mark_ender[] =
+const char sbx_stamp_ender[] =
     "exec 2>/dev/null\n"
     "m=$1 d=${HOME:-/tmp}/.sbx-run b= p=\n"
     "shift\n"
@@ -149,7 +152,7 @@ const char sbx_mark_ender[] =
     "[ -z \"$g\" ] || rmdir \"$g\"\n"
     "echo \"ended $n left $k$W\"\n";
 
-const char sbx_mark_asker[] =
+const char sbx_stamp_asker[] =
     "exec 2>/dev/null\n"
     "m=$1 d=${HOME:-/tmp}/.sbx-run\n"
     "for f in \"$d\"/*; do\n"

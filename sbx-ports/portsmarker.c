@@ -1,15 +1,9 @@
 /*
- * portsmark.c: NAME.ports, the mappings sbx-ports made, so a later sync
- * removes only its own: lines "PROTO HOSTPORT SANDBOXPORT".  Unlike the
- * other markers (lib/markerio.c) it is not "key=value", and only
- * sbx-ports reads or writes it.
- *
- * Every verb that changes a sandbox's ports holds that sandbox's byte of
- * .ports.lock from before it reads anything (docker ps, sbx's listing,
- * the record) until the record is written: two syncs of different
- * listings would otherwise each count the bound against what was there
- * before the other, and the later record would drop what the earlier
- * one published, so that nothing would ever take it back.
+ * portsmarker.c: NAME.ports, the mappings sbx-ports made, so a later sync
+ * removes only its own: lines "PROTO HOSTPORT SANDBOXPORT", read and
+ * written by sbx-ports alone.  Each verb that changes ports holds the
+ * sandbox's byte of .ports.lock from before it reads anything until the
+ * record is written, or two syncs would drop each other's mappings.
  */
 #include <sys/types.h>
 
@@ -26,7 +20,7 @@
 
 /* NAME.ports into l, appended; none is no error, a bad line is dropped. */
 int
-portsmark_read(int dfd, const char *name, struct sbx_ports *l)
+portsmarker_read(int dfd, const char *name, struct sbx_ports *l)
 {
 	char file[SBX_MARKER_MAX], buf[8192], *line, *next;
 	char proto[8], host[8], vm[8];
@@ -56,7 +50,7 @@ portsmark_read(int dfd, const char *name, struct sbx_ports *l)
 
 /* Write NAME.ports as l; an empty l removes it. */
 int
-portsmark_write(int dfd, const char *name, const struct sbx_ports *l)
+portsmarker_write(int dfd, const char *name, const struct sbx_ports *l)
 {
 	char file[SBX_MARKER_MAX], line[48];
 	struct sbx_buf b;
@@ -88,7 +82,7 @@ portsmark_write(int dfd, const char *name, const struct sbx_ports *l)
  * Returns the descriptor that holds it.
  */
 int
-portsmark_lock(const struct ctx *c)
+portsmarker_lock(const struct ctx *c)
 {
 	long long ms;
 	pid_t pid;
@@ -109,7 +103,7 @@ portsmark_lock(const struct ctx *c)
 
 /* warn(3) of a failed read or write, naming STATEDIR/NAME.ports. */
 void
-portsmark_warn(const char *statedir, const char *name)
+portsmarker_warn(const char *statedir, const char *name)
 {
 	char file[SBX_MARKER_MAX] = "";
 	int e = errno;

@@ -1,11 +1,9 @@
 /*
- * mark.c: ending exactly what one sbx exec started inside the sandbox.
- * Killing the local `sbx exec` leaves its command running in the VM (and
- * an inner `docker exec` leaves its command running in the container), so
- * each exec runs its command under a prologue that records it (marksh.c),
- * and a timeout or a signal is followed by one short second exec that ends
- * what the record names and says what it found.  Nothing extra is run in
- * the steady state.
+ * stamp.c: ending exactly what one sbx exec started in the sandbox.  A
+ * killed local `sbx exec` leaves its command running inside, so each
+ * exec runs under a prologue that records it (stampsh.c), and a timeout
+ * or signal is followed by one short exec that ends what the record
+ * names.  Nothing extra runs in the steady state.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,18 +12,18 @@
 
 #include "sbxchild.h"
 #include "sbxcli.h"
-#include "sbxmark.h"
+#include "sbxstamp.h"
 #include "sbx-internal.h"
 
-/* A fresh mark: SBX_MARK_LEN hex digits, from /dev/urandom. */
+/* A fresh stamp: SBX_STAMP_LEN hex digits, from /dev/urandom. */
 int
-sbx_mark_new(char *id, size_t size)
+sbx_stamp_new(char *id, size_t size)
 {
 	static const char hex[] = "0123456789abcdef";
-	unsigned char r[SBX_MARK_LEN / 2];
+	unsigned char r[SBX_STAMP_LEN / 2];
 	size_t i;
 
-	if (size < SBX_MARK_LEN + 1) {
+	if (size < SBX_STAMP_LEN + 1) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
@@ -35,17 +33,17 @@ sbx_mark_new(char *id, size_t size)
 		id[2 * i] = hex[r[i] >> 4];
 		id[2 * i + 1] = hex[r[i] & 0xf];
 	}
-	id[SBX_MARK_LEN] = '\0';
+	id[SBX_STAMP_LEN] = '\0';
 	return 0;
 }
 
-/* The SBX_MARK_NWORDS words that, put before a command, run it marked. */
+/* The SBX_STAMP_NWORDS words that, put before a command, run it stamped. */
 void
-sbx_mark_words(char **w, const char *id)
+sbx_stamp_words(char **w, const char *id)
 {
 	w[0] = "sh";
 	w[1] = "-c";
-	w[2] = (char *)sbx_mark_prologue;
+	w[2] = (char *)sbx_stamp_prologue;
 	w[3] = "sbx-run";
 	w[4] = (char *)id;
 }
@@ -72,7 +70,7 @@ parse(char *l, int *found, int *left, int *cg)
 	if (strcmp(l, "none") == 0)
 		return SBX_END_NONE;
 	if (strcmp(l, "unmarked") == 0)
-		return SBX_END_UNMARKED;
+		return SBX_END_UNSTAMPED;
 	if (strcmp(l, "rebooted") == 0)
 		return SBX_END_REBOOTED;
 	if (strncmp(l, "ended ", 6) != 0)
@@ -122,13 +120,13 @@ first_line(struct sbx_ended *e, const char *text, size_t len)
 }
 
 /*
- * End, with one `sbx exec`, what the exec marked id started in sandbox
+ * End, with one `sbx exec`, what the exec stamped id started in sandbox
  * name; with inner non-NULL (the words that run a command in its
  * container, NULL-terminated), end the container's part first.  Fills e.
  * Returns -1 with errno set only if the ending exec could not be started.
  */
 int
-sbx_mark_end(const char *sbx, char *const *env, const char *name,
+sbx_stamp_end(const char *sbx, char *const *env, const char *name,
     const char *id, char *const *inner, int timeout, struct sbx_ended *e)
 {
 	struct sbx_result res;
@@ -148,11 +146,11 @@ sbx_mark_end(const char *sbx, char *const *env, const char *name,
 	av[n++] = "--";
 	av[n++] = "sh";
 	av[n++] = "-c";
-	av[n++] = (char *)sbx_mark_ender;
+	av[n++] = (char *)sbx_stamp_ender;
 	av[n++] = "sbx-run-end";
 	av[n++] = (char *)id;
 	if (inner != NULL)
-		av[n++] = (char *)sbx_mark_ender;
+		av[n++] = (char *)sbx_stamp_ender;
 	for (i = 0; i < ni; i++)
 		av[n++] = inner[i];
 	av[n] = NULL;
@@ -181,7 +179,7 @@ sbx_mark_end(const char *sbx, char *const *env, const char *name,
 }
 
 /*
- * Without a cgroup only the process tree of the mark was searched: the
+ * Without a cgroup only the process tree of the stamp was searched: the
  * words say so, and that what left it (a daemon) was not looked for.
  */
 static void
@@ -205,7 +203,7 @@ part(char *buf, size_t size, int state, int found, int left, int cg,
 		(void)snprintf(buf, size, "nothing it started %s%s was still "
 		    "running", where, tree);
 		break;
-	case SBX_END_UNMARKED:
+	case SBX_END_UNSTAMPED:
 		(void)snprintf(buf, size, "nothing it started was found %s "
 		    "(it had not begun there, or could not be marked)", where);
 		break;
@@ -234,7 +232,7 @@ part(char *buf, size_t size, int state, int found, int left, int cg,
 
 /* What e says, in words, into buf: "ended what it started ..." */
 void
-sbx_mark_said(const struct sbx_ended *e, const char *container, char *buf,
+sbx_stamp_said(const struct sbx_ended *e, const char *container, char *buf,
     size_t size)
 {
 	char in[320], where[96];
@@ -256,7 +254,7 @@ sbx_mark_said(const struct sbx_ended *e, const char *container, char *buf,
 
 /* Did the ending leave nothing of what it found running? */
 int
-sbx_mark_done(const struct sbx_ended *e)
+sbx_stamp_done(const struct sbx_ended *e)
 {
 	int ok;
 
@@ -269,18 +267,18 @@ sbx_mark_done(const struct sbx_ended *e)
 }
 
 /*
- * Did the exec marked id begin its command in sandbox name?  One short
- * exec of the asker (marksh.c), which ends nothing.  0 only when it
+ * Did the exec stamped id begin its command in sandbox name?  One short
+ * exec of the asker (stampsh.c), which ends nothing.  0 only when it
  * answers that no record names id and one could have been written; 1
  * for every other answer or failure, as a command that may have begun
  * must never be run again.
  */
 int
-sbx_mark_began(const char *sbx, char *const *env, const char *name,
+sbx_stamp_began(const char *sbx, char *const *env, const char *name,
     const char *id, int timeout)
 {
 	char *av[] = { (char *)sbx, "exec", (char *)name, "--", "sh", "-c",
-	    (char *)sbx_mark_asker, "sbx-run-ask", (char *)id, NULL };
+	    (char *)sbx_stamp_asker, "sbx-run-ask", (char *)id, NULL };
 	struct sbx_result res;
 	int began;
 

@@ -1,19 +1,15 @@
 /*
- * scmark.c: a guest command outlives a killed `sbx exec` on real sbx
- * (only stop or rm ended it, in 0.39), so the programs'
- * exec marking (lib/mark.c) must end it.
- * The check runs a command under sbx-run's mark, as sbx-run runs every
- * command, kills the local exec as sbx-run's timeout does, looks whether
- * the command still runs, ends it with sbx_mark_end, and looks again.
- * "Runs" is judged by a heartbeat file the command rewrites every 0.2 s,
- * so the judgement needs no process of the command to be visible to the
- * exec that looks.
+ * scstamp.c: a guest command outlives a killed `sbx exec` on real sbx, so
+ * the exec stamping (lib/stamp.c) must end it.  The check runs a command
+ * under the stamp, kills the local exec as a timeout does, ends it with
+ * sbx_stamp_end and looks again, judging "runs" by a heartbeat file the
+ * command rewrites every 0.2 s, so no process need be visible to it.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "sbxchild.h"
-#include "sbxmark.h"
+#include "sbxstamp.h"
 #include "result.h"
 #include "sc.h"
 
@@ -62,13 +58,13 @@ beat(struct sc *sc, const char *file, char *said, size_t size)
 int
 sc_guest(struct sc *sc)
 {
-	char id[SBX_MARK_LEN + 1], file[64], said[3][1024], ended[512];
-	char *av[5 + SBX_MARK_NWORDS + 5];
+	char id[SBX_STAMP_LEN + 1], file[64], said[3][1024], ended[512];
+	char *av[5 + SBX_STAMP_NWORDS + 5];
 	struct sbx_ended e;
 	pid_t pid;
 	int n = 0, first, after, last;
 
-	if (sbx_mark_new(id, sizeof(id)) == -1) {
+	if (sbx_stamp_new(id, sizeof(id)) == -1) {
 		sc_say(sc, SC_GUEST, FAIL, "no mark: /dev/urandom unreadable");
 		return 0;
 	}
@@ -77,8 +73,8 @@ sc_guest(struct sc *sc)
 	av[n++] = "exec";
 	av[n++] = sc->name;
 	av[n++] = "--";
-	sbx_mark_words(av + n, id);
-	n += SBX_MARK_NWORDS;
+	sbx_stamp_words(av + n, id);
+	n += SBX_STAMP_NWORDS;
 	av[n++] = "sh";
 	av[n++] = "-c";
 	av[n++] = BEATER;
@@ -99,17 +95,17 @@ sc_guest(struct sc *sc)
 		return 0;
 	}
 	after = beat(sc, file, said[1], sizeof(said[1]));
-	if (sbx_mark_end(sc->sbx, sc->env, sc->name, id, NULL, sc->timeout,
+	if (sbx_stamp_end(sc->sbx, sc->env, sc->name, id, NULL, sc->timeout,
 	    &e) == -1) {
 		sc_say(sc, SC_GUEST, FAIL, "cannot run sbx for the ending");
 		return -1;
 	}
 	sc_after(sc, 1, e.state == SBX_END_UNREACHED, e.why);
-	sbx_mark_said(&e, NULL, ended, sizeof(ended));
+	sbx_stamp_said(&e, NULL, ended, sizeof(ended));
 	last = beat(sc, file, said[2], sizeof(said[2]));
 	if (sc->signo != 0 || sc->restart)
 		return -1;
-	if (last == 0 && sbx_mark_done(&e))
+	if (last == 0 && sbx_stamp_done(&e))
 		sc_say(sc, SC_GUEST, PASS, "the command %s the killed exec; "
 		    "the programs' ending said \"%s\", and it has stopped",
 		    after == 1 ? "outlived" : after == 0 ? "ended with" :

@@ -1,10 +1,8 @@
 /*
- * imglru.c: the image cache within its budget.  Entries go least
- * recently used first (meta's used=) until all of them together fit;
- * with SBX_IMG_STALE (sbx-gc) also those whose workspace is gone or is
- * another directory now, and those that cannot be read.  An entry with
- * no meta yet is a fill in progress: left alone for a day, the longest
- * a call may run, then it is debris.
+ * imgevict.c: the image cache within its budget, after each save and at
+ * each sweep: least recently used first; with SBX_IMG_STALE (sbx-gc) also
+ * entries whose workspace is gone or unreadable.  An entry with no meta
+ * is a fill in progress, left a day (the longest a call runs).
  */
 #include <sys/stat.h>
 
@@ -20,7 +18,6 @@
 
 #include "sbxconf.h"
 #include "sbximg.h"
-#include "sbx-internal.h"
 
 #define ENTRIES_MAX	1024	/* looked at per pass */
 
@@ -31,6 +28,38 @@ struct ent {
 	const char	*why;		/* set: it goes whatever the budget */
 	int		 busy;		/* a fill in progress: never counted */
 };
+
+/*
+ * The bytes an entry takes (its regular files), and the newest change
+ * among them in *mtime.
+ */
+static long long
+bytes(int root, const char *name, long long *mtime)
+{
+	struct dirent *de;
+	struct stat st;
+	DIR *dir;
+	long long n = 0;
+	int fd;
+
+	*mtime = 0;
+	if ((fd = openat(root, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return 0;
+	if ((dir = fdopendir(fd)) == NULL) {
+		close(fd);
+		return 0;
+	}
+	while ((de = readdir(dir)) != NULL)
+		if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(st.st_mode)) {
+			n += (long long)st.st_size;
+			if ((long long)st.st_mtime > *mtime)
+				*mtime = (long long)st.st_mtime;
+		}
+	closedir(dir);
+	return n;
+}
 
 static int
 lru(const void *a, const void *b)
@@ -49,16 +78,16 @@ look(int root, const char *name, unsigned flags, struct ent *e)
 	int efd;
 
 	memset(e, 0, sizeof(*e));
-	if (!sbx_img_isname(name) || strlen(name) >= sizeof(e->name))
+	if (!sbx_imgcache_isname(name) || strlen(name) >= sizeof(e->name))
 		return -1;
 	memcpy(e->name, name, strlen(name) + 1);
-	e->bytes = sbx_img_bytes(root, name, &mtime);
+	e->bytes = bytes(root, name, &mtime);
 	e->used = mtime;
 	if ((m = malloc(sizeof(*m))) == NULL)
 		return -1;
-	if ((efd = sbx_img_entry(root, name, 0)) == -1)
+	if ((efd = sbx_imgcache_entry(root, name, 0)) == -1)
 		e->why = "not a directory of the user's own";
-	else if (sbx_img_meta_read(efd, m) == -1) {
+	else if (sbx_imgmeta_read(efd, m) == -1) {
 		if (errno == ENOENT && mtime > (long long)time(NULL) -
 		    SBX_TIMEOUT_MAX)
 			e->busy = 1;
@@ -68,7 +97,7 @@ look(int root, const char *name, unsigned flags, struct ent *e)
 	} else {
 		snprintf(e->ws, sizeof(e->ws), "%s", m->workspace);
 		e->used = m->used;
-		if ((flags & SBX_IMG_STALE) && !sbx_img_current(m, name))
+		if ((flags & SBX_IMG_STALE) && !sbx_imgmeta_current(m, name))
 			e->why = access(m->workspace, F_OK) == 0 ?
 			    "its workspace is another directory now" :
 			    "its workspace is gone";
@@ -92,30 +121,30 @@ debris(int root, const char *name)
 {
 	struct stat st;
 
-	return sbx_img_aside(name) &&
+	return sbx_imgcache_aside(name) &&
 	    fstatat(root, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    S_ISDIR(st.st_mode) &&
 	    (long long)st.st_mtime < (long long)time(NULL) - SBX_TIMEOUT_MAX;
 }
 
 static void
-evict(int root, const struct ent *e, unsigned flags, const char *why,
-    void (*say)(const char *, long long, const char *))
+evict(int root, const struct ent *e, unsigned flags, const char *why)
 {
-	if (say != NULL)
-		say(e->ws[0] != '\0' ? e->ws : e->name, e->bytes, why);
+	if (flags & SBX_IMG_SAY)
+		printf("%s image cache %s (%lld bytes): %s\n",
+		    flags & SBX_IMG_DRY ? "evict" : "evicted",
+		    e->ws[0] != '\0' ? e->ws : e->name, e->bytes, why);
 	if (!(flags & SBX_IMG_DRY))
-		(void)sbx_img_drop(root, e->name);
+		(void)sbx_imgcache_drop(root, e->name);
 }
 
 /*
- * Evict as above, never keep (the entry just filled, or NULL), telling
- * say(workspace or entry name, bytes, reason) of each; with SBX_IMG_DRY
- * only tell.  The number of entries evicted, or -1.
+ * Evict as above, never keep (the entry just filled, or NULL); with
+ * SBX_IMG_SAY a line of each (workspace or entry name, bytes, reason),
+ * with SBX_IMG_DRY only that.  The number of entries evicted, or -1.
  */
 int
-sbx_img_evict(int root, long long budget, const char *keep, unsigned flags,
-    void (*say)(const char *, long long, const char *))
+sbx_imgevict(int root, long long budget, const char *keep, unsigned flags)
 {
 	struct dirent *de;
 	struct ent *v;
@@ -125,7 +154,7 @@ sbx_img_evict(int root, long long budget, const char *keep, unsigned flags,
 	int fd = -1, lfd, gone = 0;
 
 	/* under the cache's lock: no entry is replaced between look and drop */
-	if ((lfd = sbx_img_lock(root)) == -1)
+	if ((lfd = sbx_imgcache_lock(root)) == -1)
 		return -1;
 	if ((fd = dup(root)) == -1 || (dir = fdopendir(fd)) == NULL) {
 		if (fd != -1)
@@ -144,12 +173,12 @@ sbx_img_evict(int root, long long budget, const char *keep, unsigned flags,
 			n++;
 		else if ((flags & (SBX_IMG_STALE | SBX_IMG_DRY)) ==
 		    SBX_IMG_STALE && debris(root, de->d_name))
-			sbx_img_abandon(root, de->d_name);
+			sbx_imgcache_abandon(root, de->d_name);
 	closedir(dir);
 	qsort(v, n, sizeof(*v), lru);
 	for (i = 0; i < n; i++) {
 		if (v[i].why != NULL) {
-			evict(root, &v[i], flags, v[i].why, say);
+			evict(root, &v[i], flags, v[i].why);
 			gone++;
 		} else if (!v[i].busy)
 			total += v[i].bytes;
@@ -159,11 +188,28 @@ sbx_img_evict(int root, long long budget, const char *keep, unsigned flags,
 		    (keep != NULL && strcmp(v[i].name, keep) == 0))
 			continue;
 		evict(root, &v[i], flags, "least recently used, over the "
-		    "budget", say);
+		    "budget");
 		total -= v[i].bytes;
 		gone++;
 	}
 	free(v);
 	close(lfd);
 	return gone;
+}
+
+/*
+ * sbx-gc's sweep: the whole cache against DOCKER_SANDBOX_IMAGE_CACHE
+ * (0 empties it), gone workspaces too, with no sbx call; flags as above.
+ */
+void
+sbx_imgevict_sweep(unsigned flags)
+{
+	char path[PATH_MAX];
+	long long budget = sbx_xconf_image_cache();
+	int root;
+
+	if ((root = sbx_imgcache_open(NULL, 0, path, sizeof(path))) == -1)
+		return;
+	(void)sbx_imgevict(root, budget, NULL, flags | SBX_IMG_STALE);
+	close(root);
 }
