@@ -156,7 +156,7 @@ if [ "${1:-}" = --session ]; then
 fi
 
 # The controls of the checks: SOAK_GC replaces the sweep, SOAK_WATCH
-# adds options to sbx-watch (test/soak.bats breaks each on purpose).
+# adds options to sbx-watch (test/e2e/soak.bats breaks each on purpose).
 SOAK_GC=${SOAK_GC:-sbx-gc -H 0}
 SOAK_WATCH=${SOAK_WATCH:-}
 SOAK_CHAOS=${SOAK_CHAOS:-1}

@@ -5,7 +5,7 @@
  * parent had before the fork.  The command (touch FILE) must not run.
  * With "alive" the middle process waits instead, and the command runs:
  * the check's control.  Prints the child's exit status and the errno it
- * reported; spawn.bats reads them.
+ * reported; test/lib/spawn.bats reads them.
  */
 #include <sys/types.h>
 #include <sys/wait.h>

@@ -1,7 +1,7 @@
 /*
  * selfpipe: exercise lib/selfpipe.c and its use by sbx_supervise on
  * their own.  Prints one line per check, "ok NAME" or "FAIL NAME: why",
- * and exits 1 if any failed.  spawn.bats runs it.
+ * and exits 1 if any failed.  test/lib/spawn.bats runs it.
  */
 #include <sys/types.h>
 #include <sys/wait.h>

@@ -1,0 +1,318 @@
+#!/usr/bin/env bats
+# sbx-verify: arguments, formats, exit statuses and the transport's
+# environment against the recording stand-in (tier 1); then every check
+# against the simulator: all PASS when it is faithful, and each one FAIL,
+# with evidence and exit 1, under the fault mode that breaks its guarantee.
+
+load ../helpers/helper
+load ../helpers/sim-setup
+
+CHECKS="transport env-scrub env-forward daemon-pinning mounts contexts host-socket port-binds workspace-ro teardown-armed"
+
+setup() {
+	common_setup
+	export PATH="$TOP/sbx-verify:$TOP/sbx-ports:$TOP/sbx-watch:$PATH"
+	unset DOCKER_SANDBOX_TEARDOWN SBX_SIM_LEAK SBX_SIM_DIALECT
+}
+
+teardown() {
+	sim_test_teardown
+}
+
+# The line of check $1 in $output.
+line_of() {
+	printf '%s\n' "$output" | grep -E "^(PASS|FAIL|SKIP) $1: "
+}
+
+# sbx calls the stand-in saw (its log has one line per argv line, and
+# the probe script has many).
+ncalls() {
+	ls "$SBX_STUB_DIR/calls" | grep -c '\.argv$'
+}
+
+# A watcher for SIM_SB that lives as long as this test.
+arm_watch() {
+	sleep 600 &
+	echo $! >>"$BATS_TEST_TMPDIR/pids"
+	sbx-watch -m none -p $! "$SIM_SB" || fail "sbx-watch failed"
+}
+
+# ---------------------------------------------------------------- tier 1
+
+@test "usage: unknown flag, operands; usage line is the synopsis" {
+	usage_refused sbx-verify "usage: sbx-verify [-jt] [-S [-f] | -s name]" \
+	    "-Z" "-s" "extra" "-j extra" "-s pi-sbx-1-x y"
+	[ "$(stub_count)" -eq 0 ]
+}
+
+@test "the name: -s or DOCKER_SANDBOX, validated; a bad DOCKER_SANDBOX_TEARDOWN is a usage error" {
+	run -64 --separate-stderr sbx-verify
+	[ "$stderr" = "sbx-verify: no sandbox: give -s name or set DOCKER_SANDBOX" ]
+	run -64 --separate-stderr sbx-verify -s default
+	[[ $stderr == "sbx-verify: invalid sandbox name"* ]]
+	DOCKER_SANDBOX_TEARDOWN=later run -64 --separate-stderr sbx-verify -s pi-sbx-1-v
+	[[ $stderr == "sbx-verify: DOCKER_SANDBOX_TEARDOWN: expected remove, stop or none" ]]
+	[ "$(stub_count)" -eq 0 ]
+}
+
+@test "no sandbox: it says so, exits 2 and creates nothing" {
+	run -2 --separate-stderr sbx-verify -s pi-sbx-1-absent1
+	[ -z "$output" ]
+	[[ $stderr == *"sbx-verify: sandbox pi-sbx-1-absent1 does not exist (the audit never creates one)" ]]
+	[ "$(stub_count create)" -eq 0 ]
+	[ "$(ncalls)" -eq 2 ]
+	# nothing of the audit is left behind
+	[ -z "$(ls "$SBX_STATE_DIR" | grep verify)" ]
+	[ -z "$(ls "$TMPDIR")" ]
+}
+
+@test "the transport: one sbx exec through sbx-run, poisoned env scrubbed, only the allowed probe forwarded" {
+	stub_sandbox pi-sbx-1-v
+	export DOCKER_SANDBOX_ENV_ALLOWLIST=MY_TOKEN MY_TOKEN=t
+	run -2 --separate-stderr sbx-verify -s pi-sbx-1-v
+	[ "$(stub_count exec)" -eq 1 ]
+	argv=$(stub_argv 1 | tr '\n' ' ')
+	[[ $argv =~ ^exec\ -e\ (MY_TOKEN|VERIFY_PROBE_[0-9a-f]{16})\ -e\ (MY_TOKEN|VERIFY_PROBE_[0-9a-f]{16})\ pi-sbx-1-v\ --\ sh\ -c\  ]] ||
+	    fail "argv: $argv"
+	env=$(stub_env 1)
+	! grep -q '^DOCKER_HOST=\|^DOCKER_CONTEXT=\|^DOCKER_VERIFY_SENTINEL_\|^DOCKER_SANDBOX_ENV_ALLOWLIST=' <<<"$env"
+	grep -q '^DOCKER_SANDBOXES_VERIFY_SENTINEL_[0-9a-f]*=1$' <<<"$env"
+	grep -q '^SBX_VERIFY_PROBE_[0-9a-f]*=1$' <<<"$env"
+	grep -q '^VERIFY_PROBE_[0-9a-f]*=[0-9a-f]\{16\}$' <<<"$env"
+	# the canary docker is first on the PATH the sbx CLI gets
+	grep -q "^PATH=$TMPDIR/sbx-verify\.[^:]*:" <<<"$env"
+	# a probe that did not complete is no audit: exit 2
+	[[ $stderr == *"the probes did not complete"* ]]
+}
+
+@test "a transport that runs the probes on the host is caught: the canary docker ran" {
+	stub_sandbox pi-sbx-1-v
+	export SBX_STUB_EXEC_RUN=1
+	run -1 --separate-stderr sbx-verify -s pi-sbx-1-v
+	[ "${#lines[@]}" -eq 10 ]
+	[ "$(printf '%s\n' "${lines[@]}" | cut -d: -f1 | cut -d' ' -f2 | tr '\n' ' ')" = "$CHECKS " ]
+	[[ ${lines[0]} == "FAIL transport: the canary docker first on the host PATH ran: the probes reached a host docker binary" ]]
+	[[ $(line_of daemon-pinning) == "FAIL daemon-pinning: "* ]]
+	[[ $(line_of workspace-ro) == "SKIP workspace-ro: read-write mode"* ]]
+	[[ $(line_of teardown-armed) == "FAIL teardown-armed: no process holds $SBX_STATE_DIR/pi-sbx-1-v.lock"* ]]
+	[ "$(ncalls)" -le 3 ]
+	[ -z "$(ls "$SBX_STATE_DIR" | grep verify)" ]
+}
+
+@test "-j prints one JSON object per check, -t prints TAP with SKIP" {
+	stub_sandbox pi-sbx-1-v
+	export SBX_STUB_EXEC_RUN=1
+	run -1 --separate-stderr sbx-verify -j -s pi-sbx-1-v
+	[ "${#lines[@]}" -eq 10 ]
+	[[ ${lines[0]} == '{"check":"transport","result":"fail","evidence":"the canary docker first on the host PATH ran: the probes reached a host docker binary"}' ]]
+	[[ ${lines[8]} == '{"check":"workspace-ro","result":"skip","evidence":"read-write mode'* ]]
+	for l in "${lines[@]}"; do
+		[[ $l =~ ^\{\"check\":\"[a-z-]+\",\"result\":\"(pass|fail|skip)\",\"evidence\":\".+\"\}$ ]] || fail "$l"
+	done
+	run -1 --separate-stderr sbx-verify -t -s pi-sbx-1-v
+	[ "${lines[0]}" = "1..10" ]
+	[[ ${lines[1]} == "not ok 1 - transport: "* ]]
+	[[ ${lines[9]} == "ok 9 - workspace-ro # SKIP read-write mode"* ]]
+	[[ ${lines[10]} == "not ok 10 - teardown-armed: "* ]]
+}
+
+@test "controls class: what the sandbox said reaches text and TAP lines escaped, as -j escapes it; valid UTF-8 stays" {
+	stub_sandbox pi-sbx-1-v
+	export SBX_STUB_EXEC_RUN=1
+	# a socket whose path the probes report: C1 as UTF-8 and raw, ESC,
+	# a carriage return, valid UTF-8 and a backslash in its name
+	d="$BATS_TEST_TMPDIR/x$(printf '\302\2332J\302\205\033[1A\rü\\\233K')"
+	mkdir -p "$d"
+	python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$d/docker.sock"
+	for f in "" -t; do
+		XDG_RUNTIME_DIR=$d run -1 --separate-stderr sbx-verify $f -s pi-sbx-1-v
+		printf '%s' "$output" | od -c | grep -q '302 233\|033\|\\r\| 233' &&
+		    fail "a control reached the output ($f): $(printf '%s' "$output" | od -c | head -40)"
+		[[ $output == *'daemon socket visible inside: '*'/x\302\2332J\302\205\033[1A\rü\\\233K/docker.sock'* ]] ||
+		    fail "$f: $output"
+		# every check still has its line, the FAILs after it too
+		[ "$(printf '%s\n' "$output" | grep -cE '^(PASS|FAIL|SKIP|ok|not ok) ')" -eq 10 ]
+	done
+	XDG_RUNTIME_DIR=$d run -1 --separate-stderr sbx-verify -j -s pi-sbx-1-v
+	[[ $output == *'x\u009b2J\u0085\u001b[1A\u000dü\\\ufffdK/docker.sock'* ]] || fail "$output"
+}
+
+@test "read-only mode named by the marker but without a project path fails workspace-ro" {
+	stub_sandbox pi-sbx-1-v
+	export SBX_STUB_EXEC_RUN=1
+	mkdir -p "$SBX_STATE_DIR"
+	chmod 700 "$SBX_STATE_DIR"
+	printf 'created=1\nmode=ro\n' >"$SBX_STATE_DIR/pi-sbx-1-v.created"
+	run -1 sbx-verify -s pi-sbx-1-v
+	[[ $(line_of workspace-ro) == "FAIL workspace-ro: read-only mode, but no pi-sbx-1-v.created marker names the project"* ]]
+}
+
+@test "teardown-armed is SKIP when teardown is off and nobody watches" {
+	stub_sandbox pi-sbx-1-v
+	export SBX_STUB_EXEC_RUN=1
+	DOCKER_SANDBOX_TEARDOWN=none run -1 sbx-verify -s pi-sbx-1-v
+	[[ $(line_of teardown-armed) == "SKIP teardown-armed: teardown is off (DOCKER_SANDBOX_TEARDOWN=none) and no watcher holds pi-sbx-1-v.lock" ]]
+	DOCKER_SANDBOX=pi-sbx-1-v run -1 sbx-verify
+	[[ $(line_of teardown-armed) == "SKIP teardown-armed: teardown is off (DOCKER_SANDBOX_TEARDOWN=none, the default for a pinned sandbox)"* ]]
+}
+
+@test "a full stdout is an error" {
+	stub_sandbox pi-sbx-1-v
+	export SBX_STUB_EXEC_RUN=1
+	run bash -c 'sbx-verify -s pi-sbx-1-v >/dev/full'
+	[ "$status" -eq 2 ]
+	[[ $output == *"sbx-verify: stdout"* ]]
+}
+
+# ---------------------------------------------------------------- tier 2
+
+@test "sim: faithful, read-only, watched, ::1 published: every check passes in 2 sbx calls" {
+	DOCKER_SANDBOX_WORKSPACE_RO=1 sim_sandbox vro
+	arm_watch
+	"$SIM_SBX" port publish "$SIM_SB" '[::1]:18611:80/tcp' 127.0.0.1:18612:80/tcp >/dev/null
+	n=$(sim_calls)
+	run -0 --separate-stderr sbx-verify -s "$SIM_SB"
+	printf '%s\n' "$output" >&3
+	[ "${#lines[@]}" -eq 10 ]
+	[ "$(printf '%s\n' "${lines[@]}" | cut -d' ' -f1 | sort -u)" = PASS ]
+	[ "$(printf '%s\n' "${lines[@]}" | cut -d: -f1 | cut -d' ' -f2 | tr '\n' ' ')" = "$CHECKS " ]
+	[[ $(line_of port-binds) == *"[::1]:18611->80/tcp"* ]]
+	[[ $(line_of workspace-ro) == "PASS workspace-ro: a write to $WS failed inside" ]]
+	[[ $(line_of mounts) == *"while the project is seen at its host path" ]]
+	calls=$(sim_calls_since "$n" | wc -l)
+	echo "# sbx calls per audit: $calls" >&3
+	[ "$calls" -le 3 ]
+	[ "$calls" -eq 2 ]
+}
+
+@test "sim: read-write mode: workspace-ro is SKIP and the audit passes" {
+	sim_sandbox v1
+	arm_watch
+	run -0 sbx-verify -s "$SIM_SB"
+	[[ $(line_of workspace-ro) == "SKIP workspace-ro: read-write mode (NAME.created says mode=rw): the project is meant to be writable" ]]
+	[ "$(printf '%s\n' "${lines[@]}" | grep -c '^PASS ')" -eq 9 ]
+}
+
+@test "sim: a poisoned caller (DOCKER_HOST, DOCKER_CONTEXT, a docker first on PATH) does not change the answer" {
+	sim_sandbox v1
+	arm_watch
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	printf '#!/bin/sh\n: >%s/host-docker-ran\nexit 1\n' "$BATS_TEST_TMPDIR" >"$BATS_TEST_TMPDIR/bin/docker"
+	chmod +x "$BATS_TEST_TMPDIR/bin/docker"
+	PATH="$BATS_TEST_TMPDIR/bin:$PATH" DOCKER_HOST=tcp://127.0.0.1:1 \
+	    DOCKER_CONTEXT=evil DOCKER_CONFIG=/nonexistent run -0 sbx-verify -s "$SIM_SB"
+	[[ $(line_of transport) == "PASS transport: "* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/host-docker-ran" ]
+}
+
+@test "sim: an sbx without the port group or --no-input (0.47) costs the audit two more calls the first time only (4 at most)" {
+	sim_sandbox v1
+	export SBX_SIM_PROFILE=0.47
+	rm -f "$SBX_STATE_DIR/sbx-port-dialect" "$SBX_STATE_DIR/sbx-no-input"
+	n=$(sim_calls)
+	run -1 sbx-verify -s "$SIM_SB"
+	# the exec, port (unknown), ports --no-input (refused), ports
+	[ "$(sim_calls_since "$n" | wc -l)" -eq 4 ] || fail "$(sim_calls_since "$n")"
+	n=$(sim_calls)
+	run -1 sbx-verify -s "$SIM_SB"
+	[ "$(sim_calls_since "$n" | wc -l)" -eq 2 ]
+	rm -f "$SBX_STATE_DIR/sbx-port-dialect" "$SBX_STATE_DIR/sbx-no-input"
+}
+
+# expect_fail CHECK...: status 1, each named check FAIL with evidence.
+expect_fail() {
+	[ "$status" -eq 1 ] || fail "status $status: $output"
+	local c l
+	for c in "$@"; do
+		l=$(line_of "$c")
+		[[ $l =~ ^FAIL\ $c:\ .{10,} ]] || fail "$c: $l"
+		echo "# $l" >&3
+	done
+}
+
+# With the simulator's fault $1 in a watched sandbox, the audit FAILs
+# each check named after it.
+leak_fails() {
+	local leak=$1
+	shift
+	sim_sandbox v1
+	arm_watch
+	SBX_SIM_LEAK=$leak run sbx-verify -s "$SIM_SB"
+	expect_fail "$@"
+}
+
+@test "sim fault: leaky environment -> env-scrub and env-forward FAIL" {
+	leak_fails env env-scrub env-forward
+	[[ $(line_of env-scrub) == *DOCKER_SANDBOXES_VERIFY_SENTINEL_* ]]
+	[[ $(line_of env-forward) == *SBX_VERIFY_PROBE_* ]]
+	[[ $(line_of transport) == "PASS "* ]]
+}
+
+@test "sim fault: 0.0.0.0 binding -> port-binds FAIL (::1 stays a pass)" {
+	sim_sandbox v1
+	arm_watch
+	SBX_SIM_LEAK=bind-any run -0 sbx-ports -s "$SIM_SB" publish 18613
+	run sbx-verify -s "$SIM_SB"
+	expect_fail port-binds
+	[[ $(line_of port-binds) == "FAIL port-binds: bound beyond loopback: 0.0.0.0:18613->18613/tcp4" ]]
+	# the class: on a stopped sandbox whose listing is refused (409), and
+	# on an sbx without the port group, the leak still fails the check
+	"$SIM_SBX" stop "$SIM_SB" >/dev/null
+	SBX_SIM_FAULT=ports-409 run sbx-verify -s "$SIM_SB"
+	expect_fail port-binds
+	rm -f "$SBX_STATE_DIR/sbx-port-dialect"
+	SBX_SIM_PROFILE=0.47 run sbx-verify -s "$SIM_SB"
+	expect_fail port-binds
+	rm -f "$SBX_STATE_DIR/sbx-port-dialect"
+}
+
+@test "sim fault: visible HOME -> mounts FAIL" {
+	sim_sandbox v1
+	arm_watch
+	mkdir -p "$HOME/.ssh"
+	SBX_SIM_LEAK=home run sbx-verify -s "$SIM_SB"
+	expect_fail mounts
+	[[ $(line_of mounts) == "FAIL mounts: visible inside: the canary, ~/.ssh (canary $SBX_STATE_DIR/$SIM_SB.verify-"* ]]
+	rmdir "$HOME/.ssh"
+}
+
+@test "sim fault: extra docker context -> contexts FAIL" {
+	leak_fails context contexts
+	[[ $(line_of contexts) == "FAIL contexts: contexts inside: default sbx-sim-leak" ]]
+}
+
+@test "sim fault: host socket inside -> host-socket FAIL" {
+	leak_fails socket host-socket
+	[[ $(line_of host-socket) == *"/run/user/0/docker.sock"* ]]
+}
+
+@test "sim fault: a transport that runs on the host, where a canary docker is first on PATH -> transport FAIL" {
+	leak_fails host-exec transport
+	[[ $(line_of transport) == "FAIL transport: the canary docker first on the host PATH ran"* ]]
+}
+
+@test "sim fault: a docker inside that follows DOCKER_HOST over -H -> daemon-pinning FAIL" {
+	leak_fails unpinned daemon-pinning
+	[[ $(line_of daemon-pinning) == *"Cannot connect to the Docker daemon at unix:///nonexistent/sbx-verify-"* ]]
+	[[ $(line_of transport) == "PASS "* ]]
+}
+
+@test "sim fault: a writable project in read-only mode -> workspace-ro FAIL" {
+	sim_sandbox vbad
+	arm_watch
+	# provisioned read-write, but the marker says read-only: the sandbox
+	# does not enforce what the session believes
+	sed -i 's/^mode=rw$/mode=ro/' "$SBX_STATE_DIR/$SIM_SB.created"
+	run sbx-verify -s "$SIM_SB"
+	expect_fail workspace-ro
+	[[ $(line_of workspace-ro) == "FAIL workspace-ro: a write to $WS succeeded inside" ]]
+	[ -z "$(ls -A "$WS" | grep sbx-verify)" ]
+	sed -i 's/^mode=ro$/mode=rw/' "$SBX_STATE_DIR/$SIM_SB.created"
+}
+
+@test "sim fault: no watcher -> teardown-armed FAIL" {
+	sim_sandbox v1
+	run sbx-verify -s "$SIM_SB"
+	expect_fail teardown-armed
+	[ "$(printf '%s\n' "${lines[@]}" | grep -c '^FAIL ')" -eq 1 ]
+}
