@@ -10,7 +10,7 @@ LIBOBJ = lib/capture.o lib/clock.o lib/conf.o lib/confparse.o \
 	lib/createargv.o lib/detach.o lib/env.o lib/guard.o lib/holdargv.o \
 	lib/imgcache.o lib/imglru.o lib/imgmeta.o lib/io.o lib/json.o \
 	lib/jsonout.o lib/lock.o lib/mark.o lib/marker.o lib/markerio.o \
-	lib/marksh.o lib/name.o lib/num.o lib/portcli.o lib/portspec.o \
+	lib/marksh.o lib/mode.o lib/name.o lib/num.o lib/portcli.o lib/portspec.o \
 	lib/proc.o lib/relay.o lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o \
 	lib/sbxline.o lib/sbxls.o lib/sbxsays.o lib/selfpipe.o lib/shown.o \
 	lib/sibling.o lib/spawn.o lib/state.o lib/statedir.o lib/supervise.o \
@@ -23,7 +23,8 @@ RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
 	sbx-run/check.o sbx-run/exec.o sbx-run/imgload.o sbx-run/imgcheck.o sbx-run/imgjson.o \
 	sbx-run/imgwrite.o
 WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/teardown.o \
-	sbx-watch/pidwait.o sbx-watch/prewarm.o sbx-watch/imgsave.o
+	sbx-watch/pidwait.o sbx-watch/prewarm.o sbx-watch/imgsave.o \
+	sbx-watch/now.o
 GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o sbx-gc/rfc3339.o sbx-gc/imgevict.o
 PORTSOBJ = sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-ports/hostport.o \
 	sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/portsmark.o
@@ -59,11 +60,11 @@ lib/conf.o lib/confparse.o lib/createargv.o lib/env.o lib/guard.o \
 lib/capture.o lib/conf.o lib/confparse.o lib/createargv.o lib/detach.o \
 	lib/env.o lib/guard.o lib/holdargv.o lib/imgcache.o lib/imglru.o \
 	lib/imgmeta.o lib/io.o lib/json.o lib/jsonout.o lib/lock.o \
-	lib/mark.o lib/marker.o lib/markerio.o lib/marksh.o lib/name.o \
-	lib/num.o lib/portcli.o lib/portspec.o lib/proc.o lib/relay.o \
-	lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o lib/sbxline.o \
-	lib/sbxls.o lib/sbxsays.o lib/selfpipe.o lib/shown.o \
-	lib/sibling.o lib/spawn.o lib/state.o lib/statedir.o \
+	lib/mark.o lib/marker.o lib/markerio.o lib/marksh.o lib/mode.o \
+	lib/name.o lib/num.o lib/portcli.o lib/portspec.o lib/proc.o \
+	lib/relay.o lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o \
+	lib/sbxline.o lib/sbxls.o lib/sbxsays.o lib/selfpipe.o \
+	lib/shown.o lib/sibling.o lib/spawn.o lib/state.o lib/statedir.o \
 	lib/supervise.o lib/unplaced.o sbx-env/sbx-env.o \
 	sbx-gc/markers.o sbx-gc/sbx-gc.o sbx-ports/bound.o \
 	sbx-ports/dockerps.o sbx-ports/hostport.o sbx-ports/portsmark.o \
@@ -78,8 +79,8 @@ lib/capture.o lib/conf.o lib/confparse.o lib/createargv.o lib/detach.o \
 	sbx-verify/scguest.o sbx-verify/scmark.o sbx-verify/scports.o \
 	sbx-verify/scremove.o sbx-verify/scwords.o \
 	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
-	sbx-watch/pidwait.o sbx-watch/prewarm.o sbx-watch/sbx-watch.o \
-	sbx-watch/teardown.o: lib/sbx.h
+	sbx-watch/now.o sbx-watch/pidwait.o sbx-watch/prewarm.o \
+	sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbx.h
 lib/capture.o lib/detach.o lib/guard.o lib/mark.o lib/portcli.o \
 	lib/proc.o lib/sbxcall.o lib/sbxgone.o lib/selfpipe.o \
 	lib/spawn.o lib/supervise.o lib/unplaced.o sbx-gc/markers.o \
@@ -89,7 +90,8 @@ lib/capture.o lib/detach.o lib/guard.o lib/mark.o lib/portcli.o \
 	sbx-verify/scbasic.o sbx-verify/sccall.o sbx-verify/scguest.o \
 	sbx-verify/scmark.o sbx-verify/scports.o sbx-verify/scremove.o \
 	sbx-verify/scwords.o sbx-verify/selfcheck.o sbx-watch/imgsave.o \
-	sbx-watch/loop.o sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxchild.h
+	sbx-watch/loop.o sbx-watch/now.o sbx-watch/sbx-watch.o \
+	sbx-watch/teardown.o: lib/sbxchild.h
 lib/conf.o lib/createargv.o lib/holdargv.o lib/mark.o lib/portcli.o \
 	lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o lib/sbxls.o \
 	lib/sbxsays.o lib/sibling.o lib/unplaced.o sbx-gc/sbx-gc.o \
@@ -99,7 +101,7 @@ lib/conf.o lib/createargv.o lib/holdargv.o lib/mark.o lib/portcli.o \
 	sbx-verify/scbasic.o sbx-verify/sccall.o sbx-verify/scguest.o \
 	sbx-verify/scports.o sbx-verify/scremove.o \
 	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
-	sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxcli.h
+	sbx-watch/now.o sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxcli.h
 lib/conf.o lib/confparse.o lib/env.o lib/imglru.o lib/marker.o \
 	lib/name.o lib/sbxcli.o lib/statedir.o sbx-env/sbx-env.o \
 	sbx-gc/imgevict.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
@@ -107,8 +109,8 @@ lib/conf.o lib/confparse.o lib/env.o lib/imglru.o lib/marker.o \
 	sbx-run/provision.o sbx-run/sbx-run.o sbx-verify/checks.o \
 	sbx-verify/probe.o sbx-verify/sbx-verify.o \
 	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
-	sbx-watch/pidwait.o sbx-watch/prewarm.o sbx-watch/sbx-watch.o \
-	sbx-watch/teardown.o: lib/sbxconf.h
+	sbx-watch/now.o sbx-watch/pidwait.o sbx-watch/prewarm.o \
+	sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxconf.h
 lib/imgcache.o lib/imglru.o lib/imgmeta.o sbx-gc/imgevict.o \
 	sbx-run/imgload.o sbx-watch/imgsave.o: lib/sbximg.h
 lib/json.o lib/jsonout.o lib/portspec.o lib/sbxls.o sbx-env/sbx-env.o \
@@ -136,8 +138,8 @@ lib/imgcache.o lib/lock.o lib/marker.o lib/markerio.o lib/portcli.o \
 	sbx-run/provision.o sbx-run/workspace.o sbx-verify/answers.o \
 	sbx-verify/checks.o sbx-verify/probe.o sbx-verify/sbx-verify.o \
 	sbx-verify/scremove.o sbx-verify/scwords.o sbx-watch/imgsave.o \
-	sbx-watch/loop.o sbx-watch/prewarm.o sbx-watch/sbx-watch.o \
-	sbx-watch/teardown.o: lib/sbxstate.h
+	sbx-watch/loop.o sbx-watch/now.o sbx-watch/prewarm.o \
+	sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxstate.h
 lib/clock.o lib/lock.o lib/sbxcall.o lib/supervise.o sbx-run/race.o \
 	sbx-verify/sccall.o sbx-verify/scguest.o sbx-watch/imgsave.o \
 	sbx-watch/loop.o sbx-watch/teardown.o: lib/sbxtime.h
@@ -160,7 +162,7 @@ sbx-verify/sbx-verify.o sbx-verify/scbasic.o sbx-verify/sccall.o \
 	sbx-verify/scguest.o sbx-verify/scmark.o sbx-verify/scports.o \
 	sbx-verify/scremove.o sbx-verify/scwords.o \
 	sbx-verify/selfcheck.o: sbx-verify/sc.h
-sbx-watch/imgsave.o sbx-watch/loop.o sbx-watch/pidwait.o \
+sbx-watch/imgsave.o sbx-watch/loop.o sbx-watch/now.o sbx-watch/pidwait.o \
 	sbx-watch/prewarm.o sbx-watch/sbx-watch.o sbx-watch/teardown.o: sbx-watch/sbx-watch.h
 # header rules: end
 

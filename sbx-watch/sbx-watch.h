@@ -51,6 +51,9 @@ int	 watch_sbxpath(const struct watch *, char *, size_t,
 int	 watch_imgsave(const struct watch *, int, unsigned long long *);
 void	 watch_imgsave_abandon(const struct watch *, long);
 
+/* now.c: -n */
+int	 now_teardown(const struct watch *, const char *);
+
 /* prewarm.c: the hold after sbx-run -P */
 int	 watch_prewarmed(const struct watch *);
 
