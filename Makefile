@@ -161,7 +161,7 @@ sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
 sbx-verify/sbx-verify.o sbx-verify/scbasic.o sbx-verify/sccall.o \
 	sbx-verify/scguest.o sbx-verify/scmark.o sbx-verify/scports.o \
 	sbx-verify/scremove.o sbx-verify/scwords.o \
-	sbx-verify/selfcheck.o: sbx-verify/sc.h
+	sbx-verify/selfcheck.o: sbx-verify/selfcheck.h
 sbx-watch/imgsave.o sbx-watch/loop.o sbx-watch/now.o sbx-watch/pidwait.o \
 	sbx-watch/prewarm.o sbx-watch/sbx-watch.o sbx-watch/teardown.o: sbx-watch/sbx-watch.h
 # header rules: end

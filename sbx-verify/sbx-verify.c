@@ -21,7 +21,7 @@
 #include "sbxstate.h"
 #include "result.h"
 #include "audit.h"
-#include "sc.h"
+#include "selfcheck.h"
 
 extern char **environ;
 

@@ -32,7 +32,7 @@
 #include "sbxjson.h"
 #include "sbxtime.h"
 #include "result.h"
-#include "sc.h"
+#include "selfcheck.h"
 
 #define SHOWN	160	/* bytes of each stream quoted as evidence */
 

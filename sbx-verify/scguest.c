@@ -15,7 +15,7 @@
 #include "sbxcli.h"
 #include "sbxtime.h"
 #include "result.h"
-#include "sc.h"
+#include "selfcheck.h"
 
 #define IDLE_MAX	75	/* seconds: real sbx's 30 and room */
 #define SLOW		"-f: not run (with the next, about 80 s on real sbx)"

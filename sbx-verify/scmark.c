@@ -15,7 +15,7 @@
 #include "sbxchild.h"
 #include "sbxmark.h"
 #include "result.h"
-#include "sc.h"
+#include "selfcheck.h"
 
 /*
  * The guest: $0 is its heartbeat file, replaced whole at each beat, so an

@@ -22,7 +22,7 @@
 #include "sbxcli.h"
 #include "sbxports.h"
 #include "result.h"
-#include "sc.h"
+#include "selfcheck.h"
 
 #define VMPORT	8080	/* nothing need listen: sbx maps it all the same */
 

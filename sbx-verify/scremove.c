@@ -26,7 +26,7 @@
 #include "sbxcli.h"
 #include "sbxstate.h"
 #include "result.h"
-#include "sc.h"
+#include "selfcheck.h"
 
 #define TRIES		3
 #define RM_TIMEOUT	120	/* seconds, when DOCKER_SANDBOX_TIMEOUT is 0 */

@@ -26,7 +26,7 @@
 #include "sbxconf.h"
 #include "sbxports.h"
 #include "result.h"
-#include "sc.h"
+#include "selfcheck.h"
 
 /* Where a FAIL is to be reported. */
 #define REPORT_TO	"https://github.com/sbx-tools/sbx-tools/issues"

@@ -1,13 +1,14 @@
 /*
- * sc.h: what the files of the self-check (-S) share.  Each assumption the
- * programs make about sbx, tried with the programs' own functions on a
- * throwaway sandbox.  selfcheck.c runs it; sccall.c makes the sbx calls
+ * selfcheck.h: the self-check (-S), the one header of its files, as
+ * audit.h is the audit's; result.h is all the two share.  Each assumption
+ * the programs make about sbx, tried with the programs' own functions on
+ * a throwaway sandbox.  selfcheck.c runs it; sccall.c makes the sbx calls
  * and words the evidence and the verdicts; scremove.c makes sure the
  * sandbox goes; scbasic.c, scwords.c, scmark.c, scguest.c and scports.c
  * hold the checks.
  */
-#ifndef SC_H
-#define SC_H
+#ifndef SELFCHECK_H
+#define SELFCHECK_H
 
 #include <limits.h>
 
@@ -101,4 +102,4 @@ int	 sc_dialect(struct sc *);
 int	 sc_publish(struct sc *);
 int	 sc_stopped(struct sc *);
 
-#endif /* SC_H */
+#endif /* SELFCHECK_H */
