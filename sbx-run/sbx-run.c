@@ -197,7 +197,11 @@ run_command(struct call *c)
 	return status;
 }
 
-/* The modes, the first whose flag is given; -O goes with every one. */
+/*
+ * The modes: the flag that chooses one (the first given; 0, the run), the
+ * other flags it takes, those of them of which at most one, the least and
+ * the most operands (-1: any).  -O goes with every one.
+ */
 static const struct {
 	struct sbx_mode	 m;
 	int		(*run)(struct call *);
