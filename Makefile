@@ -9,7 +9,7 @@ include config.mk
 LIBOBJ = lib/capture.o lib/clock.o lib/conf.o lib/confparse.o \
 	lib/createargv.o lib/detach.o lib/env.o lib/guard.o lib/holdargv.o \
 	lib/imgcache.o lib/imgevict.o lib/imgmeta.o lib/io.o lib/json.o \
-	lib/jsonout.o lib/lock.o lib/marker.o lib/markerio.o lib/name.o \
+	lib/jsonout.o lib/lock.o lib/marker.o lib/markerio.o lib/mode.o lib/name.o \
 	lib/num.o lib/portcli.o lib/portspec.o lib/proc.o lib/relay.o \
 	lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o lib/sbxline.o lib/sbxls.o \
 	lib/sbxsays.o lib/selfpipe.o lib/shown.o lib/sibling.o lib/spawn.o \
@@ -23,7 +23,8 @@ RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
 	sbx-run/check.o sbx-run/exec.o sbx-run/imgload.o sbx-run/imgcheck.o sbx-run/imgjson.o \
 	sbx-run/imgwrite.o
 WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/teardown.o \
-	sbx-watch/pidwait.o sbx-watch/warmhold.o sbx-watch/imgsave.o
+	sbx-watch/pidwait.o sbx-watch/warmhold.o sbx-watch/imgsave.o \
+	sbx-watch/now.o
 GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o sbx-gc/rfc3339.o
 PORTSOBJ = sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-ports/hostport.o \
 	sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/portsmarker.o
@@ -59,26 +60,27 @@ lib/conf.o lib/confparse.o lib/createargv.o lib/env.o lib/guard.o \
 lib/capture.o lib/conf.o lib/confparse.o lib/createargv.o lib/detach.o \
 	lib/env.o lib/guard.o lib/holdargv.o lib/imgcache.o \
 	lib/imgmeta.o lib/io.o lib/json.o lib/jsonout.o lib/lock.o \
-	lib/marker.o lib/markerio.o lib/name.o lib/num.o lib/portcli.o \
-	lib/portspec.o lib/proc.o lib/relay.o lib/sbxcall.o lib/sbxcli.o \
-	lib/sbxgone.o lib/sbxline.o lib/sbxls.o lib/sbxsays.o \
-	lib/selfpipe.o lib/shown.o lib/sibling.o lib/spawn.o lib/stamp.o \
-	lib/stampsh.o lib/state.o lib/statedir.o lib/supervise.o \
-	lib/unplaced.o sbx-env/sbx-env.o sbx-gc/markers.o \
-	sbx-gc/sbx-gc.o sbx-ports/bound.o sbx-ports/dockerps.o \
-	sbx-ports/hostport.o sbx-ports/portsmarker.o \
-	sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-run/check.o \
-	sbx-run/dockerargs.o sbx-run/ending.o sbx-run/exec.o \
-	sbx-run/imgcheck.o sbx-run/imgjson.o sbx-run/imgload.o \
-	sbx-run/imgwrite.o sbx-run/journal.o sbx-run/orphan.o \
-	sbx-run/provision.o sbx-run/race.o sbx-run/sbx-run.o \
-	sbx-run/warmstart.o sbx-run/workspace.o sbx-verify/answers.o \
-	sbx-verify/checks.o sbx-verify/probe.o sbx-verify/result.o \
-	sbx-verify/sbx-verify.o sbx-verify/scbasic.o sbx-verify/sccall.o \
-	sbx-verify/scguest.o sbx-verify/scports.o sbx-verify/scremove.o \
-	sbx-verify/scstamp.o sbx-verify/scwords.o sbx-verify/selfcheck.o \
-	sbx-watch/imgsave.o sbx-watch/loop.o sbx-watch/pidwait.o \
-	sbx-watch/sbx-watch.o sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbx.h
+	lib/marker.o lib/markerio.o lib/mode.o lib/name.o lib/num.o \
+	lib/portcli.o lib/portspec.o lib/proc.o lib/relay.o \
+	lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o lib/sbxline.o \
+	lib/sbxls.o lib/sbxsays.o lib/selfpipe.o lib/shown.o \
+	lib/sibling.o lib/spawn.o lib/stamp.o lib/stampsh.o lib/state.o \
+	lib/statedir.o lib/supervise.o lib/unplaced.o sbx-env/sbx-env.o \
+	sbx-gc/markers.o sbx-gc/sbx-gc.o sbx-ports/bound.o \
+	sbx-ports/dockerps.o sbx-ports/hostport.o \
+	sbx-ports/portsmarker.o sbx-ports/sbx-ports.o sbx-ports/sync.o \
+	sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o \
+	sbx-run/exec.o sbx-run/imgcheck.o sbx-run/imgjson.o \
+	sbx-run/imgload.o sbx-run/imgwrite.o sbx-run/journal.o \
+	sbx-run/orphan.o sbx-run/provision.o sbx-run/race.o \
+	sbx-run/sbx-run.o sbx-run/warmstart.o sbx-run/workspace.o \
+	sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
+	sbx-verify/result.o sbx-verify/sbx-verify.o sbx-verify/scbasic.o \
+	sbx-verify/sccall.o sbx-verify/scguest.o sbx-verify/scports.o \
+	sbx-verify/scremove.o sbx-verify/scstamp.o sbx-verify/scwords.o \
+	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
+	sbx-watch/now.o sbx-watch/pidwait.o sbx-watch/sbx-watch.o \
+	sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbx.h
 lib/capture.o lib/detach.o lib/guard.o lib/portcli.o lib/proc.o \
 	lib/sbxcall.o lib/sbxgone.o lib/selfpipe.o lib/spawn.o \
 	lib/stamp.o lib/supervise.o lib/unplaced.o sbx-gc/markers.o \
@@ -88,7 +90,8 @@ lib/capture.o lib/detach.o lib/guard.o lib/portcli.o lib/proc.o \
 	sbx-verify/scbasic.o sbx-verify/sccall.o sbx-verify/scguest.o \
 	sbx-verify/scports.o sbx-verify/scremove.o sbx-verify/scstamp.o \
 	sbx-verify/scwords.o sbx-verify/selfcheck.o sbx-watch/imgsave.o \
-	sbx-watch/loop.o sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxchild.h
+	sbx-watch/loop.o sbx-watch/now.o sbx-watch/sbx-watch.o \
+	sbx-watch/teardown.o: lib/sbxchild.h
 lib/createargv.o lib/holdargv.o lib/portcli.o lib/sbxcall.o lib/sbxcli.o \
 	lib/sbxgone.o lib/sbxls.o lib/sbxsays.o lib/sibling.o \
 	lib/stamp.o lib/unplaced.o sbx-env/sbx-env.o sbx-gc/sbx-gc.o \
@@ -98,7 +101,7 @@ lib/createargv.o lib/holdargv.o lib/portcli.o lib/sbxcall.o lib/sbxcli.o \
 	sbx-verify/scbasic.o sbx-verify/sccall.o sbx-verify/scguest.o \
 	sbx-verify/scports.o sbx-verify/scremove.o \
 	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
-	sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxcli.h
+	sbx-watch/now.o sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxcli.h
 lib/conf.o lib/confparse.o lib/createargv.o lib/env.o lib/imgevict.o \
 	lib/marker.o lib/name.o lib/sbxcli.o lib/statedir.o \
 	sbx-env/sbx-env.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
@@ -106,8 +109,8 @@ lib/conf.o lib/confparse.o lib/createargv.o lib/env.o lib/imgevict.o \
 	sbx-run/provision.o sbx-run/sbx-run.o sbx-run/warmstart.o \
 	sbx-verify/checks.o sbx-verify/probe.o sbx-verify/sbx-verify.o \
 	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
-	sbx-watch/pidwait.o sbx-watch/sbx-watch.o sbx-watch/teardown.o \
-	sbx-watch/warmhold.o: lib/sbxconf.h
+	sbx-watch/now.o sbx-watch/pidwait.o sbx-watch/sbx-watch.o \
+	sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbxconf.h
 lib/imgcache.o lib/imgevict.o lib/imgmeta.o sbx-gc/sbx-gc.o \
 	sbx-run/imgload.o sbx-watch/imgsave.o: lib/sbximg.h
 lib/json.o lib/jsonout.o lib/portspec.o lib/sbxls.o sbx-env/sbx-env.o \
@@ -135,8 +138,8 @@ lib/imgcache.o lib/lock.o lib/marker.o lib/markerio.o lib/portcli.o \
 	sbx-run/warmstart.o sbx-run/workspace.o sbx-verify/answers.o \
 	sbx-verify/checks.o sbx-verify/probe.o sbx-verify/sbx-verify.o \
 	sbx-verify/scremove.o sbx-verify/scwords.o sbx-watch/imgsave.o \
-	sbx-watch/loop.o sbx-watch/sbx-watch.o sbx-watch/teardown.o \
-	sbx-watch/warmhold.o: lib/sbxstate.h
+	sbx-watch/loop.o sbx-watch/now.o sbx-watch/sbx-watch.o \
+	sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbxstate.h
 lib/clock.o lib/lock.o lib/sbxcall.o lib/supervise.o sbx-run/race.o \
 	sbx-verify/sccall.o sbx-verify/scguest.o sbx-watch/imgsave.o \
 	sbx-watch/loop.o sbx-watch/teardown.o: lib/sbxtime.h
@@ -157,9 +160,10 @@ sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
 	sbx-verify/selfcheck.o: sbx-verify/result.h
 sbx-verify/sbx-verify.o sbx-verify/scbasic.o sbx-verify/sccall.o \
 	sbx-verify/scguest.o sbx-verify/scports.o sbx-verify/scremove.o \
-	sbx-verify/scstamp.o sbx-verify/scwords.o sbx-verify/selfcheck.o: sbx-verify/sc.h
-sbx-watch/imgsave.o sbx-watch/loop.o sbx-watch/pidwait.o \
+	sbx-verify/scstamp.o sbx-verify/scwords.o sbx-verify/selfcheck.o: sbx-verify/selfcheck.h
+sbx-watch/imgsave.o sbx-watch/loop.o sbx-watch/now.o sbx-watch/pidwait.o \
 	sbx-watch/sbx-watch.o sbx-watch/teardown.o sbx-watch/warmhold.o: sbx-watch/sbx-watch.h
+
 # header rules: end
 
 lib/libsbx.a: $(LIBOBJ)

@@ -56,6 +56,19 @@ int	 sbx_pipe(int[2]);
 /* num.c: bounded number parsing, strtonum(3) semantics */
 long long sbx_strtonum(const char *, long long, long long, const char **);
 
+/*
+ * mode.c: a program's modes as rows of data, the flag that chooses each
+ * and what may go with it; a main checks its flags against the row.
+ */
+#define SBX_OPT(c)	(1ULL << ((c) - 'A'))	/* flag c, of A-Z and a-z */
+struct sbx_mode {
+	int		 flag;		/* the flag choosing it; 0: the default */
+	const char	*also;		/* the other flags it takes */
+	const char	*oneof;		/* of these, at most one */
+	int		 min, max;	/* operands; max -1: no bound */
+};
+int	 sbx_mode_pick(const void *, size_t, unsigned long long, int);
+
 /* shown.c: outside text fit for a message */
 const char *sbx_shown(const char *, char *, size_t);
 int	 sbx_shown_write(int, const char *, size_t);

@@ -1,12 +1,9 @@
 /*
- * sbx-env: scrub the environment by policy, then exec a utility.
- *
- * A chain-loader in the execline manner: it builds the environment from
- * an allow-list (never from what it inherited), then replaces itself with
- * the utility, found on the scrubbed PATH.  With no utility it prints the
- * result, as env(1) does.  With -c it checks every DOCKER_SANDBOX* setting
- * and prints its effective value, so that a caller (the pi extension)
- * never has to read one itself.
+ * sbx-env: scrub the environment by policy, then exec a utility.  A
+ * chain-loader: the environment is built from an allow-list, never from
+ * what it inherited, and the utility found on the scrubbed PATH.  With no
+ * utility it prints the result; with -c it checks every DOCKER_SANDBOX*
+ * setting and prints its effective value, so no caller reads one itself.
  */
 #include <err.h>
 #include <errno.h>

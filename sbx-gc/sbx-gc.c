@@ -256,53 +256,13 @@ listing(struct sbx_json **treep, size_t *np)
 	return v;
 }
 
-int
-main(int argc, char *argv[])
+/* -P: a prefix is the start of a valid name, never empty */
+static void
+prefix_check(void)
 {
-	struct sbx_envpolicy pol;
-	struct sbx_json *tree;
-	struct box *boxes;
-	const char *errstr;
-	char buf[84], **ws;
-	size_t nboxes, i, plen;
-	time_t since;
-	int ch, lfd, rv, failed = SBX_EX_OK;
+	char buf[84];
+	size_t i, plen;
 
-	opterr = 0;
-	while ((ch = getopt(argc, argv, "+H:P:nvx:")) != -1) {
-		switch (ch) {
-		case 'H':
-			hours = sbx_strtonum(optarg, 0, HOURS_MAX, &errstr);
-			if (errstr != NULL)
-				errx(SBX_EX_USAGE, "-H: hours are %s (0 to %d)",
-				    errstr, HOURS_MAX);
-			break;
-		case 'P':
-			gc.prefix = optarg;
-			break;
-		case 'n':
-			gc.nflag = 1;
-			break;
-		case 'v':
-			gc.vflag = 1;
-			break;
-		case 'x':
-			if (!sbx_name_valid(optarg))
-				errx(SBX_EX_USAGE, "-x %s: invalid sandbox name",
-				    sbx_shown(optarg, buf, 80));
-			if (gc.nexcluded == GC_XMAX)
-				errx(SBX_EX_USAGE, "-x: at most %d names",
-				    GC_XMAX);
-			gc.excluded[gc.nexcluded++] = optarg;
-			break;
-		default:
-			usage();
-		}
-	}
-	argc -= optind;
-	if (argc != 0)
-		usage();
-	/* a prefix is the start of a valid name: never empty */
 	plen = strlen(gc.prefix);
 	for (i = 0; i < plen; i++)
 		if (!((gc.prefix[i] >= 'a' && gc.prefix[i] <= 'z') ||
@@ -313,17 +273,31 @@ main(int argc, char *argv[])
 	if (plen == 0 || plen >= SBX_NAME_MAX || i < plen)
 		errx(SBX_EX_USAGE, "-P %s: invalid prefix",
 		    sbx_shown(gc.prefix, buf, 80));
-	sbx_xconf_check(SBX_CONF_TIMEOUT | SBX_CONF_GC_HOURS);
-	timeout = sbx_xconf_timeout();
-	/* the setting's 0 turns the sweep off, where -H 0 means any age */
-	if (hours == -1 && (hours = sbx_xconf_int(SBX_CONF_GC_HOURS)) == 0) {
-		if (gc.vflag || gc.nflag)
-			printf("no sweep: %s is 0 (give -H to sweep)\n",
-			    sbx_conf_name(SBX_CONF_GC_HOURS));
-		if (sbx_fshut() == -1)
-			err(SBX_EX_FAIL, "stdout");
-		return SBX_EX_OK;
-	}
+}
+
+/* The setting turned the sweep off: -n and -v say so. */
+static int
+sweep_off(void)
+{
+	if (gc.vflag || gc.nflag)
+		printf("no sweep: %s is 0 (give -H to sweep)\n",
+		    sbx_conf_name(SBX_CONF_GC_HOURS));
+	if (sbx_fshut() == -1)
+		err(SBX_EX_FAIL, "stdout");
+	return SBX_EX_OK;
+}
+
+/* The sweep, under SBX_GC_LOCK: the image cache, then each sandbox. */
+static int
+sweep_all(void)
+{
+	struct sbx_envpolicy pol;
+	struct sbx_json *tree;
+	struct box *boxes;
+	char **ws;
+	size_t nboxes, i;
+	time_t since;
+	int lfd, rv, failed = SBX_EX_OK;
 
 	if ((gc.dfd = sbx_xstate_open(gc.statedir, sizeof(gc.statedir))) == -1)
 		exit(SBX_EX_FAIL);
@@ -362,4 +336,54 @@ main(int argc, char *argv[])
 	if (sbx_fshut() == -1)
 		err(SBX_EX_FAIL, "stdout");
 	return failed;
+}
+
+int
+main(int argc, char *argv[])
+{
+	const char *errstr;
+	char buf[84];
+	int ch;
+
+	opterr = 0;
+	while ((ch = getopt(argc, argv, "+H:P:nvx:")) != -1) {
+		switch (ch) {
+		case 'H':
+			hours = sbx_strtonum(optarg, 0, HOURS_MAX, &errstr);
+			if (errstr != NULL)
+				errx(SBX_EX_USAGE, "-H: hours are %s (0 to %d)",
+				    errstr, HOURS_MAX);
+			break;
+		case 'P':
+			gc.prefix = optarg;
+			break;
+		case 'n':
+			gc.nflag = 1;
+			break;
+		case 'v':
+			gc.vflag = 1;
+			break;
+		case 'x':
+			if (!sbx_name_valid(optarg))
+				errx(SBX_EX_USAGE, "-x %s: invalid sandbox name",
+				    sbx_shown(optarg, buf, 80));
+			if (gc.nexcluded == GC_XMAX)
+				errx(SBX_EX_USAGE, "-x: at most %d names",
+				    GC_XMAX);
+			gc.excluded[gc.nexcluded++] = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	if (argc != 0)
+		usage();
+	prefix_check();
+	sbx_xconf_check(SBX_CONF_TIMEOUT | SBX_CONF_GC_HOURS);
+	timeout = sbx_xconf_timeout();
+	/* the setting's 0 turns the sweep off, where -H 0 means any age */
+	if (hours == -1 && (hours = sbx_xconf_int(SBX_CONF_GC_HOURS)) == 0)
+		return sweep_off();
+	return sweep_all();
 }

@@ -1,14 +1,9 @@
 /*
  * sbx-ports: list, publish and unpublish the host ports of the session's
- * sandbox, and sync them with what its containers publish.
- *
- * Inside the VM, `docker run -p H:C` publishes the container on VM port H,
- * and sbx forwards a host port to a VM port.  So sync reads the VM ports
- * of the running containers (one `docker ps` through sbx-run), compares
- * them with sbx's listing, and publishes what is missing in one call and
- * removes what it published for containers that are gone: at most four
- * sbx invocations whatever the number of containers, and a second sync
- * changes nothing.
+ * sandbox, and sync them with what its containers publish on VM ports:
+ * one `docker ps` through sbx-run, sbx's listing, one publish of what is
+ * missing and removal of what it published for containers now gone.  At
+ * most four sbx calls whatever the containers; a second sync changes nothing.
  */
 #include <err.h>
 #include <errno.h>
@@ -334,13 +329,69 @@ static const struct verb {
 	{ NULL, 0, 0, NULL }
 };
 
+/* The verb argv[0] names; its operands are checked before anything runs. */
+static const struct verb *
+verb_find(int argc, char **argv)
+{
+	const struct verb *v;
+	struct sbx_ports check;
+
+	if (argc == 0)
+		usage();
+	for (v = verbs; v->name != NULL && strcmp(argv[0], v->name) != 0; v++)
+		;
+	if (v->name == NULL || (!v->specs && argc > 1))
+		usage();
+	if (v->specs) {
+		memset(&check, 0, sizeof(check));
+		specs(argc - 1, argv + 1, &check);	/* usage errors first */
+		sbx_ports_free(&check);
+	}
+	return v;
+}
+
+/* The settings, sbx and the state directory, then the verb. */
+static int
+verb_run(struct ctx *c, const struct verb *v, int argc, char **argv)
+{
+	struct sbx_envpolicy pol;
+	int dfd, lfd = -1, rv;
+
+	c->pc.name = sbx_xname_pick(c->pc.name);
+	sbx_xconf_check(SBX_CONF_RUN);	/* sync runs sbx-run */
+	c->max = (int)sbx_xconf_int(SBX_CONF_PORTS_MAX);
+
+	c->pc.timeout = sbx_xconf_timeout();
+	if (sbx_xenv_policy(&pol, NULL, 0) == -1 ||
+	    (c->pc.env = sbx_env_build(environ, &pol)) == NULL)
+		err(SBX_EX_FAIL, NULL);
+	sbx_xcli_find(environ, sbx_xsession_ws(c->pc.name, c->wsbuf,
+	    sizeof(c->wsbuf), c->ws), c->sbx, sizeof(c->sbx));
+	c->pc.sbx = c->sbx;
+	if ((dfd = sbx_xstate_open(c->statedir, sizeof(c->statedir))) == -1)
+		exit(SBX_EX_FAIL);
+	c->pc.dfd = dfd;
+
+	if (v->changes)
+		lfd = portsmarker_lock(c);
+	rv = v->run(c, argc, argv);
+	if (lfd != -1)
+		close(lfd);
+	sbx_portcli_free(&c->pc);
+	free(c->pc.env);
+	sbx_env_policy_free(&pol);
+	close(dfd);
+	if (sbx_fshut() == -1)
+		err(SBX_EX_FAIL, "stdout");
+	return rv;
+}
+
 int
 main(int argc, char *argv[])
 {
-	struct sbx_envpolicy pol;
 	struct ctx c;
 	const struct verb *v;
-	int ch, dfd, lfd = -1, rv;
+	int ch;
 
 	memset(&c, 0, sizeof(c));
 	c.argv0 = argv[0];
@@ -359,46 +410,6 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc == 0)
-		usage();
-	for (v = verbs; v->name != NULL && strcmp(argv[0], v->name) != 0; v++)
-		;
-	if (v->name == NULL || (!v->specs && argc > 1))
-		usage();
-	argc--;
-	argv++;
-	if (v->specs) {
-		struct sbx_ports check;
-
-		memset(&check, 0, sizeof(check));
-		specs(argc, argv, &check);	/* usage errors first */
-		sbx_ports_free(&check);
-	}
-	c.pc.name = sbx_xname_pick(c.pc.name);
-	sbx_xconf_check(SBX_CONF_RUN);	/* sync runs sbx-run */
-	c.max = (int)sbx_xconf_int(SBX_CONF_PORTS_MAX);
-
-	c.pc.timeout = sbx_xconf_timeout();
-	if (sbx_xenv_policy(&pol, NULL, 0) == -1 ||
-	    (c.pc.env = sbx_env_build(environ, &pol)) == NULL)
-		err(SBX_EX_FAIL, NULL);
-	sbx_xcli_find(environ, sbx_xsession_ws(c.pc.name, c.wsbuf,
-	    sizeof(c.wsbuf), c.ws), c.sbx, sizeof(c.sbx));
-	c.pc.sbx = c.sbx;
-	if ((dfd = sbx_xstate_open(c.statedir, sizeof(c.statedir))) == -1)
-		exit(SBX_EX_FAIL);
-	c.pc.dfd = dfd;
-
-	if (v->changes)
-		lfd = portsmarker_lock(&c);
-	rv = v->run(&c, argc, argv);
-	if (lfd != -1)
-		close(lfd);
-	sbx_portcli_free(&c.pc);
-	free(c.pc.env);
-	sbx_env_policy_free(&pol);
-	close(dfd);
-	if (sbx_fshut() == -1)
-		err(SBX_EX_FAIL, "stdout");
-	return rv;
+	v = verb_find(argc, argv);
+	return verb_run(&c, v, argc - 1, argv + 1);
 }

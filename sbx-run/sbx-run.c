@@ -1,14 +1,9 @@
 /*
  * sbx-run: run pinned docker (or, with -x, any command) inside the
- * session's sandbox, through `sbx exec` and nothing else.
- *
- * The sbx child gets a scrubbed environment; names meant for the sandbox
- * go as bare `-e NAME`, so no value ever appears in an argument vector.
- * In the steady state a call is one `sbx exec`: only when sbx answers that
- * the sandbox does not exist, and that is confirmed, is it provisioned and
- * the call made again (see provision.c); only when it answers that it lost
- * the daemon start race, and the exec's mark shows that its command never
- * began, is the exec made again (race.c).  The exec itself is exec.c's.
+ * session's sandbox, through `sbx exec` and nothing else, names forwarded
+ * as bare `-e NAME`.  In the steady state a call is one exec (exec.c);
+ * only a confirmed absence provisions and runs it again (provision.c),
+ * and only a lost daemon start race whose command never began (race.c).
  */
 #include <err.h>
 #include <errno.h>
@@ -54,172 +49,230 @@ usage(void)
 	exit(SBX_EX_USAGE);
 }
 
-int
-main(int argc, char *argv[])
-{
+/* One call of sbx-run: its flags, and what a run holds until the end. */
+struct call {
+	struct request	 r;
+	unsigned long long given;	/* SBX_OPT of each flag given */
+	char		**argv;		/* the operands */
+	long long	 count;		/* -J */
+	int		 seconds;	/* -t, or -1 */
 	struct sbx_envpolicy pol;
-	struct sbx_buf held;
-	struct jcall jc;
-	struct request r;
-	const char *errstr;
-	char name[SBX_NAME_MAX + 1], **av, **fwd;
-	size_t i;
-	long long jflag = -1;
-	char *truev[] = { "true", NULL };
-	int ch, cflag = 0, iflag = 0, nflag = 0, pflag = 0, xflag = 0;
-	int tflag = -1;
-	int in = -1;
-	int status, absent;
+	char		**fwd;		/* names forwarded to the sandbox */
+	char		**av;		/* the sbx exec */
+	int		 in;		/* its stdin: /dev/null, or ours (-i) */
+};
 
-	memset(&r, 0, sizeof(r));
-	r.session = getppid();	/* before anything could orphan us */
-	opterr = 0;	/* usage() says it all, on one line */
-	while ((ch = getopt(argc, argv, "+CiJ:nO:Ps:t:w:x")) != -1) {
-		switch (ch) {
-		case 'C':
-			cflag = 1;
-			break;
-		case 'J':
-			jflag = sbx_strtonum(optarg, 0, INT_MAX, &errstr);
-			if (errstr != NULL)
-				errx(SBX_EX_USAGE, "-J: count is %s", errstr);
-			break;
-		case 'i':
-			iflag = 1;
-			break;
-		case 'n':
-			nflag = 1;
-			break;
-		case 'O':
-			originfd = (int)sbx_strtonum(optarg, 3, INT_MAX,
-			    &errstr);
-			if (errstr != NULL)
-				errx(SBX_EX_USAGE, "-O: descriptor is %s", errstr);
-			if (fcntl(originfd, F_SETFD, FD_CLOEXEC) == -1)
-				err(SBX_EX_USAGE, "-O %d", originfd);
-			originpid = getpid();
-			if (atexit(origin_say) != 0)
-				err(SBX_EX_CANTRUN, "atexit");
-			break;
-		case 'P':
-			pflag = 1;
-			break;
-		case 's':
-			r.name = optarg;
-			break;
-		case 't':
-			tflag = (int)sbx_strtonum(optarg, 0, TIMEOUT_MAX,
-			    &errstr);
-			if (errstr != NULL)
-				errx(SBX_EX_USAGE, "-t: seconds are %s", errstr);
-			break;
-		case 'w':
-			r.workspace = optarg;
-			break;
-		case 'x':
-			xflag = 1;
-			break;
-		default:
-			usage();
-		}
-	}
-	argc -= optind;
-	argv += optind;
+/* -C: the workspace it would mount, asked before acting: check.c */
+static int
+ask_workspace(struct call *c)
+{
+	return check_workspace(&c->r);
+}
 
-	if (cflag) {
-		/* the workspace it would mount, asked before acting: check.c */
-		if (argc != 0 || iflag || nflag || pflag || xflag || r.name ||
-		    tflag != -1 || jflag != -1)
-			usage();
-		return check_workspace(&r);
-	}
-	if (nflag) {
-		/* a fresh name for the caller, so naming lives in one place */
-		if (argc != 0 || iflag || pflag || xflag || r.name ||
-		    r.workspace || tflag != -1 || jflag != -1)
-			usage();
-		if (sbx_name_new(name, sizeof(name), (long)getppid()) == -1)
-			err(SBX_EX_FAIL, "/dev/urandom");
-		printf("%s\n", name);
-		if (sbx_fshut() == -1)
-			err(SBX_EX_FAIL, "stdout");
-		return SBX_EX_OK;
-	}
-	if (jflag != -1 && (argc != 0 || iflag || pflag || xflag ||
-	    r.workspace || tflag != -1))
-		usage();
-	if (jflag != -1) {
-		sbx_xconf_check(SBX_CONF_TIMEOUT);
-		/* the timeout bounds its lock */
-		return journal_print(sbx_xname_pick(r.name), jflag,
-		    sbx_xconf_timeout());
-	}
-	/* -P: provision only, so no command; the exec, if any, is `true` */
-	if (pflag && (argc != 0 || iflag || xflag))
-		usage();
-	if (pflag) {
-		argv = truev;
-		xflag = 1;
-	} else if (argc == 0)
-		usage();
+/* -n: a fresh name for the caller, so naming lives in one place */
+static int
+print_name(struct call *c)
+{
+	char name[SBX_NAME_MAX + 1];
+
+	(void)c;
+	if (sbx_name_new(name, sizeof(name), (long)getppid()) == -1)
+		err(SBX_EX_FAIL, "/dev/urandom");
+	printf("%s\n", name);
+	if (sbx_fshut() == -1)
+		err(SBX_EX_FAIL, "stdout");
+	return SBX_EX_OK;
+}
+
+/* -J: the last calls' records; the timeout bounds its lock */
+static int
+print_journal(struct call *c)
+{
+	sbx_xconf_check(SBX_CONF_TIMEOUT);
+	return journal_print(sbx_xname_pick(c->r.name), c->count,
+	    sbx_xconf_timeout());
+}
+
+/* What -P and a run share: the settings, the sbx exec and its stdin. */
+static void
+call_prepare(struct call *c, int xflag)
+{
+	struct request *r = &c->r;
+
 	sbx_xconf_check(SBX_CONF_RUN);
-	r.name = sbx_xname_pick(r.name);
+	r->name = sbx_xname_pick(r->name);
 	if (!xflag)
-		check_docker_args(argv);
-	imgload_argv(&r, argv, xflag);
-
+		check_docker_args(c->argv);
+	imgload_argv(&c->r, c->argv, xflag);
 	/*
 	 * -t, else DOCKER_SANDBOX_TIMEOUT, bounds every sbx call of the run;
 	 * the longer floors (long docker commands, create) apply only when
 	 * neither is given.
 	 */
-	r.calltimeout = sbx_xconf_timeout();
-	r.given = tflag != -1 || sbx_conf_given(SBX_CONF_TIMEOUT) != NULL;
-	if (tflag != -1)
-		r.calltimeout = tflag;
-	r.timeout = r.calltimeout;
-	if (!r.given && !xflag && long_running(argv))
-		r.timeout = LONG_TIMEOUT;
-	if (sbx_xenv_policy(&pol, NULL, 0) == -1 ||
-	    (r.env = sbx_env_build(environ, &pol)) == NULL)
+	r->calltimeout = sbx_xconf_timeout();
+	r->given = c->seconds != -1 ||
+	    sbx_conf_given(SBX_CONF_TIMEOUT) != NULL;
+	if (c->seconds != -1)
+		r->calltimeout = c->seconds;
+	r->timeout = r->calltimeout;
+	if (!r->given && !xflag && long_running(c->argv))
+		r->timeout = LONG_TIMEOUT;
+	if (sbx_xenv_policy(&c->pol, NULL, 0) == -1 ||
+	    (r->env = sbx_env_build(environ, &c->pol)) == NULL)
 		err(SBX_EX_CANTRUN, NULL);
-	if (!pflag)
-		warmstart_await(&r);	/* a provisioning in flight, or failed */
-	provision_snapshot(&r);
-	session_workspaces(&r);
-	sbx_xcli_find(environ, r.ws, r.sbx, sizeof(r.sbx));
-	if (!iflag && (in = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1)
+	if (!(c->given & SBX_OPT('P')))
+		warmstart_await(r);	/* a provisioning in flight, or failed */
+	provision_snapshot(r);
+	session_workspaces(r);
+	sbx_xcli_find(environ, r->ws, r->sbx, sizeof(r->sbx));
+	c->in = -1;
+	if (!(c->given & SBX_OPT('i')) &&
+	    (c->in = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1)
 		err(SBX_EX_CANTRUN, "/dev/null");
-
-	if ((fwd = sbx_env_forwarded(r.env)) == NULL)
+	if ((c->fwd = sbx_env_forwarded(r->env)) == NULL)
 		err(SBX_EX_CANTRUN, NULL);
-	av = exec_argv(&r, fwd, argv, iflag, xflag);
-	if (pflag) {
-		status = warmstart(&r, av, in);
-		goto out;
-	}
+	c->av = exec_argv(r, c->fwd, c->argv, (c->given & SBX_OPT('i')) != 0,
+	    xflag);
+}
+
+static void
+call_free(struct call *c)
+{
+	size_t i;
+
+	for (i = 0; c->fwd[i] != NULL; i++)
+		free(c->fwd[i]);
+	free(c->fwd);
+	free(c->av);
+	free(c->r.inner);
+	free(c->r.env);
+	sbx_env_policy_free(&c->pol);
+}
+
+/* -P: provision only, so no command; the exec, if any, is `true` */
+static int
+provision_only(struct call *c)
+{
+	static char *truev[] = { "true", NULL };
+	int status;
+
+	c->argv = truev;
+	call_prepare(c, 1);
+	status = warmstart(&c->r, c->av, c->in);
+	call_free(c);
+	return status;
+}
+
+/* The run: one sbx exec, again after a confirmed absence is provisioned. */
+static int
+run_command(struct call *c)
+{
+	struct request *r = &c->r;
+	struct sbx_buf held;
+	struct jcall jc;
+	int status, absent, xflag = (c->given & SBX_OPT('x')) != 0;
+
+	call_prepare(c, xflag);
 	journal_begin(&jc);
 	memset(&held, 0, sizeof(held));
-	status = exec_first(&r, av, in, &absent, &held);
+	status = exec_first(r, c->av, c->in, &absent, &held);
 	if (absent) {
-		if (provision(&r) == PROV_RETRY)
-			status = exec_once(&r, av, in, NULL, NULL);
+		if (provision(r) == PROV_RETRY)
+			status = exec_once(r, c->av, c->in, NULL, NULL);
 		else	/* not sbx's word after all: give it back */
 			(void)sbx_writeall(STDERR_FILENO, held.data, held.len);
 	}
-	if (!r.cut)	/* the status is the exec's: the command's */
+	if (!r->cut)	/* the status is the exec's: the command's */
 		origin = "command";
-	jc.bytes = r.relayed;
-	jc.timeout = r.timeout;
-	journal_add(&jc, r.name, argv, xflag, status);
+	jc.bytes = r->relayed;
+	jc.timeout = r->timeout;
+	journal_add(&jc, r->name, c->argv, xflag, status);
 	sbx_buf_free(&held);
-out:
-	for (i = 0; fwd[i] != NULL; i++)
-		free(fwd[i]);
-	free(fwd);
-	free(av);
-	free(r.inner);
-	free(r.env);
-	sbx_env_policy_free(&pol);
+	call_free(c);
 	return status;
+}
+
+/*
+ * The modes: the flag that chooses one (the first given; 0, the run), the
+ * other flags it takes, those of them of which at most one, the least and
+ * the most operands (-1: any).  -O goes with every one.
+ */
+static const struct {
+	struct sbx_mode	 m;
+	int		(*run)(struct call *);
+} modes[] = {
+	{ { 'C', "Ow", "", 0, 0 }, ask_workspace },
+	{ { 'n', "O", "", 0, 0 }, print_name },
+	{ { 'J', "Os", "", 0, 0 }, print_journal },
+	{ { 'P', "Ostw", "", 0, 0 }, provision_only },
+	{ { 0, "Oistwx", "", 1, -1 }, run_command },
+};
+
+/* -O: the descriptor told whose the exit status is, at exit */
+static void
+origin_open(const char *arg)
+{
+	const char *errstr;
+
+	originfd = (int)sbx_strtonum(arg, 3, INT_MAX, &errstr);
+	if (errstr != NULL)
+		errx(SBX_EX_USAGE, "-O: descriptor is %s", errstr);
+	if (fcntl(originfd, F_SETFD, FD_CLOEXEC) == -1)
+		err(SBX_EX_USAGE, "-O %d", originfd);
+	originpid = getpid();
+	if (atexit(origin_say) != 0)
+		err(SBX_EX_CANTRUN, "atexit");
+}
+
+int
+main(int argc, char *argv[])
+{
+	static struct call c;
+	const char *errstr;
+	int ch, i;
+
+	c.r.session = getppid();	/* before anything could orphan us */
+	c.seconds = -1;
+	opterr = 0;	/* usage() says it all, on one line */
+	while ((ch = getopt(argc, argv, "+CiJ:nO:Ps:t:w:x")) != -1) {
+		switch (ch) {
+		case 'C':	/* these say which mode, or how: c.given */
+		case 'i':
+			break;
+		case 'J':
+			c.count = sbx_strtonum(optarg, 0, INT_MAX, &errstr);
+			if (errstr != NULL)
+				errx(SBX_EX_USAGE, "-J: count is %s", errstr);
+			break;
+		case 'n':
+			break;
+		case 'O':
+			origin_open(optarg);
+			break;
+		case 'P':
+			break;
+		case 's':
+			c.r.name = optarg;
+			break;
+		case 't':
+			c.seconds = (int)sbx_strtonum(optarg, 0, TIMEOUT_MAX,
+			    &errstr);
+			if (errstr != NULL)
+				errx(SBX_EX_USAGE, "-t: seconds are %s", errstr);
+			break;
+		case 'w':
+			c.r.workspace = optarg;
+			break;
+		case 'x':
+			break;
+		default:
+			usage();
+		}
+		c.given |= SBX_OPT(ch);
+	}
+	argc -= optind;
+	c.argv = argv + optind;
+	if ((i = sbx_mode_pick(modes, sizeof(modes[0]), c.given, argc)) == -1)
+		usage();
+	return modes[i].run(&c);
 }

@@ -21,7 +21,7 @@
 #include "sbxstate.h"
 #include "result.h"
 #include "audit.h"
-#include "sc.h"
+#include "selfcheck.h"
 
 extern char **environ;
 
@@ -71,8 +71,24 @@ norun(struct audit *a, char **env)
 	    "(status %d)", a->name, a->status);
 }
 
-int
-main(int argc, char *argv[])
+/* One call of sbx-verify: its flags. */
+struct call {
+	unsigned long long given;	/* SBX_OPT of each flag given */
+	int		 jflag, tflag;	/* the report's form: the last given */
+	const char	*name;		/* -s, or NULL */
+	const char	*argv0;
+};
+
+/* -S: the self-check, selfcheck.c */
+static int
+self_check(const struct call *c)
+{
+	return selfcheck(c->jflag, c->tflag, (c->given & SBX_OPT('f')) != 0);
+}
+
+/* The audit: one probe through sbx-run, the port listing, the checks. */
+static int
+audit(const struct call *c)
 {
 	static struct audit a;
 	struct sbx_envpolicy pol;
@@ -80,41 +96,10 @@ main(int argc, char *argv[])
 	struct result r[NCHECKS];
 	const char *errstr;
 	char **env, wsbuf[PATH_MAX], *ws[2];
-	int ch, i, jflag = 0, tflag = 0, fflag = 0, sflag = 0;
-	int rv = SBX_EX_OK;
+	int i, rv = SBX_EX_OK;
 
-	a.argv0 = argv[0];
-	opterr = 0;
-	while ((ch = getopt(argc, argv, "+fjSs:t")) != -1) {
-		switch (ch) {
-		case 'f':
-			fflag = 1;
-			break;
-		case 'S':
-			sflag = 1;
-			break;
-		case 'j':
-			jflag = 1;
-			tflag = 0;
-			break;
-		case 's':
-			a.name = optarg;
-			break;
-		case 't':
-			tflag = 1;
-			jflag = 0;
-			break;
-		default:
-			usage();
-		}
-	}
-	argc -= optind;
-	argv += optind;
-	if (argc != 0 || (sflag && a.name != NULL) || (fflag && !sflag))
-		usage();
-	if (sflag)
-		return selfcheck(jflag, tflag, fflag);
-	a.name = sbx_xname_pick(a.name);
+	a.argv0 = c->argv0;
+	a.name = sbx_xname_pick(c->name);
 	sbx_xconf_check(SBX_CONF_RUN | SBX_CONF_TEARDOWN);
 
 	if (sbx_xenv_policy(&pol, NULL, 0) == -1 ||
@@ -149,7 +134,7 @@ main(int argc, char *argv[])
 	memset(r, 0, sizeof(r));
 	checks_run(&a, r);
 	probe_cleanup(&a);
-	result_report(r, NCHECKS, jflag, tflag);
+	result_report(r, NCHECKS, c->jflag, c->tflag);
 	for (i = 0; i < NCHECKS; i++)
 		if (r[i].verdict == FAIL)
 			rv = SBX_EX_FAIL;
@@ -162,4 +147,49 @@ main(int argc, char *argv[])
 	if (sbx_fshut() == -1)
 		err(SBX_EX_NOAUDIT, "stdout");
 	return rv;
+}
+
+/* The modes, the first whose flag is given. */
+static const struct {
+	struct sbx_mode	 m;
+	int		(*run)(const struct call *);
+} modes[] = {
+	{ { 'S', "fjt", "", 0, 0 }, self_check },
+	{ { 0, "jst", "", 0, 0 }, audit },
+};
+
+int
+main(int argc, char *argv[])
+{
+	struct call c;
+	int ch, i;
+
+	memset(&c, 0, sizeof(c));
+	c.argv0 = argv[0];
+	opterr = 0;
+	while ((ch = getopt(argc, argv, "+fjSs:t")) != -1) {
+		switch (ch) {
+		case 'f':	/* these say which mode, or how: c.given */
+		case 'S':
+			break;
+		case 'j':
+			c.jflag = 1;
+			c.tflag = 0;
+			break;
+		case 's':
+			c.name = optarg;
+			break;
+		case 't':
+			c.tflag = 1;
+			c.jflag = 0;
+			break;
+		default:
+			usage();
+		}
+		c.given |= SBX_OPT(ch);
+	}
+	argc -= optind;
+	if ((i = sbx_mode_pick(modes, sizeof(modes[0]), c.given, argc)) == -1)
+		usage();
+	return modes[i].run(&c);
 }

@@ -15,7 +15,7 @@
 #include "sbxcli.h"
 #include "sbxjson.h"
 #include "result.h"
-#include "sc.h"
+#include "selfcheck.h"
 
 #define CREATE_TIMEOUT	600	/* as sbx-run's, when no bound is set */
 

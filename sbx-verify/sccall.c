@@ -1,15 +1,9 @@
 /*
- * sccall.c: the self-check's sbx calls, the evidence they leave, and the
- * verdicts said with it.
- * Every call runs as the programs run theirs: standard input on
- * /dev/null, its own process group, the scrubbed environment, the bound
- * of DOCKER_SANDBOX_TIMEOUT, and for every verb but exec lib's sbx_call
- * (--no-input where sbx takes it, remembered in the self-check's own
- * cache, and the daemon start race made again).  Each sbx run is counted,
- * and each answer is looked at with sbx_says_restart, as the programs
- * look at theirs, since any call may meet the restart prompt.  A signal
- * that came meanwhile is kept for the driver, which then stops and
- * removes the sandbox.
+ * sccall.c: the self-check's sbx calls, their evidence and verdicts.
+ * Every call runs as the programs run theirs (stdin /dev/null, its own
+ * process group, the scrubbed environment, the timeout, lib's sbx_call),
+ * is counted, and is looked at for the restart prompt.  A signal that
+ * came meanwhile is kept for the driver, which then removes the sandbox.
  */
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -32,7 +26,7 @@
 #include "sbxjson.h"
 #include "sbxtime.h"
 #include "result.h"
-#include "sc.h"
+#include "selfcheck.h"
 
 #define SHOWN	160	/* bytes of each stream quoted as evidence */
 

@@ -1,11 +1,8 @@
 /*
- * scguest.c: the idle stop, and what holds it off.  Real sbx stops a VM
- * 30 s after its last exec ends (0.47 and later), and sbx-watch's
- * keepalive holds one up with an exec that stays open, the very one
- * tried here (lib/holdargv.c).  Both checks
- * wait, so they are the slow ones that -f skips: the stop is watched for
- * at most IDLE_MAX seconds, and the hold lasts the grace as measured and
- * half as long again.
+ * scguest.c: the idle stop, and what holds it off.  sbx stops a VM 30 s
+ * after its last exec ends (0.47 and later); the keepalive holds one up
+ * with an exec that stays open, the one tried here (lib/holdargv.c).
+ * Both checks wait, so -f skips them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,7 +12,7 @@
 #include "sbxcli.h"
 #include "sbxtime.h"
 #include "result.h"
-#include "sc.h"
+#include "selfcheck.h"
 
 #define IDLE_MAX	75	/* seconds: real sbx's 30 and room */
 #define SLOW		"-f: not run (with the next, about 80 s on real sbx)"

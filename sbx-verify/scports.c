@@ -1,12 +1,8 @@
 /*
- * scports.c: the self-check's port checks, made through lib/portcli.c
- * as sbx-ports makes its calls (the dialect found afresh, cached only
- * in the self-check's own directory, never the programs'): which port verbs sbx
- * speaks, a publication as sbx-ports makes one (127.0.0.1, a free host
- * port, tcp4) and its listing with the family kept, its removal with the
- * protocol it is listed with, and both on a stopped sandbox, where
- * sbx-ports takes a 409 for "start it first" (one exec, then it asks
- * again).
+ * scports.c: the self-check's port checks, made through lib/portcli.c as
+ * sbx-ports makes them (the dialect found afresh): the port verbs sbx
+ * speaks, a publication and its listing, its removal, and both on a
+ * stopped sandbox, where sbx-ports takes a 409 for "start it first".
  */
 #include <sys/socket.h>
 
@@ -22,7 +18,7 @@
 #include "sbxcli.h"
 #include "sbxports.h"
 #include "result.h"
-#include "sc.h"
+#include "selfcheck.h"
 
 #define VMPORT	8080	/* nothing need listen: sbx maps it all the same */
 

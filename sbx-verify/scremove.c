@@ -1,13 +1,9 @@
 /*
  * scremove.c: the self-check's sandbox and workspace go, however
- * sbx-verify ends.  Before the sandbox is created, a remover child starts
- * in a process group of its own (a ^C or a kill of our group does not
- * reach it), holding the read end of a lifeline pipe whose write end only
- * we hold: guard.c's sbx_lifeline, which starts its guardian too.  A
- * normal end sends one byte: the driver removed the sandbox itself and
- * saw it gone.  Any other end (a signal we caught, an error exit, even
- * SIGKILL) closes the pipe, and the remover runs `sbx rm --force NAME`,
- * up to three times, then removes the workspace.
+ * sbx-verify ends.  A remover in a process group of its own holds a
+ * lifeline (guard.c): one byte means the driver removed the sandbox;
+ * any other end, SIGKILL included, closes the pipe and the remover runs
+ * `sbx rm --force NAME` up to three times, then removes the workspace.
  */
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -26,7 +22,7 @@
 #include "sbxcli.h"
 #include "sbxstate.h"
 #include "result.h"
-#include "sc.h"
+#include "selfcheck.h"
 
 #define TRIES		3
 #define RM_TIMEOUT	120	/* seconds, when DOCKER_SANDBOX_TIMEOUT is 0 */

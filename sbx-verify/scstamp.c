@@ -11,7 +11,7 @@
 #include "sbxchild.h"
 #include "sbxstamp.h"
 #include "result.h"
-#include "sc.h"
+#include "selfcheck.h"
 
 /*
  * The guest: $0 is its heartbeat file, replaced whole at each beat, so an

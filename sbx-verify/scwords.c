@@ -13,7 +13,7 @@
 #include "sbxchild.h"
 #include "sbxstate.h"
 #include "result.h"
-#include "sc.h"
+#include "selfcheck.h"
 
 /*
  * After sc_version: the self-check's cache (empty before) says whether

@@ -1,12 +1,9 @@
 /*
  * selfcheck.c: sbx-verify -S.  Each assumption the programs make about
- * sbx is tried against the installed sbx, on a sandbox made for the
- * check and named so that no session and no sbx-gc takes it for theirs
- * (sbx_name_selfcheck), and judged with the function the programs
- * judge with, so the self-check fails where the programs would.  Nothing
- * else is touched: no other sandbox, and not the state directory (the
- * port dialect is found afresh, never cached).  The sandbox goes at the
- * end, on a signal or an error too (scremove.c).
+ * sbx is tried on a sandbox made for the check, named so no session or
+ * sbx-gc takes it (sbx_name_selfcheck), and judged with the programs' own
+ * functions.  Nothing else is touched, the state directory included; the
+ * sandbox goes at the end, on a signal or an error too (scremove.c).
  */
 #include <sys/stat.h>
 
@@ -26,7 +23,7 @@
 #include "sbxconf.h"
 #include "sbxports.h"
 #include "result.h"
-#include "sc.h"
+#include "selfcheck.h"
 
 /* Where a FAIL is to be reported. */
 #define REPORT_TO	"https://github.com/sbx-tools/sbx-tools/issues"

@@ -1,11 +1,9 @@
 /*
  * sbx-watch: tear a session's sandbox down once, when the session ends.
- *
- * Everything that can fail is checked while stderr still works; then it
- * detaches as FreeBSD daemon(8) does (fork, setsid, fork, chdir /, stdio
- * to /dev/null).  The detached watcher takes NAME.lock, writes NAME.owner
- * and tells the first process through a pipe, so when sbx-watch returns
- * the sandbox is armed (or another watcher already had it: exit 0).
+ * What can fail is checked while stderr works; then it detaches as
+ * daemon(8) does, takes NAME.lock, writes NAME.owner and tells the first
+ * process through a pipe, so on return the sandbox is armed (or another
+ * watcher had it: exit 0).
  */
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -173,72 +171,6 @@ detach(struct watch *w, pid_t owner, unsigned long long ownerstart)
 	}
 }
 
-/* Does `sbx ls --json` list the sandbox?  1 yes, 0 no, -1 unknown. */
-static int
-listed(const struct watch *w)
-{
-	char *av[] = { (char *)w->sbx, "ls", "--json", NULL };
-	struct sbx_result c;
-	const char *errstr;
-	int found = -1;
-
-	if (sbx_capture(&c, av, w->envp, w->timeout) == -1)
-		return -1;
-	if (c.status == 0)
-		found = sbx_ls_listed(c.out.data ? c.out.data : "", c.out.len,
-		    w->name, &errstr);
-	sbx_result_free(&c);
-	return found;
-}
-
-/*
- * -n: tear down now, in the foreground, with the watcher's own teardown.
- * An armed watcher keeps its lock and owner marker, and keeps watching.
- * A sandbox the tools did not make is never touched, but one the
- * listing shows gets its own answer: it is there, and stays.
- */
-static int
-now(const struct watch *w, const char *statedir)
-{
-	char lock[SBX_MARKER_MAX], owner[SBX_MARKER_MAX], file[SBX_MARKER_MAX];
-	int lfd, ours, rv;
-
-	(void)sbx_marker_path(lock, sizeof(lock), w->name, SBX_M_LOCK);
-	(void)sbx_marker_path(owner, sizeof(owner), w->name, SBX_M_OWNER);
-	if ((lfd = sbx_lock(w->dfd, lock, 0)) == -1 && errno != EAGAIN)
-		err(SBX_EX_FAIL, "%s/%s", statedir, lock);
-	ours = sbx_marker_present(w->dfd, w->name, SBX_M_CREATED);
-	rv = watch_teardown(w, 1);
-	if (rv == SBX_EX_NOSANDBOX && !ours && listed(w) == 1)
-		rv = SBX_EX_NOTOURS;
-	if (lfd != -1) {
-		/* no watcher: what one left behind goes too */
-		(void)sbx_state_remove(w->dfd, owner);
-		(void)sbx_state_remove(w->dfd, lock);
-		close(lfd);
-	}
-	if (rv == SBX_EX_NOSANDBOX)
-		warnx("%s: no sandbox to tear down", w->name);
-	else if (rv == SBX_EX_NOTOURS) {
-		(void)sbx_marker_path(file, sizeof(file), w->name,
-		    SBX_M_CREATED);
-		warnx("%s: not made by these tools (no %s); not removed",
-		    w->name, file);
-	}
-	else if (rv == SBX_EX_BUSY)
-		warnx("%s/%s: still held after %d seconds", statedir,
-		    SBX_PROVISION_LOCK, w->timeout);
-	else if (rv == SBX_EX_FAIL) {
-		(void)sbx_marker_path(file, sizeof(file), w->name,
-		    SBX_M_FAILED);
-		warnx("%s: the teardown failed; %s/%s says why", w->name,
-		    statedir, file);
-	}
-	else if (rv == SBX_EX_RESTART)
-		sbx_restart_exit();
-	return rv;
-}
-
 /* A name fit for a message: printable ASCII, at most 80 characters. */
 static const char *
 shown(const char *s)
@@ -251,22 +183,160 @@ shown(const char *s)
 	return buf;
 }
 
+/* One call of sbx-watch: its flags, and what both modes set up. */
+struct call {
+	struct watch	 w;
+	unsigned long long given;	/* SBX_OPT of each flag given */
+	const char	*mflag;		/* -m, or NULL */
+	int		 fd;		/* -f, or -1 */
+	pid_t		 owner;		/* the session; -1 for -n */
+	unsigned long long ownerstart;
+	char		 statedir[PATH_MAX];
+};
+
+/* The lifeline -f names: a descriptor of 0 to 2 must outlive stdio's. */
+static void
+lifeline_take(struct call *c)
+{
+	int flags;
+
+	if ((flags = fcntl(c->fd, F_GETFL)) == -1)
+		errx(SBX_EX_FAIL, "descriptor %d: not open", c->fd);
+	if ((flags & O_ACCMODE) == O_WRONLY)
+		errx(SBX_EX_FAIL, "descriptor %d: not open for reading", c->fd);
+	if ((c->w.lifeline = fcntl(c->fd, F_DUPFD_CLOEXEC,
+	    STDERR_FILENO + 1)) == -1)
+		err(SBX_EX_FAIL, "descriptor %d", c->fd);
+	if (c->fd > STDERR_FILENO)
+		close(c->fd);
+}
+
+/* The session: -p pid, the lifeline's holder, or our parent. */
+static void
+owner_find(struct call *c)
+{
+	struct watch *w = &c->w;
+
+	if (w->lifeline == -1) {
+		if (w->pid == -1)
+			w->pid = getppid();
+		if (sbx_proc_start(w->pid, &w->start) == -1)
+			errx(SBX_EX_FAIL, "pid %ld: no such process",
+			    (long)w->pid);
+		w->pidfd = pw_open(w->pid);
+		c->owner = w->pid;
+		c->ownerstart = w->start;
+	} else {
+		c->owner = getppid();
+		if (sbx_proc_start(c->owner, &c->ownerstart) == -1)
+			c->ownerstart = 0;
+	}
+}
+
+/* What both modes need, checked while stderr still works. */
+static void
+call_prepare(struct call *c, const char *name)
+{
+	struct sbx_envpolicy pol;
+	struct sigaction sa;
+	struct watch *w = &c->w;
+	char wsbuf[PATH_MAX], *ws[2];
+	int nflag = (c->given & SBX_OPT('n')) != 0;
+
+	sbx_xconf_check(SBX_CONF_TEARDOWN | SBX_CONF_KEEPALIVE |
+	    SBX_CONF_TIMEOUT | SBX_CONF_IMAGE_CACHE);
+	/* -n is a removal unless -m says stop; keeping is no teardown */
+	w->mode = nflag && c->mflag == NULL ? MODE_REMOVE :
+	    teardownmode(c->mflag);
+	if (nflag && w->mode == MODE_NONE)
+		usage();
+	if (!sbx_name_valid(name))
+		errx(SBX_EX_USAGE, "%s: invalid sandbox name", shown(name));
+	snprintf(w->name, sizeof(w->name), "%s", name);
+	w->keepalive = c->given & SBX_OPT('k') ? SBX_KEEPALIVE_ALWAYS :
+	    sbx_xconf_keepalive();
+	w->kaperiod = (int)sbx_xconf_num("SBX_WATCH_KEEPALIVE_SECONDS", 30,
+	    1, 86400);
+	w->prewarmhold = (int)sbx_xconf_num("SBX_WATCH_PREWARM_HOLD_SECONDS",
+	    PREWARM_HOLD, 0, 86400);
+	w->timeout = sbx_xconf_timeout();
+	w->backoff = (long)sbx_xconf_num("SBX_WATCH_BACKOFF_MS", 1000, 0,
+	    60000);
+	if (c->fd != -1)
+		lifeline_take(c);
+	stdio_open();
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGHUP, &sa, NULL);	/* a closing terminal is no end */
+	sigaction(SIGPIPE, &sa, NULL);
+	c->owner = -1;	/* -n does not watch */
+	if (!nflag)
+		owner_find(c);
+	if (w->mode != MODE_NONE || w->keepalive > 0)
+		sbx_xcli_find(environ, sbx_xsession_ws(w->name, wsbuf,
+		    sizeof(wsbuf), ws), w->sbx, sizeof(w->sbx));
+	memset(&pol, 0, sizeof(pol));	/* strict: the host set only */
+	if ((w->envp = sbx_env_build(environ, &pol)) == NULL)
+		err(SBX_EX_FAIL, "environment");
+	if ((w->dfd = sbx_xstate_open(c->statedir, sizeof(c->statedir))) == -1)
+		exit(SBX_EX_FAIL);
+}
+
+/* -n: the teardown, now, in the foreground */
+static int
+tear_down_now(struct call *c, const char *name)
+{
+	int rv;
+
+	call_prepare(c, name);
+	rv = now_teardown(&c->w, c->statedir);
+	free(c->w.envp);
+	return rv;
+}
+
+/* Arm a watcher, unless one already holds NAME.lock. */
+static int
+watch_session(struct call *c, const char *name)
+{
+	char lock[SBX_MARKER_MAX];
+	pid_t holder;
+
+	call_prepare(c, name);
+	(void)sbx_marker_path(lock, sizeof(lock), c->w.name, SBX_M_LOCK);
+	if ((holder = sbx_lock_holder(c->w.dfd, lock)) == -1) {
+		if (errno == EINVAL)
+			errx(SBX_EX_FAIL, "%s/%s: not a lock file of ours",
+			    c->statedir, lock);
+		err(SBX_EX_FAIL, "%s/%s", c->statedir, lock);
+	}
+	if (holder == 0)
+		detach(&c->w, c->owner, c->ownerstart);
+	/* else: already watched */
+	free(c->w.envp);
+	return SBX_EX_OK;
+}
+
+/* The modes, the first whose flag is given, on the one name. */
+static const struct {
+	struct sbx_mode	 m;
+	int		(*run)(struct call *, const char *);
+} modes[] = {
+	{ { 'n', "m", "", 1, 1 }, tear_down_now },
+	{ { 0, "fkmp", "fp", 1, 1 }, watch_session },
+};
+
 int
 main(int argc, char *argv[])
 {
-	struct sbx_envpolicy pol;
-	struct watch w;
-	struct sigaction sa;
-	char statedir[PATH_MAX], lock[SBX_MARKER_MAX], wsbuf[PATH_MAX], *ws[2];
-	const char *errstr, *mflag = NULL;
-	unsigned long long ownerstart = 0;
-	pid_t owner, holder;
+	static struct call c;
+	const char *errstr;
 	long long n;
-	int ch, fd = -1, kflag = 0, nflag = 0, flags, rv;
+	int ch, i;
 
-	memset(&w, 0, sizeof(w));
-	w.lifeline = w.pidfd = w.dfd = -1;
-	w.pid = -1;
+	c.w.lifeline = c.w.pidfd = c.w.dfd = -1;
+	c.w.pid = -1;
+	c.fd = -1;
 	opterr = 0;
 	while ((ch = getopt(argc, argv, "+f:km:np:")) != -1) {
 		switch (ch) {
@@ -274,111 +344,29 @@ main(int argc, char *argv[])
 			n = sbx_strtonum(optarg, 0, 1 << 20, &errstr);
 			if (errstr != NULL)
 				errx(SBX_EX_USAGE, "-f: descriptor is %s", errstr);
-			fd = (int)n;
+			c.fd = (int)n;
 			break;
-		case 'k':
-			kflag = 1;
+		case 'k':	/* these say which mode, or how: c.given */
 			break;
 		case 'm':
-			mflag = optarg;
+			c.mflag = optarg;
 			break;
 		case 'n':
-			nflag = 1;
 			break;
 		case 'p':
 			n = sbx_strtonum(optarg, 1, 0x7fffffff, &errstr);
 			if (errstr != NULL)
 				errx(SBX_EX_USAGE, "-p: pid is %s", errstr);
-			w.pid = (pid_t)n;
+			c.w.pid = (pid_t)n;
 			break;
 		default:
 			usage();
 		}
+		c.given |= SBX_OPT(ch);
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc != 1 || (fd != -1 && w.pid != -1) ||
-	    (nflag && (kflag || fd != -1 || w.pid != -1)))
+	if ((i = sbx_mode_pick(modes, sizeof(modes[0]), c.given, argc)) == -1)
 		usage();
-	sbx_xconf_check(SBX_CONF_TEARDOWN | SBX_CONF_KEEPALIVE |
-	    SBX_CONF_TIMEOUT | SBX_CONF_IMAGE_CACHE);
-	/* -n is a removal unless -m says stop; keeping is no teardown */
-	w.mode = nflag && mflag == NULL ? MODE_REMOVE : teardownmode(mflag);
-	if (nflag && w.mode == MODE_NONE)
-		usage();
-	if (!sbx_name_valid(argv[0]))
-		errx(SBX_EX_USAGE, "%s: invalid sandbox name", shown(argv[0]));
-	snprintf(w.name, sizeof(w.name), "%s", argv[0]);
-	w.keepalive = kflag ? SBX_KEEPALIVE_ALWAYS : sbx_xconf_keepalive();
-	w.kaperiod = (int)sbx_xconf_num("SBX_WATCH_KEEPALIVE_SECONDS", 30, 1,
-	    86400);
-	w.prewarmhold = (int)sbx_xconf_num("SBX_WATCH_PREWARM_HOLD_SECONDS",
-	    PREWARM_HOLD, 0, 86400);
-	w.timeout = sbx_xconf_timeout();
-	w.backoff = (long)sbx_xconf_num("SBX_WATCH_BACKOFF_MS", 1000, 0, 60000);
-
-	/* a lifeline descriptor of 0 to 2 must outlive stdio's /dev/null */
-	if (fd != -1) {
-		if ((flags = fcntl(fd, F_GETFL)) == -1)
-			errx(SBX_EX_FAIL, "descriptor %d: not open", fd);
-		if ((flags & O_ACCMODE) == O_WRONLY)
-			errx(SBX_EX_FAIL, "descriptor %d: not open for reading",
-			    fd);
-		if ((w.lifeline = fcntl(fd, F_DUPFD_CLOEXEC,
-		    STDERR_FILENO + 1)) == -1)
-			err(SBX_EX_FAIL, "descriptor %d", fd);
-		if (fd > STDERR_FILENO)
-			close(fd);
-	}
-	stdio_open();
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_IGN;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGHUP, &sa, NULL);	/* a closing terminal is no end */
-	sigaction(SIGPIPE, &sa, NULL);
-
-	/* the session: -p pid, the lifeline's holder, or our parent */
-	if (nflag)
-		owner = -1;	/* none: -n does not watch */
-	else if (w.lifeline == -1) {
-		if (w.pid == -1)
-			w.pid = getppid();
-		if (sbx_proc_start(w.pid, &w.start) == -1)
-			errx(SBX_EX_FAIL, "pid %ld: no such process",
-			    (long)w.pid);
-		w.pidfd = pw_open(w.pid);
-		owner = w.pid;
-		ownerstart = w.start;
-	} else {
-		owner = getppid();
-		if (sbx_proc_start(owner, &ownerstart) == -1)
-			ownerstart = 0;
-	}
-
-	if (w.mode != MODE_NONE || w.keepalive > 0)
-		sbx_xcli_find(environ, sbx_xsession_ws(w.name, wsbuf,
-		    sizeof(wsbuf), ws), w.sbx, sizeof(w.sbx));
-	memset(&pol, 0, sizeof(pol));	/* strict: the host set only */
-	if ((w.envp = sbx_env_build(environ, &pol)) == NULL)
-		err(SBX_EX_FAIL, "environment");
-
-	if ((w.dfd = sbx_xstate_open(statedir, sizeof(statedir))) == -1)
-		exit(SBX_EX_FAIL);
-	if (nflag) {
-		rv = now(&w, statedir);
-		free(w.envp);
-		return rv;
-	}
-	(void)sbx_marker_path(lock, sizeof(lock), w.name, SBX_M_LOCK);
-	if ((holder = sbx_lock_holder(w.dfd, lock)) == -1) {
-		if (errno == EINVAL)
-			errx(SBX_EX_FAIL, "%s/%s: not a lock file of ours",
-			    statedir, lock);
-		err(SBX_EX_FAIL, "%s/%s", statedir, lock);
-	}
-	if (holder == 0)
-		detach(&w, owner, ownerstart);
-	/* else: already watched */
-	free(w.envp);
-	return SBX_EX_OK;
+	return modes[i].run(&c, argv[0]);
 }

@@ -51,6 +51,9 @@ int	 watch_sbxpath(const struct watch *, char *, size_t,
 int	 imgsave(const struct watch *, int, unsigned long long *);
 void	 imgsave_abandon(const struct watch *, long);
 
+/* now.c: -n */
+int	 now_teardown(const struct watch *, const char *);
+
 /* warmhold.c: the hold after sbx-run -P */
 int	 warmhold(const struct watch *);
 

@@ -38,6 +38,39 @@ none_survived() {
 	[ "$(stub_count)" -eq 0 ]
 }
 
+@test "sbx-run: each mode refuses every flag it does not take, and operands; the run needs a command" {
+	local u="usage: sbx-run [-CinPx] [-J count] [-O fd] [-s name] [-t seconds] [-w workspace] [argument ...]"
+	local -A arg=([C]=-C [n]=-n [J]="-J 1" [P]=-P [i]=-i [x]=-x
+	    [s]="-s $N" [t]="-t 5" [w]="-w $BATS_TEST_TMPDIR")
+	# what each mode takes besides its own flag (and -O, which all take)
+	local -A takes=([C]=w [n]= [J]=s [P]=stw)
+	local m f
+	for m in C n J P; do
+		for f in C n J P i x s t w; do
+			[ "$f" = "$m" ] && continue
+			case ${takes[$m]} in *"$f"*) continue ;; esac
+			usage_refused sbx-run "$u" "${arg[$m]} ${arg[$f]}" \
+			    "${arg[$f]} ${arg[$m]}"
+		done
+		usage_refused sbx-run "$u" "${arg[$m]} ps"
+	done
+	usage_refused sbx-run "$u" "-s $N" "-i -x -s $N -t 5 -w $BATS_TEST_TMPDIR"
+	[ "$(stub_count)" -eq 0 ]
+}
+
+@test "sbx-run: each mode takes its flags and -O: none of them is a usage error" {
+	stub_sandbox "$N"
+	mkdir -p "$BATS_TEST_TMPDIR/ws"
+	run -0 --separate-stderr sbx-run -C -O 5 -w "$BATS_TEST_TMPDIR/ws" 5>/dev/null
+	run -0 --separate-stderr sbx-run -n -O 5 5>/dev/null
+	run -0 --separate-stderr sbx-run -J 1 -O 5 -s "$N" 5>/dev/null
+	run -0 --separate-stderr sbx-run -i -O 5 -s "$N" -t 5 \
+	    -w "$BATS_TEST_TMPDIR/ws" -x true 5>/dev/null
+	mkdir -m 700 -p "$SBX_STATE_DIR"
+	run -0 --separate-stderr sbx-run -P -O 5 -s "$N" -t 5 \
+	    -w "$BATS_TEST_TMPDIR/ws" 5>/dev/null
+}
+
 @test "sbx-run: -n prints a fresh name for its parent process" {
 	run -0 sh -c "'$TOP/sbx-run/sbx-run' -n; echo \$\$"
 	[[ "${lines[0]}" =~ ^pi-sbx-([0-9]+)-[a-z0-9]{8}$ ]]

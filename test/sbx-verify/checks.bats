@@ -45,6 +45,17 @@ arm_watch() {
 	[ "$(stub_count)" -eq 0 ]
 }
 
+@test "usage: each mode takes its flags: -S with -f, -j and -t; the audit with -j, -s and -t" {
+	local args
+	for args in "-S -f -j" "-t -S -f" "-j -s pi-sbx-1-x" "-s pi-sbx-1-x -t"; do
+		# shellcheck disable=SC2086 # the words are the options
+		DOCKER_SANDBOX_TIMEOUT=x run -64 --separate-stderr sbx-verify $args
+		[ "$stderr" = "sbx-verify: DOCKER_SANDBOX_TIMEOUT: number is invalid (0 to 86400)" ] ||
+		    fail "'$args': $stderr"
+	done
+	[ "$(stub_count)" -eq 0 ]
+}
+
 @test "the name: -s or DOCKER_SANDBOX, validated; a bad DOCKER_SANDBOX_TEARDOWN is a usage error" {
 	run -64 --separate-stderr sbx-verify
 	[ "$stderr" = "sbx-verify: no sandbox: give -s name or set DOCKER_SANDBOX" ]

@@ -1,13 +1,12 @@
 /*
- * sc.h: what the files of the self-check (-S) share.  Each assumption the
- * programs make about sbx, tried with the programs' own functions on a
- * throwaway sandbox.  selfcheck.c runs it; sccall.c makes the sbx calls
- * and words the evidence and the verdicts; scremove.c makes sure the
- * sandbox goes; scbasic.c, scwords.c, scstamp.c, scguest.c and scports.c
- * hold the checks.
+ * selfcheck.h: the self-check (-S), the one header of its files, as
+ * audit.h is the audit's; result.h is all the two share.  selfcheck.c
+ * runs it; sccall.c makes the calls and words the verdicts; scremove.c
+ * removes the sandbox; scbasic.c, scwords.c, scstamp.c, scguest.c and
+ * scports.c hold the checks.
  */
-#ifndef SC_H
-#define SC_H
+#ifndef SELFCHECK_H
+#define SELFCHECK_H
 
 #include <limits.h>
 
@@ -101,4 +100,4 @@ int	 sc_dialect(struct sc *);
 int	 sc_publish(struct sc *);
 int	 sc_stopped(struct sc *);
 
-#endif /* SC_H */
+#endif /* SELFCHECK_H */
