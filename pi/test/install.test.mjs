@@ -89,16 +89,28 @@ function count(text, s) {
 	return text.split(s).length - 1;
 }
 
+/** The checkout's sources and pi/ (no builds, no node_modules) under dir. */
+function checkoutCopy(dir) {
+	const skip = new Set(["node_modules", "bin", "c", ".git"]);
+	const keep = (src) => !skip.has(src.split("/").pop()) && !/\.(o|a)$/.test(src);
+	mkdirSync(dir, { recursive: true });
+	for (const f of readdirSync(TOP))
+		if (/^(Makefile|config\.mk|LICENSE|lib|man|pi|sbx-.*)$/.test(f)) cpSync(join(TOP, f), join(dir, f), { recursive: true, filter: keep });
+	return dir;
+}
+
 before(() => {
 	cleanPath = pathWithoutPrograms();
 	const found = which("npm", process.env.PATH) ?? which("npm", cleanPath);
 	npm = found && realpathSync(found);
 	if (!npm) return;
-	const hadCopy = existsSync(join(PI_DIR, "c"));
-	const r = spawnSync(process.execPath, [npm, "pack", "--json", "--pack-destination", tmp], { cwd: PI_DIR, encoding: "utf8", env: npmEnv(process.env.PATH) });
+	// packed from a copy of the checkout: prepack's c/ in the live pi/
+	// would make an extension other suites load meanwhile build into bin/
+	const checkout = checkoutCopy(join(tmp, "checkout"));
+	const r = spawnSync(process.execPath, [npm, "pack", "--json", "--pack-destination", tmp], { cwd: join(checkout, "pi"), encoding: "utf8", env: npmEnv(process.env.PATH) });
 	assert.equal(r.status, 0, `npm pack: ${r.stderr}`);
 	packed = JSON.parse(r.stdout)[0];
-	packed.leftCopy = !hadCopy && existsSync(join(PI_DIR, "c"));
+	packed.leftCopy = existsSync(join(checkout, "pi", "c"));
 	tarball = join(tmp, packed.filename);
 	installed = npmInstall(prefix, cleanPath);
 });
