@@ -102,21 +102,34 @@ lib/createargv.o lib/holdargv.o lib/portcli.o lib/sbxcall.o lib/sbxcli.o \
 	sbx-verify/scports.o sbx-verify/scremove.o \
 	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
 	sbx-watch/now.o sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxcli.h
-lib/conf.o lib/confparse.o lib/createargv.o lib/env.o lib/imgevict.o \
-	lib/marker.o lib/name.o lib/sbxcli.o lib/statedir.o \
-	sbx-env/sbx-env.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
-	sbx-ports/sbx-ports.o sbx-run/imgload.o sbx-run/orphan.o \
-	sbx-run/provision.o sbx-run/sbx-run.o sbx-run/warmstart.o \
-	sbx-verify/checks.o sbx-verify/probe.o sbx-verify/sbx-verify.o \
+lib/conf.o lib/createargv.o lib/imgevict.o lib/statedir.o \
+	sbx-env/sbx-env.o sbx-gc/sbx-gc.o sbx-ports/sbx-ports.o \
+	sbx-run/imgload.o sbx-run/orphan.o sbx-run/provision.o \
+	sbx-run/sbx-run.o sbx-run/warmstart.o sbx-verify/checks.o \
+	sbx-verify/probe.o sbx-verify/sbx-verify.o \
 	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
 	sbx-watch/now.o sbx-watch/pidwait.o sbx-watch/sbx-watch.o \
 	sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbxconf.h
+lib/conf.o lib/confparse.o lib/env.o lib/sbxcli.o sbx-env/sbx-env.o \
+	sbx-gc/sbx-gc.o sbx-ports/sbx-ports.o sbx-run/sbx-run.o \
+	sbx-verify/sbx-verify.o sbx-verify/selfcheck.o \
+	sbx-watch/sbx-watch.o: lib/sbxenv.h
 lib/imgcache.o lib/imgevict.o lib/imgmeta.o sbx-gc/sbx-gc.o \
 	sbx-run/imgload.o sbx-watch/imgsave.o: lib/sbximg.h
 lib/json.o lib/jsonout.o lib/portspec.o lib/sbxls.o sbx-env/sbx-env.o \
 	sbx-gc/sbx-gc.o sbx-ports/dockerps.o sbx-ports/sbx-ports.o \
 	sbx-run/imgjson.o sbx-run/journal.o sbx-verify/result.o \
 	sbx-verify/scbasic.o sbx-verify/sccall.o: lib/sbxjson.h
+lib/marker.o lib/markerio.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
+	sbx-ports/portsmarker.o sbx-ports/sbx-ports.o sbx-run/imgload.o \
+	sbx-run/journal.o sbx-run/orphan.o sbx-run/provision.o \
+	sbx-run/warmstart.o sbx-verify/answers.o sbx-verify/checks.o \
+	sbx-verify/probe.o sbx-verify/sbx-verify.o sbx-watch/imgsave.o \
+	sbx-watch/loop.o sbx-watch/now.o sbx-watch/sbx-watch.o \
+	sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbxmarker.h
+lib/conf.o lib/confparse.o lib/marker.o lib/name.o sbx-gc/markers.o \
+	sbx-gc/sbx-gc.o sbx-run/orphan.o sbx-run/sbx-run.o \
+	sbx-verify/selfcheck.o sbx-watch/sbx-watch.o: lib/sbxname.h
 lib/portcli.o lib/portspec.o sbx-ports/bound.o sbx-ports/dockerps.o \
 	sbx-ports/hostport.o sbx-ports/portsmarker.o \
 	sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-verify/answers.o \
@@ -134,12 +147,11 @@ lib/imgcache.o lib/lock.o lib/marker.o lib/markerio.o lib/portcli.o \
 	lib/sbxcall.o lib/state.o lib/statedir.o lib/unplaced.o \
 	sbx-gc/markers.o sbx-gc/sbx-gc.o sbx-ports/portsmarker.o \
 	sbx-ports/sbx-ports.o sbx-run/check.o sbx-run/imgload.o \
-	sbx-run/journal.o sbx-run/orphan.o sbx-run/provision.o \
-	sbx-run/warmstart.o sbx-run/workspace.o sbx-verify/answers.o \
-	sbx-verify/checks.o sbx-verify/probe.o sbx-verify/sbx-verify.o \
-	sbx-verify/scremove.o sbx-verify/scwords.o sbx-watch/imgsave.o \
-	sbx-watch/loop.o sbx-watch/now.o sbx-watch/sbx-watch.o \
-	sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbxstate.h
+	sbx-run/journal.o sbx-run/provision.o sbx-run/warmstart.o \
+	sbx-run/workspace.o sbx-verify/checks.o sbx-verify/probe.o \
+	sbx-verify/sbx-verify.o sbx-verify/scremove.o \
+	sbx-verify/scwords.o sbx-watch/imgsave.o sbx-watch/now.o \
+	sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxstate.h
 lib/clock.o lib/lock.o lib/sbxcall.o lib/supervise.o sbx-run/race.o \
 	sbx-verify/sccall.o sbx-verify/scguest.o sbx-watch/imgsave.o \
 	sbx-watch/loop.o sbx-watch/teardown.o: lib/sbxtime.h
@@ -163,7 +175,6 @@ sbx-verify/sbx-verify.o sbx-verify/scbasic.o sbx-verify/sccall.o \
 	sbx-verify/scstamp.o sbx-verify/scwords.o sbx-verify/selfcheck.o: sbx-verify/selfcheck.h
 sbx-watch/imgsave.o sbx-watch/loop.o sbx-watch/now.o sbx-watch/pidwait.o \
 	sbx-watch/sbx-watch.o sbx-watch/teardown.o sbx-watch/warmhold.o: sbx-watch/sbx-watch.h
-
 # header rules: end
 
 lib/libsbx.a: $(LIBOBJ)

@@ -12,6 +12,8 @@
 
 #include "sbx.h"
 #include "sbxconf.h"
+#include "sbxenv.h"
+#include "sbxname.h"
 #include "sbx-internal.h"
 
 #define CPUS_MAX	1024

@@ -10,7 +10,8 @@
 #include <strings.h>
 
 #include "sbx.h"
-#include "sbxconf.h"
+#include "sbxenv.h"
+#include "sbxname.h"
 #include "sbx-internal.h"
 
 #define MIB_MAX		(1024LL * 1024)	/* 1 TiB */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxmarker.h"
 #include "sbxstate.h"
 
 /*

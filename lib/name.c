@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "sbx.h"
-#include "sbxconf.h"
+#include "sbxname.h"
 #include "sbx-internal.h"
 
 static int

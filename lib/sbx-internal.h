@@ -15,7 +15,7 @@
 struct sbx_spawn;		/* sbxchild.h */
 struct sbx_port;		/* sbxports.h */
 struct sbx_ports;
-struct sbx_envpolicy;		/* sbxconf.h */
+struct sbx_envpolicy;		/* sbxenv.h */
 
 /* spawn.c: fork and exec one child (supervise.c; test/tools/orphan) */
 pid_t	 sbx_spawn(const struct sbx_spawn *, int, int, pid_t);

@@ -31,7 +31,7 @@ int	 sbx_exec_status(int);
 /* The canonical socket every inner docker call is pinned to. */
 #define SBX_DOCKER_HOST	"unix:///var/run/docker.sock"
 
-/* The longest sandbox name (name.c checks them, sbxconf.h). */
+/* The longest sandbox name (name.c checks them, sbxname.h). */
 #define SBX_NAME_MAX	63
 
 #if defined(__GNUC__) || defined(__clang__)

@@ -17,7 +17,7 @@
 
 #include "sbx.h"
 #include "sbxcli.h"
-#include "sbxconf.h"
+#include "sbxenv.h"
 #include "sbx-internal.h"
 
 #ifndef PATH_MAX

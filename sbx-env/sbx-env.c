@@ -16,6 +16,7 @@
 #include "sbx.h"
 #include "sbxcli.h"
 #include "sbxconf.h"
+#include "sbxenv.h"
 #include "sbxjson.h"
 
 #define DEFAULT_PATH	"/usr/bin:/bin"

@@ -21,7 +21,8 @@
 
 #include "sbx.h"
 #include "sbxchild.h"
-#include "sbxconf.h"
+#include "sbxmarker.h"
+#include "sbxname.h"
 #include "sbxstate.h"
 #include "sbx-gc.h"
 

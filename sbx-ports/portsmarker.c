@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "sbx.h"
+#include "sbxmarker.h"
 #include "sbxports.h"
 #include "sbxstate.h"
 #include "sbx-ports.h"

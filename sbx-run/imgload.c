@@ -23,6 +23,7 @@
 #include "sbxchild.h"
 #include "sbxconf.h"
 #include "sbximg.h"
+#include "sbxmarker.h"
 #include "sbxstate.h"
 #include "sbx-run.h"
 

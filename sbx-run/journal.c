@@ -18,6 +18,7 @@
 
 #include "sbx.h"
 #include "sbxjson.h"
+#include "sbxmarker.h"
 #include "sbxstate.h"
 #include "sbx-run.h"
 

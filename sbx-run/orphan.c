@@ -11,7 +11,8 @@
 #include "sbxchild.h"
 #include "sbxcli.h"
 #include "sbxconf.h"
-#include "sbxstate.h"
+#include "sbxmarker.h"
+#include "sbxname.h"
 #include "sbx-run.h"
 
 /* Has the session our generated name belongs to ended?  Then make nothing. */

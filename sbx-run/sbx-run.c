@@ -17,6 +17,8 @@
 #include "sbx.h"
 #include "sbxcli.h"
 #include "sbxconf.h"
+#include "sbxenv.h"
+#include "sbxname.h"
 #include "sbx-run.h"
 
 #define LONG_TIMEOUT	600

@@ -23,6 +23,7 @@
 
 #include "sbx.h"
 #include "sbxconf.h"
+#include "sbxmarker.h"
 #include "sbxstate.h"
 #include "sbx-run.h"
 

@@ -8,8 +8,8 @@
 #include <limits.h>
 
 #include "sbx.h"
+#include "sbxmarker.h"
 #include "sbxports.h"
-#include "sbxstate.h"
 
 struct result;			/* result.h */
 

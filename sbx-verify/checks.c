@@ -8,6 +8,7 @@
 
 #include "sbx.h"
 #include "sbxconf.h"
+#include "sbxmarker.h"
 #include "sbxports.h"
 #include "sbxstate.h"
 #include "result.h"

@@ -17,6 +17,7 @@
 #include "sbx.h"
 #include "sbxchild.h"
 #include "sbxconf.h"
+#include "sbxmarker.h"
 #include "sbxstate.h"
 #include "result.h"
 #include "audit.h"

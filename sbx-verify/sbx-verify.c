@@ -17,6 +17,8 @@
 #include "sbxchild.h"
 #include "sbxcli.h"
 #include "sbxconf.h"
+#include "sbxenv.h"
+#include "sbxmarker.h"
 #include "sbxports.h"
 #include "sbxstate.h"
 #include "result.h"

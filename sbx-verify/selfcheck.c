@@ -21,6 +21,8 @@
 #include "sbxchild.h"
 #include "sbxcli.h"
 #include "sbxconf.h"
+#include "sbxenv.h"
+#include "sbxname.h"
 #include "sbxports.h"
 #include "result.h"
 #include "selfcheck.h"

@@ -20,6 +20,7 @@
 #include "sbxcli.h"
 #include "sbxconf.h"
 #include "sbximg.h"
+#include "sbxmarker.h"
 #include "sbxstate.h"
 #include "sbxtime.h"
 #include "sbx-watch.h"

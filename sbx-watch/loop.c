@@ -18,7 +18,7 @@
 #include "sbxchild.h"
 #include "sbxcli.h"
 #include "sbxconf.h"
-#include "sbxstate.h"
+#include "sbxmarker.h"
 #include "sbxtime.h"
 #include "sbx-watch.h"
 

@@ -6,6 +6,7 @@
 #include "sbx.h"
 #include "sbxchild.h"
 #include "sbxcli.h"
+#include "sbxmarker.h"
 #include "sbxstate.h"
 #include "sbx-watch.h"
 

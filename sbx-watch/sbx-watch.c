@@ -21,6 +21,9 @@
 #include "sbxchild.h"
 #include "sbxcli.h"
 #include "sbxconf.h"
+#include "sbxenv.h"
+#include "sbxmarker.h"
+#include "sbxname.h"
 #include "sbxstate.h"
 #include "sbx-watch.h"
 

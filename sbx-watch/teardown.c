@@ -16,6 +16,7 @@
 #include "sbx.h"
 #include "sbxchild.h"
 #include "sbxcli.h"
+#include "sbxmarker.h"
 #include "sbxstate.h"
 #include "sbxtime.h"
 #include "sbx-watch.h"

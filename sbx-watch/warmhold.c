@@ -6,7 +6,7 @@
  */
 #include <time.h>
 
-#include "sbxstate.h"
+#include "sbxmarker.h"
 #include "sbx-watch.h"
 
 /* Is the sandbox within the hold of a prewarm that succeeded? */

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "sbx.h"
-#include "sbxstate.h"
+#include "sbxmarker.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
