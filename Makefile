@@ -9,12 +9,12 @@ include config.mk
 LIBOBJ = lib/capture.o lib/clock.o lib/conf.o lib/confparse.o \
 	lib/createargv.o lib/detach.o lib/env.o lib/guard.o lib/holdargv.o \
 	lib/imgcache.o lib/imgevict.o lib/imgmeta.o lib/io.o lib/json.o \
-	lib/jsonout.o lib/lock.o lib/marker.o lib/markerio.o lib/mode.o lib/name.o \
-	lib/num.o lib/portcli.o lib/portspec.o lib/proc.o lib/relay.o \
-	lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o lib/sbxline.o lib/sbxls.o \
-	lib/sbxsays.o lib/selfpipe.o lib/shown.o lib/sibling.o lib/spawn.o \
-	lib/stamp.o lib/stampsh.o lib/state.o lib/statedir.o lib/supervise.o \
-	lib/unplaced.o
+	lib/jsonout.o lib/lock.o lib/marker.o lib/markerio.o lib/mode.o \
+	lib/name.o lib/portcli.o lib/portspec.o lib/proc.o lib/sbxcall.o \
+	lib/sbxcli.o lib/sbxgone.o lib/sbxline.o lib/sbxls.o lib/sbxsays.o \
+	lib/selfpipe.o lib/shown.o lib/sibling.o lib/spawn.o lib/stamp.o \
+	lib/stampsh.o lib/state.o lib/statedir.o lib/stream.o lib/strtonum.o \
+	lib/supervise.o lib/unplaced.o
 BIN = sbx-env/sbx-env sbx-run/sbx-run sbx-watch/sbx-watch sbx-gc/sbx-gc \
 	sbx-ports/sbx-ports sbx-verify/sbx-verify
 RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
@@ -53,19 +53,19 @@ $(LIBOBJ) $(BIN:=.o) $(RUNOBJ) $(WATCHOBJ) $(GCOBJ) $(PORTSOBJ) \
 # header rules: begin
 lib/conf.o lib/confparse.o lib/createargv.o lib/env.o lib/guard.o \
 	lib/imgcache.o lib/jsonout.o lib/name.o lib/portcli.o \
-	lib/portspec.o lib/relay.o lib/sbxcall.o lib/sbxcli.o \
-	lib/sbxline.o lib/sbxsays.o lib/selfpipe.o lib/shown.o \
-	lib/sibling.o lib/spawn.o lib/stamp.o lib/stampsh.o \
+	lib/portspec.o lib/sbxcall.o lib/sbxcli.o lib/sbxline.o \
+	lib/sbxsays.o lib/selfpipe.o lib/shown.o lib/sibling.o \
+	lib/spawn.o lib/stamp.o lib/stampsh.o lib/stream.o \
 	lib/supervise.o: lib/sbx-internal.h
 lib/capture.o lib/conf.o lib/confparse.o lib/createargv.o lib/detach.o \
 	lib/env.o lib/guard.o lib/holdargv.o lib/imgcache.o \
 	lib/imgmeta.o lib/io.o lib/json.o lib/jsonout.o lib/lock.o \
-	lib/marker.o lib/markerio.o lib/mode.o lib/name.o lib/num.o \
-	lib/portcli.o lib/portspec.o lib/proc.o lib/relay.o \
-	lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o lib/sbxline.o \
-	lib/sbxls.o lib/sbxsays.o lib/selfpipe.o lib/shown.o \
-	lib/sibling.o lib/spawn.o lib/stamp.o lib/stampsh.o lib/state.o \
-	lib/statedir.o lib/supervise.o lib/unplaced.o sbx-env/sbx-env.o \
+	lib/marker.o lib/markerio.o lib/mode.o lib/name.o lib/portcli.o \
+	lib/portspec.o lib/proc.o lib/sbxcall.o lib/sbxcli.o \
+	lib/sbxgone.o lib/sbxline.o lib/sbxls.o lib/sbxsays.o \
+	lib/selfpipe.o lib/shown.o lib/sibling.o lib/spawn.o lib/stamp.o \
+	lib/stampsh.o lib/state.o lib/statedir.o lib/stream.o \
+	lib/strtonum.o lib/supervise.o lib/unplaced.o sbx-env/sbx-env.o \
 	sbx-gc/markers.o sbx-gc/sbx-gc.o sbx-ports/bound.o \
 	sbx-ports/dockerps.o sbx-ports/hostport.o \
 	sbx-ports/portsmarker.o sbx-ports/sbx-ports.o sbx-ports/sync.o \

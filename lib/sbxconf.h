@@ -62,6 +62,6 @@ const char *sbx_xconf_value(unsigned, char *, size_t);
 void	 sbx_xconf_check(unsigned);
 unsigned sbx_conf_bit(size_t);
 const char *sbx_conf_name(unsigned);
-const char *sbx_xname_pick(const char *);
+const char *sbx_xconf_name_pick(const char *);
 
 #endif /* SBXCONF_H */

@@ -12,7 +12,7 @@ struct sbx_envpolicy {
 	char	**allow;	/* extra names; NULL-terminated */
 	size_t	  nallow;
 };
-int	 sbx_xenv_policy(struct sbx_envpolicy *, const char *, int);
+int	 sbx_xconf_env_policy(struct sbx_envpolicy *, const char *, int);
 void	 sbx_env_policy_free(struct sbx_envpolicy *);
 char	**sbx_env_build(char *const *, const struct sbx_envpolicy *);
 char	**sbx_env_forwarded(char *const *);

@@ -178,7 +178,7 @@ printable(const char *s, size_t n)
 
 	for (; n > 0; s += k, n -= k)
 		if ((k = sbx_utf8len(s, n, &cp)) == 0 ||
-		    (cp != '\t' && sbx_unsafe(cp)))
+		    (cp != '\t' && sbx_shown_unsafe(cp)))
 			return 0;
 	return 1;
 }

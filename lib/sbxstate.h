@@ -13,8 +13,8 @@
 #include "sbx.h"
 
 /* statedir.c, state.c: the state directory and its marker files */
-int	 sbx_xstate_path(char *, size_t);
-int	 sbx_xstate_open(char *, size_t);
+int	 sbx_xstatedir_path(char *, size_t);
+int	 sbx_xstatedir_open(char *, size_t);
 int	 sbx_state_write(int, const char *, const char *);
 int	 sbx_state_read(int, const char *, char *, size_t);
 int	 sbx_state_remove(int, const char *);
@@ -24,7 +24,7 @@ const char *sbx_state_field(const char *, const char *, char *, size_t);
 /* lock.c: record locks, whole files or one sandbox's byte of a shared one */
 int	 sbx_lock(int, const char *, int);
 pid_t	 sbx_lock_holder(int, const char *);
-int	 sbx_setlk(int, short, off_t, off_t, long long);
+int	 sbx_lock_setlk(int, short, off_t, off_t, long long);
 int	 sbx_lock_name(int, const char *, const char *, long long);
 pid_t	 sbx_lock_name_holder(int, const char *, const char *);
 

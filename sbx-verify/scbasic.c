@@ -71,7 +71,7 @@ jsonver(const char *s, size_t len, char *buf, size_t size, char *srv,
 }
 
 int
-sc_version(struct sc *sc)
+sc_basic_version(struct sc *sc)
 {
 	char *av[] = { NULL, "version", NULL, NULL };
 	struct sbx_result c;
@@ -79,28 +79,28 @@ sc_version(struct sc *sc)
 	const char *t = NULL, *jn = NULL;
 
 	srv[0] = '\0';
-	if (sc_sbx(sc, &c, av) == -1)
+	if (sc_call_sbx(sc, &c, av) == -1)
 		return -1;
 	if (c.status == 0)
 		t = textver(c.out.data, tv, sizeof(tv));
-	sc_heard(&c, said[0], sizeof(said[0]));
+	sc_call_heard(&c, said[0], sizeof(said[0]));
 	av[2] = "--json";
-	if (sc_sbx(sc, &c, av) == -1)
+	if (sc_call_sbx(sc, &c, av) == -1)
 		return -1;
 	if (c.status == 0)
 		jn = jsonver(c.out.data, c.out.len, jv, sizeof(jv), srv,
 		    sizeof(srv));
-	sc_heard(&c, said[1], sizeof(said[1]));
+	sc_call_heard(&c, said[1], sizeof(said[1]));
 	if (t == NULL && jn == NULL) {
 		snprintf(sc->version, sizeof(sc->version), "unknown");
-		sc_say(sc, SC_VERSION, FAIL, "%s: no version in either form: "
+		sc_call_say(sc, SC_VERSION, FAIL, "%s: no version in either form: "
 		    "version: %s; version --json: %s", sc->sbx, said[0],
 		    said[1]);
 		return 0;
 	}
 	snprintf(sc->version, sizeof(sc->version), "%s", sbx_shown(t ? t :
 	    jn, shown[0], sizeof(shown[0])));
-	sc_say(sc, SC_VERSION, PASS, "%s %s; text form %s, --json form %s%s%s",
+	sc_call_say(sc, SC_VERSION, PASS, "%s %s; text form %s, --json form %s%s%s",
 	    sc->sbx, sc->version, t ? sbx_shown(t, shown[0],
 	    sizeof(shown[0])) : "unreadable", jn ? sbx_shown(jn, shown[1],
 	    sizeof(shown[1])) : "unreadable", *srv ? ", " : "",
@@ -114,7 +114,7 @@ sc_version(struct sc *sc)
  * sbx-watch and sbx-gc take (the teardown then has nothing to do).
  */
 int
-sc_missing(struct sc *sc)
+sc_basic_missing(struct sc *sc)
 {
 	char *ex[] = { NULL, "exec", sc->name, "--", "true", NULL };
 	char *rm[] = { NULL, "rm", "--force", sc->name, NULL };
@@ -122,21 +122,21 @@ sc_missing(struct sc *sc)
 	char said[2][1024];
 	int line, gone;
 
-	if (sc_sbx(sc, &c, ex) == -1)
+	if (sc_call_sbx(sc, &c, ex) == -1)
 		return -1;
 	line = c.status == 1 && sbx_says_notfound_line(c.err.data,
 	    c.err.len, sc->name) == SBX_NF_LINE;
-	sc_heard(&c, said[0], sizeof(said[0]));
-	if (sc_sbx(sc, &c, rm) == -1)
+	sc_call_heard(&c, said[0], sizeof(said[0]));
+	if (sc_call_sbx(sc, &c, rm) == -1)
 		return -1;
 	gone = c.status == 0 || sbx_says_notfound(c.err.data, sc->name);
-	sc_heard(&c, said[1], sizeof(said[1]));
+	sc_call_heard(&c, said[1], sizeof(said[1]));
 	if (line && gone)
-		sc_say(sc, SC_MISSING, PASS, "recognised: exec (sbx-run would "
+		sc_call_say(sc, SC_MISSING, PASS, "recognised: exec (sbx-run would "
 		    "create the sandbox): %s; rm --force (a teardown has "
 		    "nothing to do): %s", said[0], said[1]);
 	else
-		sc_say(sc, SC_MISSING, FAIL, "%s%s%s%s%s%s",
+		sc_call_say(sc, SC_MISSING, FAIL, "%s%s%s%s%s%s",
 		    line ? "" : "exec of a missing sandbox not recognised "
 		    "(sbx-run would fail the first call of every session "
 		    "instead of creating the sandbox): ", line ? "" : said[0],
@@ -160,34 +160,34 @@ sc_listed(struct sc *sc, char *said, size_t size)
 	char why[1024];
 	int found = -1;
 
-	if (sc_sbx(sc, &c, av) == -1) {
+	if (sc_call_sbx(sc, &c, av) == -1) {
 		snprintf(said, size, "sbx ls --json could not run");
 		return -1;
 	}
 	if (c.status == 0)
 		found = sbx_ls_listed(c.out.data ? c.out.data : "", c.out.len,
 		    sc->name, &errstr);
-	sc_said(&c, why, sizeof(why));
+	sc_call_said(&c, why, sizeof(why));
 	snprintf(said, size, "%s%s%s", errstr ? errstr : "", errstr ? ": " :
 	    "", why);
-	sbx_result_free(&c);
+	sbx_supervise_result_free(&c);
 	return found;
 }
 
 int
-sc_ls(struct sc *sc)
+sc_basic_ls(struct sc *sc)
 {
 	char said[1100];
 	int found = sc_listed(sc, said, sizeof(said));
 
 	if (found == 0)
-		sc_say(sc, SC_LS, PASS, "ls --json parses, %s not listed",
+		sc_call_say(sc, SC_LS, PASS, "ls --json parses, %s not listed",
 		    sc->name);
 	else if (found == 1)
-		sc_say(sc, SC_LS, FAIL, "ls --json lists %s before it was "
+		sc_call_say(sc, SC_LS, FAIL, "ls --json lists %s before it was "
 		    "created: %s", sc->name, said);
 	else
-		sc_say(sc, SC_LS, FAIL, "ls --json does not parse (sbx-run "
+		sc_call_say(sc, SC_LS, FAIL, "ls --json does not parse (sbx-run "
 		    "and sbx-gc would fail): %s", said);
 	return found == -1 ? -1 : 0;
 }
@@ -200,7 +200,7 @@ create(struct sc *sc, struct sbx_result *c)
 	char *av[SBX_CREATE_ARGC], ws[PATH_MAX + 8], ro[PATH_MAX + 8];
 	int t = sc->timeout, r;
 
-	sbx_xcreate_conf(&how);
+	sbx_xcreateargv_conf(&how);
 	snprintf(ws, sizeof(ws), "%s/%s", sc->ws, sc->readonly ? "p" : "w");
 	snprintf(ro, sizeof(ro), "%s/w:ro", sc->ws);
 	sbx_create_argv(av, sc->sbx, sc->name, &how, 1, ws, sc->readonly ?
@@ -208,13 +208,13 @@ create(struct sc *sc, struct sbx_result *c)
 	if (!sc->given)
 		sc->timeout = CREATE_TIMEOUT;
 	sc->created = 1;
-	r = sc_sbx(sc, c, av);
+	r = sc_call_sbx(sc, c, av);
 	sc->timeout = t;
 	return r;
 }
 
 int
-sc_create(struct sc *sc)
+sc_basic_create(struct sc *sc)
 {
 	struct sbx_result c;
 	char said[1024], ls[1100];
@@ -223,19 +223,19 @@ sc_create(struct sc *sc)
 	if (create(sc, &c) == -1)
 		return -1;
 	status = c.status;
-	sc_heard(&c, said, sizeof(said));
+	sc_call_heard(&c, said, sizeof(said));
 	if (status != 0) {
-		sc_say(sc, SC_CREATE, FAIL, "sbx-run's create failed: %s",
+		sc_call_say(sc, SC_CREATE, FAIL, "sbx-run's create failed: %s",
 		    said);
 		return -1;
 	}
 	if ((found = sc_listed(sc, ls, sizeof(ls))) != 1) {
-		sc_say(sc, SC_CREATE, FAIL, "create said %s, but ls --json "
+		sc_call_say(sc, SC_CREATE, FAIL, "create said %s, but ls --json "
 		    "%s: %s", said, found == 0 ? "does not list it" :
 		    "gives no listing", ls);
 		return -1;
 	}
-	sc_say(sc, SC_CREATE, PASS, "sbx-run's create (%s mode) made %s: %s; "
+	sc_call_say(sc, SC_CREATE, PASS, "sbx-run's create (%s mode) made %s: %s; "
 	    "ls --json lists it", sc->readonly ? "read-only" : "read-write",
 	    sc->name, said);
 	return 0;
@@ -248,7 +248,7 @@ sc_create(struct sc *sc)
  * rule.
  */
 int
-sc_exists(struct sc *sc)
+sc_basic_exists(struct sc *sc)
 {
 	struct sbx_result c;
 	char said[1024];
@@ -258,12 +258,12 @@ sc_exists(struct sc *sc)
 		return -1;
 	ok = c.status != 0 && !c.timedout && c.signo == 0 &&
 	    sbx_says_exists(c.err.data);
-	sc_heard(&c, said, sizeof(said));
+	sc_call_heard(&c, said, sizeof(said));
 	if (ok)
-		sc_say(sc, SC_EXISTS, PASS, "a second create is refused in "
+		sc_call_say(sc, SC_EXISTS, PASS, "a second create is refused in "
 		    "words sbx-run recognises: %s", said);
 	else
-		sc_say(sc, SC_EXISTS, FAIL, "a second create of %s was %s "
+		sc_call_say(sc, SC_EXISTS, FAIL, "a second create of %s was %s "
 		    "(sbx-run takes a create's success as proof that the "
 		    "sandbox was missing): %s", sc->name, c.status == 0 ?
 		    "accepted" : "refused in words sbx-run does not recognise",
@@ -273,7 +273,7 @@ sc_exists(struct sc *sc)
 
 /* exec passes the status through and keeps stdout and stderr apart. */
 int
-sc_exec(struct sc *sc)
+sc_basic_exec(struct sc *sc)
 {
 	char *av[] = { NULL, "exec", sc->name, "--", "sh", "-c",
 	    "echo out.sbxv; echo err.sbxv >&2; exit 7", NULL };
@@ -281,40 +281,40 @@ sc_exec(struct sc *sc)
 	char said[1024];
 	int ok;
 
-	if (sc_sbx(sc, &c, av) == -1)
+	if (sc_call_sbx(sc, &c, av) == -1)
 		return -1;
 	/* stdout exactly: a notice there would land in docker's output */
 	ok = c.status == 7 && c.out.len == 9 &&
 	    memcmp(c.out.data, "out.sbxv\n", 9) == 0 && c.err.data != NULL &&
 	    strstr(c.err.data, "err.sbxv\n") != NULL &&
 	    strstr(c.err.data, "out.sbxv") == NULL;
-	sc_say(sc, SC_EXEC, ok ? PASS : FAIL, "%s: %s", ok ? "exit 7 passed "
+	sc_call_say(sc, SC_EXEC, ok ? PASS : FAIL, "%s: %s", ok ? "exit 7 passed "
 	    "through, stdout and stderr apart" : "wanted exit 7, stdout "
 	    "exactly \"out.sbxv\", \"err.sbxv\" on stderr only",
-	    sc_heard(&c, said, sizeof(said)));
+	    sc_call_heard(&c, said, sizeof(said)));
 	return ok ? 0 : -1;
 }
 
 int
-sc_remove(struct sc *sc)
+sc_basic_remove(struct sc *sc)
 {
 	char *av[] = { NULL, "rm", "--force", sc->name, NULL };
 	struct sbx_result c;
 	char said[1024], ls[1100];
 	int ok, found;
 
-	if (sc_sbx(sc, &c, av) == -1)
+	if (sc_call_sbx(sc, &c, av) == -1)
 		return -1;
 	/* as a teardown judges: a sandbox sbx does not know is gone */
 	ok = c.status == 0 || sbx_says_notfound(c.err.data, sc->name);
-	sc_heard(&c, said, sizeof(said));
+	sc_call_heard(&c, said, sizeof(said));
 	found = sc_listed(sc, ls, sizeof(ls));
 	sc->gone = found == 0;
 	if (ok && found == 0)
-		sc_say(sc, SC_REMOVE, PASS, "rm --force removed %s (%s); ls "
+		sc_call_say(sc, SC_REMOVE, PASS, "rm --force removed %s (%s); ls "
 		    "--json no longer lists it", sc->name, said);
 	else
-		sc_say(sc, SC_REMOVE, FAIL, "rm --force: %s; then ls --json: "
+		sc_call_say(sc, SC_REMOVE, FAIL, "rm --force: %s; then ls --json: "
 		    "%s", said, found == 1 ? "still lists it" : ls);
 	return 0;
 }
@@ -324,7 +324,7 @@ sc_remove(struct sc *sc)
  * listing (sbx_ls_status): 1 with it in buf, 0 not listed, -1 no listing.
  */
 int
-sc_status(struct sc *sc, char *buf, size_t size)
+sc_basic_status(struct sc *sc, char *buf, size_t size)
 {
 	char *av[] = { NULL, "ls", "--json", NULL };
 	struct sbx_result c;
@@ -332,11 +332,11 @@ sc_status(struct sc *sc, char *buf, size_t size)
 	char st[64];
 	int found = -1;
 
-	if (sc_sbx(sc, &c, av) == -1)
+	if (sc_call_sbx(sc, &c, av) == -1)
 		return -1;
 	if (c.status == 0 && (found = sbx_ls_status(c.out.data ? c.out.data :
 	    "", c.out.len, sc->name, st, sizeof(st), &errstr)) == 1)
 		sbx_shown(*st ? st : "unknown", buf, size);
-	sbx_result_free(&c);
+	sbx_supervise_result_free(&c);
 	return found;
 }

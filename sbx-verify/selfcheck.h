@@ -20,7 +20,7 @@ enum sccheck {
 	SC_HOLD, SC_STOPPED, SC_RESTART, SC_REMOVE, SC_COUNT
 };
 
-#define SC_SHOWN	720	/* an escaped stream of sc_said, and room */
+#define SC_SHOWN	720	/* an escaped stream of sc_call_said, and room */
 #define SC_UNPLACED	16	/* lines of sbx no reading placed, kept */
 #define SC_LINE		240	/* bytes kept of each */
 struct sc {
@@ -55,49 +55,49 @@ struct sc {
 int	 selfcheck(int, int, int);
 
 /* sccall.c */
-void	 sc_say(struct sc *, enum sccheck, enum verdict, const char *, ...)
+void	 sc_call_say(struct sc *, enum sccheck, enum verdict, const char *, ...)
 	    PRINTFLIKE(4, 5);
-int	 sc_sbx(struct sc *, struct sbx_result *, char **);
-void	 sc_after(struct sc *, int, int, const char *);
-void	 sc_place(struct sc *, int, const struct sbx_buf *,
+int	 sc_call_sbx(struct sc *, struct sbx_result *, char **);
+void	 sc_call_after(struct sc *, int, int, const char *);
+void	 sc_call_place(struct sc *, int, const struct sbx_buf *,
 	    const struct sbx_buf *, int);
-void	 sc_unplaced_say(const struct sc *);
-int	 sc_sleep(struct sc *, long long);
-pid_t	 sc_spawn(struct sc *, char **);
-void	 sc_unspawn(pid_t);
-const char *sc_said(const struct sbx_result *, char *, size_t);
-const char *sc_heard(struct sbx_result *, char *, size_t);
+void	 sc_call_unplaced_say(const struct sc *);
+int	 sc_call_sleep(struct sc *, long long);
+pid_t	 sc_call_spawn(struct sc *, char **);
+void	 sc_call_unspawn(pid_t);
+const char *sc_call_said(const struct sbx_result *, char *, size_t);
+const char *sc_call_heard(struct sbx_result *, char *, size_t);
 
 /* scremove.c */
-int	 sc_workspace(struct sc *);
+int	 sc_remove_workspace(struct sc *);
 int	 sc_remover_start(struct sc *);
 int	 sc_remover_fire(struct sc *);
 void	 sc_remover_release(struct sc *);
 
 /* scbasic.c */
-int	 sc_version(struct sc *);
-int	 sc_missing(struct sc *);
-int	 sc_ls(struct sc *);
-int	 sc_create(struct sc *);
-int	 sc_exists(struct sc *);
-int	 sc_exec(struct sc *);
-int	 sc_remove(struct sc *);
-int	 sc_status(struct sc *, char *, size_t);
+int	 sc_basic_version(struct sc *);
+int	 sc_basic_missing(struct sc *);
+int	 sc_basic_ls(struct sc *);
+int	 sc_basic_create(struct sc *);
+int	 sc_basic_exists(struct sc *);
+int	 sc_basic_exec(struct sc *);
+int	 sc_basic_remove(struct sc *);
+int	 sc_basic_status(struct sc *, char *, size_t);
 
 /* scwords.c */
-int	 sc_noinput(struct sc *);
-void	 sc_restart(struct sc *);
+int	 sc_words_noinput(struct sc *);
+void	 sc_words_restart(struct sc *);
 
 /* scstamp.c */
-int	 sc_guest(struct sc *);
+int	 sc_stamp_guest(struct sc *);
 
 /* scguest.c */
-int	 sc_idle(struct sc *);
-int	 sc_hold(struct sc *);
+int	 sc_guest_idle(struct sc *);
+int	 sc_guest_hold(struct sc *);
 
 /* scports.c */
-int	 sc_dialect(struct sc *);
-int	 sc_publish(struct sc *);
-int	 sc_stopped(struct sc *);
+int	 sc_ports_dialect(struct sc *);
+int	 sc_ports_publish(struct sc *);
+int	 sc_ports_stopped(struct sc *);
 
 #endif /* SELFCHECK_H */

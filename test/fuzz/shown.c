@@ -73,7 +73,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		blen = strlen(buf);
 		for (i = 0; i < blen; i += n)
 			if ((n = sbx_utf8len(buf + i, blen - i, &cp)) == 0 ||
-			    sbx_unsafe(cp))
+			    sbx_shown_unsafe(cp))
 				abort();
 		n = undo(buf, back);
 		if (n > len || memcmp(back, s, n) != 0)

@@ -20,5 +20,5 @@ main(int argc, char *argv[])
 		else
 			printf("invalid\n");
 	}
-	return sbx_fshut() == 0 ? 0 : 1;
+	return sbx_io_fshut() == 0 ? 0 : 1;
 }
