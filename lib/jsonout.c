@@ -17,7 +17,7 @@ esc1(const char *s, char out[7], int ascii)
 	unsigned cp;
 	size_t n;
 
-	if ((n = sbx_utf8len(s, SIZE_MAX, &cp)) == 0) {
+	if ((n = sbx_shown_utf8len(s, SIZE_MAX, &cp)) == 0) {
 		memcpy(out, "\\ufffd", 7);
 		return 1;
 	}

@@ -115,7 +115,7 @@ int	 sbx_portspec_sbxjson(const char *, size_t, struct sbx_ports *,
 int	 sbx_portspec_sbxspec(const struct sbx_port *, char *, size_t);
 
 /* shown.c: which characters no reader gets raw (jsonout.c's too) */
-size_t	 sbx_utf8len(const char *, size_t, unsigned *);
+size_t	 sbx_shown_utf8len(const char *, size_t, unsigned *);
 int	 sbx_shown_unsafe(unsigned);
 
 #endif

@@ -12,7 +12,7 @@
 
 /* The length of the well-formed UTF-8 character at s, or 0; *cp its point. */
 size_t
-sbx_utf8len(const char *str, size_t len, unsigned *cp)
+sbx_shown_utf8len(const char *str, size_t len, unsigned *cp)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
@@ -67,7 +67,7 @@ show1(const char *s, size_t len, char out[17], int nl)
 	unsigned cp;
 	size_t n, i, o = 0;
 
-	n = sbx_utf8len(s, len, &cp);
+	n = sbx_shown_utf8len(s, len, &cp);
 	if (n != 0 && ((nl && cp == '\n') || !sbx_shown_unsafe(cp))) {
 		if (cp == '\\')
 			out[o++] = '\\';

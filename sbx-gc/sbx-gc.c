@@ -88,7 +88,7 @@ lastused(const struct box *b, long long *when)
 		    strerror(errno));
 	}
 	if (b->used != NULL) {
-		if (gc_rfc3339(b->used, &t) == 0) {
+		if (rfc3339_parse(b->used, &t) == 0) {
 			if (!known || t > *when)
 				*when = t;
 			known = 1;
@@ -191,8 +191,8 @@ merge(struct box *into, const struct box *b)
 	if (into->status != NULL && strcmp(into->status, "stopped") == 0 &&
 	    (b->status == NULL || strcmp(b->status, "stopped") != 0))
 		into->status = b->status != NULL ? b->status : "unknown";
-	if (b->used != NULL && gc_rfc3339(b->used, &t2) == 0 &&
-	    (into->used == NULL || gc_rfc3339(into->used, &t1) != 0 ||
+	if (b->used != NULL && rfc3339_parse(b->used, &t2) == 0 &&
+	    (into->used == NULL || rfc3339_parse(into->used, &t1) != 0 ||
 	    t2 > t1))
 		into->used = b->used;
 }

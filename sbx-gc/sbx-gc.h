@@ -45,6 +45,6 @@ char	**markers_workspaces(const struct gc *);
 int	 markers_provlock(const struct gc *, const char *, const char *);
 
 /* rfc3339.c: an RFC 3339 timestamp to Unix seconds */
-int	 gc_rfc3339(const char *, long long *);
+int	 rfc3339_parse(const char *, long long *);
 
 #endif /* SBX_GC_H */
