@@ -29,7 +29,8 @@ sbx_confparse_word(const char *s, const struct sbx_word *w)
 
 /* One of words; any other is refused with all of them, in their order. */
 int
-sbx_xconfparse_word(const char *var, const char *v, const struct sbx_word *words)
+sbx_xconfparse_word(const char *var, const char *v,
+    const struct sbx_word *words)
 {
 	const struct sbx_word *w;
 	char list[128];

@@ -119,7 +119,8 @@ sbx_lock_setlk(int fd, short type, off_t start, off_t len, long long ms)
 		if (errno == EINTR)
 			continue;
 		e = errno == EACCES ? EAGAIN : errno;
-		if (e != EAGAIN || ms == 0 || (left = until - sbx_clock_now_ms()) <= 0)
+		if (e != EAGAIN || ms == 0 ||
+		    (left = until - sbx_clock_now_ms()) <= 0)
 			break;
 		/* no timed wait for a record lock: a short poll instead */
 		ts.tv_sec = 0;
@@ -131,8 +132,8 @@ sbx_lock_setlk(int fd, short type, off_t start, off_t len, long long ms)
 }
 
 /*
- * name's lock in the shared file, waiting as sbx_lock_setlk does; closing any fd
- * of the file releases it.
+ * name's lock in the shared file, waiting as sbx_lock_setlk does; closing
+ * any fd of the file releases it.
  */
 int
 sbx_lock_name(int dfd, const char *file, const char *name, long long ms)

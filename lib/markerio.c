@@ -129,7 +129,8 @@ sbx_markerio_created_text(int dfd, const char *name, char *text, size_t size)
 
 /* The workspace= of NAME.created; -1 with ENOENT or EINVAL as above. */
 int
-sbx_markerio_created_workspace(int dfd, const char *name, char *buf, size_t size)
+sbx_markerio_created_workspace(int dfd, const char *name, char *buf,
+    size_t size)
 {
 	char text[PATH_MAX + 192];
 
@@ -149,7 +150,8 @@ sbx_markerio_created_workspace(int dfd, const char *name, char *buf, size_t size
  * SBX_STATE_DIR exits 64, as everywhere.
  */
 char **
-sbx_xmarkerio_session_ws(const char *name, char *buf, size_t size, char *list[2])
+sbx_xmarkerio_session_ws(const char *name, char *buf, size_t size,
+    char *list[2])
 {
 	char dir[PATH_MAX];
 	int dfd;
@@ -170,8 +172,8 @@ sbx_xmarkerio_session_ws(const char *name, char *buf, size_t size, char *list[2]
  * last status and the first line sbx said (already fit to show).
  */
 int
-sbx_markerio_failed_write(int dfd, const char *name, const char *action, int tries,
-    int status, const char *error)
+sbx_markerio_failed_write(int dfd, const char *name, const char *action,
+    int tries, int status, const char *error)
 {
 	char file[SBX_MARKER_MAX], text[512];
 
@@ -189,8 +191,8 @@ sbx_markerio_failed_write(int dfd, const char *name, const char *action, int tri
  * end of it when there is more than a marker may hold).
  */
 int
-sbx_markerio_prewarm_write(int dfd, const char *name, int status, const char *said,
-    size_t len)
+sbx_markerio_prewarm_write(int dfd, const char *name, int status,
+    const char *said, size_t len)
 {
 	char file[SBX_MARKER_MAX], text[4096], *t;	/* a marker's most */
 	size_t i, n, max = SBX_PREWARM_SAID;
@@ -233,8 +235,8 @@ sbx_markerio_prewarm_write(int dfd, const char *name, int status, const char *sa
  * lines (without the key) as they were.  -1 with ENOENT or EINVAL.
  */
 int
-sbx_markerio_prewarm_read(int dfd, const char *name, long long *when, int *status,
-    char *said, size_t size)
+sbx_markerio_prewarm_read(int dfd, const char *name, long long *when,
+    int *status, char *said, size_t size)
 {
 	char text[4096 + 1], *line, *next;
 	long long s;

@@ -97,7 +97,8 @@ call(struct sbx_portcli *pc, int d, int what, const struct sbx_ports *set)
 	    (specs = calloc(ns + 1, sizeof(*specs))) == NULL)
 		goto out;
 	for (i = 0; i < ns; i++)
-		if (sbx_portspec_sbxspec(&set->v[i], specs[i], SPEC_MAX) == -1) {
+		if (sbx_portspec_sbxspec(&set->v[i], specs[i],
+		    SPEC_MAX) == -1) {
 			errno = EINVAL;
 			goto out;
 		}

@@ -113,8 +113,8 @@ sbx_portspec(const char *spec, struct sbx_port *p, const char **errstr)
 	memset(p, 0, sizeof(*p));
 	p->proto = SBX_TCP;
 	if ((slash = strchr(spec, '/')) != NULL) {
-		if ((p->proto = sbx_portspec_proto_parse(slash + 1, strlen(slash + 1),
-		    &p->fam)) == -1) {
+		if ((p->proto = sbx_portspec_proto_parse(slash + 1,
+		    strlen(slash + 1), &p->fam)) == -1) {
 			*errstr = "protocol is not tcp, tcp4, tcp6, udp, udp4 "
 			    "or udp6";
 			return -1;

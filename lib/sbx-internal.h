@@ -64,7 +64,8 @@ struct sbx_word {		/* a word a setting takes, and its value */
 	int		 value;
 };
 int	 sbx_confparse_word(const char *, const struct sbx_word *);
-int	 sbx_xconfparse_word(const char *, const char *, const struct sbx_word *);
+int	 sbx_xconfparse_word(const char *, const char *,
+	    const struct sbx_word *);
 long long sbx_xconfparse_num(const char *, const char *, long long, long long);
 long long sbx_xconfparse_hours(const char *, const char *, long long);
 long long sbx_xconfparse_bytes(const char *, const char *, long long);

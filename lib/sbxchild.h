@@ -58,7 +58,8 @@ void	 sbx_selfpipe_child(void);
 int	 sbx_capture(struct sbx_result *, char *const *, char *const *, int);
 
 /* guard.c: a child that reads EOF on its lifeline when the caller ends */
-pid_t	 sbx_guard_lifeline(int *, void (*)(int, const sigset_t *, void *), void *);
+pid_t	 sbx_guard_lifeline(int *, void (*)(int, const sigset_t *, void *),
+	    void *);
 
 /* detach.c: what a process that outlives its caller lets go of */
 void	 sbx_detach_stdio_null(void);

@@ -42,21 +42,24 @@ int	 sbx_marker_parse(const char *, char *, size_t);
 unsigned sbx_marker_drop(int, const char *, unsigned, int);
 
 /* markerio.c */
-int	 sbx_markerio_owner_write(int, const char *, pid_t, unsigned long long, pid_t);
-int	 sbx_markerio_owner_read(int, const char *, pid_t *, unsigned long long *);
+int	 sbx_markerio_owner_write(int, const char *, pid_t, unsigned long long,
+	    pid_t);
+int	 sbx_markerio_owner_read(int, const char *, pid_t *,
+	    unsigned long long *);
 int	 sbx_markerio_created_read(int, const char *, long long *);
 #define SBX_CREATING	"creating"	/* state= before sbx create runs */
 #define SBX_READY	"ready"		/* state= once it succeeded */
 #define SBX_PREWARM_SAID	2048	/* bytes kept of what sbx-run -P said */
-int	 sbx_markerio_created_write(int, const char *, const char *, const char *,
-	    const char *);
+int	 sbx_markerio_created_write(int, const char *, const char *,
+	    const char *, const char *);
 int	 sbx_markerio_created_text(int, const char *, char *, size_t);
 int	 sbx_markerio_created_workspace(int, const char *, char *, size_t);
 char	**sbx_xmarkerio_session_ws(const char *, char *, size_t, char *[2]);
 int	 sbx_markerio_failed_write(int, const char *, const char *, int, int,
 	    const char *);
-int	 sbx_markerio_prewarm_write(int, const char *, int, const char *, size_t);
-int	 sbx_markerio_prewarm_read(int, const char *, long long *, int *, char *,
+int	 sbx_markerio_prewarm_write(int, const char *, int, const char *,
 	    size_t);
+int	 sbx_markerio_prewarm_read(int, const char *, long long *, int *,
+	    char *, size_t);
 
 #endif /* SBXMARKER_H */

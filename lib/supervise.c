@@ -227,7 +227,8 @@ start(struct sup *u, struct sbx_guard *g)
 		u->pgid = g->pid;
 	}
 	if (((s->capture_out || s->relay) && sbx_io_pipe(op) == -1) ||
-	    ((s->capture_err || s->hold_err || s->relay) && sbx_io_pipe(rp) == -1))
+	    ((s->capture_err || s->hold_err || s->relay) &&
+	    sbx_io_pipe(rp) == -1))
 		goto fail;
 	u->res->holding = s->hold_err != NULL && !s->capture_err;
 	if ((u->pid = sbx_spawn(s, op[1] != -1 ? op[1] :
@@ -294,7 +295,8 @@ sbx_supervise(const struct sbx_spawn *s, struct sbx_result *res)
 
 	if (start(&u, &g) == 0) {
 		if (s->timeout > 0)
-			u.deadline = sbx_clock_now_ms() + (long long)s->timeout * 1000;
+			u.deadline = sbx_clock_now_ms() +
+			    (long long)s->timeout * 1000;
 		ret = loop(&u, mine);
 		if (res->timedout)
 			res->status = SBX_EX_TIMEOUT;

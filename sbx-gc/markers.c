@@ -258,8 +258,8 @@ orphan(const struct gc *g, const char *name)
 
 /* Markers and scratch dirs of sandboxes that no longer exist. */
 void
-markers_sweep_orphans(const struct gc *g, const struct box *boxes, size_t nboxes,
-    time_t since)
+markers_sweep_orphans(const struct gc *g, const struct box *boxes,
+    size_t nboxes, time_t since)
 {
 	char **names;
 	struct box key;
@@ -278,7 +278,8 @@ markers_sweep_orphans(const struct gc *g, const struct box *boxes, size_t nboxes
 		if (markers_excluded(g, names[i]))
 			continue;
 		/* a provisioning writes them: never swept under its feet */
-		if ((lfd = markers_provlock(g, names[i], "kept markers of")) == -1)
+		if ((lfd = markers_provlock(g, names[i],
+		    "kept markers of")) == -1)
 			continue;
 		if (markerstat(g, names[i], since, &fresh) && !fresh)
 			orphan(g, names[i]);

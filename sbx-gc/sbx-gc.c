@@ -302,7 +302,8 @@ sweep_all(void)
 	time_t since;
 	int lfd, rv, failed = SBX_EX_OK;
 
-	if ((gc.dfd = sbx_xstatedir_open(gc.statedir, sizeof(gc.statedir))) == -1)
+	if ((gc.dfd = sbx_xstatedir_open(gc.statedir,
+	    sizeof(gc.statedir))) == -1)
 		exit(SBX_EX_FAIL);
 	if ((lfd = sbx_lock(gc.dfd, SBX_GC_LOCK, 0)) == -1) {
 		if (errno == EAGAIN) {

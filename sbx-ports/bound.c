@@ -100,7 +100,8 @@ name_run(char *buf, size_t size, size_t o, int lo, int hi, int proto)
 		return o;
 	n = lo == hi ? snprintf(buf + o, size - o, "%s%d/%s", o ? ", " : "",
 	    lo, sbx_portspec_proto_name(proto)) : snprintf(buf + o, size - o,
-	    "%s%d-%d/%s", o ? ", " : "", lo, hi, sbx_portspec_proto_name(proto));
+	    "%s%d-%d/%s", o ? ", " : "", lo, hi,
+	    sbx_portspec_proto_name(proto));
 	return n < 0 ? size : o + (size_t)n;
 }
 

@@ -128,8 +128,8 @@ entry(const char *s, size_t len, struct take *t, const char **errstr)
 		return 0;	/* exposed only */
 	if ((slash = memchr(arrow, '/', len - (size_t)(arrow - s))) == NULL)
 		goto bad;
-	if ((proto = sbx_portspec_proto_parse(slash + 1, len - (size_t)(slash + 1 -
-	    s), NULL)) == -1)
+	if ((proto = sbx_portspec_proto_parse(slash + 1,
+	    len - (size_t)(slash + 1 - s), NULL)) == -1)
 		return 0;	/* sctp: nothing sbx can forward */
 	for (i = 0; s + i < arrow; i++)
 		if (s[i] == ':')

@@ -39,8 +39,10 @@ portsmarker_read(int dfd, const char *name, struct sbx_ports *l)
 			*next++ = '\0';
 		memset(&p, 0, sizeof(p));
 		if (sscanf(line, "%7s %7s %7s", proto, host, vm) != 3 ||
-		    (p.proto = sbx_portspec_proto_parse(proto, strlen(proto), NULL)) == -1 ||
-		    (p.host = sbx_portspec_parse(host, strlen(host), &e)) == -1 ||
+		    (p.proto = sbx_portspec_proto_parse(proto, strlen(proto),
+		    NULL)) == -1 ||
+		    (p.host = sbx_portspec_parse(host, strlen(host),
+		    &e)) == -1 ||
 		    (p.vm = sbx_portspec_parse(vm, strlen(vm), &e)) == -1)
 			continue;
 		if (sbx_portspec_add(l, &p) == -1)
@@ -65,7 +67,8 @@ portsmarker_write(int dfd, const char *name, const struct sbx_ports *l)
 	memset(&b, 0, sizeof(b));
 	for (i = 0; i < l->n; i++) {
 		snprintf(line, sizeof(line), "%s %d %d\n",
-		    sbx_portspec_proto_name(l->v[i].proto), l->v[i].host, l->v[i].vm);
+		    sbx_portspec_proto_name(l->v[i].proto), l->v[i].host,
+		    l->v[i].vm);
 		if (sbx_io_buf_add(&b, line, strlen(line)) == -1) {
 			sbx_io_buf_free(&b);
 			return -1;

@@ -50,7 +50,8 @@ ports_failed(const struct ctx *c, const char *what, const char *why)
 		errx(SBX_EX_TIMEOUT, "sandbox %s: %s: timed out after %d s",
 		    pc->name, what, pc->timeout);
 	if (pc->status != 0 && sbx_says_restart(pc->err.data))
-		sbx_says_restart_exit();	/* one line, in place of sbx's */
+		/* one line, in place of sbx's */
+		sbx_says_restart_exit();
 	if (sbx_portcli_missing(pc))
 		errx(SBX_EX_NOSANDBOX, "sandbox %s does not exist", pc->name);
 	if (pc->status != 0) {

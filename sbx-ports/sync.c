@@ -147,7 +147,8 @@ sync_cmd(struct ctx *c, int argc, char **argv)
 		if (sbx_portspec_findvm(&l, want.v[i].vm, want.v[i].proto))
 			continue;
 		if (held >= (size_t)c->max) {
-			dockerps_portset_add(over, want.v[i].vm, want.v[i].proto);
+			dockerps_portset_add(over, want.v[i].vm,
+			    want.v[i].proto);
 			continue;
 		}
 		held++;

@@ -79,7 +79,8 @@ record(char *rec, const struct jcall *j, char *const *argv, int raw,
 static int
 setlock(int fd, short type, int timeout)
 {
-	return sbx_lock_setlk(fd, type, 0, 0, timeout > 0 ? timeout * 1000LL : -1);
+	return sbx_lock_setlk(fd, type, 0, 0,
+	    timeout > 0 ? timeout * 1000LL : -1);
 }
 
 /*

@@ -167,8 +167,8 @@ create(const struct request *r, const struct create *c, int dfd,
 	if (cmd.status == 0 && orphaned(r, dfd, &st))
 		orphan_withdraw(r, dfd, timeout);
 	if (cmd.status == 0) {
-		if (sbx_markerio_created_write(dfd, r->name, SBX_READY, c->workspace,
-		    mode) == -1) {
+		if (sbx_markerio_created_write(dfd, r->name, SBX_READY,
+		    c->workspace, mode) == -1) {
 			e = errno;
 			(void)sbx_marker_path(created, sizeof(created),
 			    r->name, SBX_M_CREATED);
@@ -308,7 +308,8 @@ provision_snapshot(struct request *r)
 	    (dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1)
 		return;
-	if (sbx_markerio_created_text(dfd, r->name, r->before, sizeof(r->before)) == -1)
+	if (sbx_markerio_created_text(dfd, r->name, r->before,
+	    sizeof(r->before)) == -1)
 		r->before[0] = '\0';
 	r->watcher = watcher(r, dfd);
 	close(dfd);

@@ -182,7 +182,8 @@ run_command(struct call *c)
 		if (provision(r) == PROV_RETRY)
 			status = exec_once(r, c->av, c->in, NULL, NULL);
 		else	/* not sbx's word after all: give it back */
-			(void)sbx_io_writeall(STDERR_FILENO, held.data, held.len);
+			(void)sbx_io_writeall(STDERR_FILENO, held.data,
+			    held.len);
 	}
 	if (!r->cut)	/* the status is the exec's: the command's */
 		origin = "command";

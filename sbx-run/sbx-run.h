@@ -59,7 +59,8 @@ char	**exec_argv(struct request *, char **, char **, int, int);
 int	 exec_once(struct request *, char **, int, int *, struct sbx_buf *);
 
 /* race.c */
-int	 race_exec_first(struct request *, char **, int, int *, struct sbx_buf *);
+int	 race_exec_first(struct request *, char **, int, int *,
+	    struct sbx_buf *);
 
 /* provision.c */
 void	 provision_snapshot(struct request *);

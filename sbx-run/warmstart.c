@@ -63,7 +63,8 @@ warm(struct request *r, char **av, int in)
 		if (provision(r) == PROV_RETRY)
 			status = SBX_EX_OK;
 		else
-			(void)sbx_io_writeall(STDERR_FILENO, held.data, held.len);
+			(void)sbx_io_writeall(STDERR_FILENO, held.data,
+			    held.len);
 	}
 	sbx_io_buf_free(&held);
 	return status;
@@ -256,8 +257,8 @@ warmstart(struct request *r, char **av, int in)
 	status = WIFEXITED(ws) ? WEXITSTATUS(ws) :
 	    WIFSIGNALED(ws) ? SBX_SIGSTATUS(WTERMSIG(ws)) : SBX_EX_FAIL;
 	/* an interrupted prewarm is no failure for the next call to report */
-	if (forwarded == 0 && sbx_markerio_prewarm_write(dfd, r->name, status, said,
-	    len) == -1) {
+	if (forwarded == 0 && sbx_markerio_prewarm_write(dfd, r->name, status,
+	    said, len) == -1) {
 		e = errno;
 		(void)sbx_marker_path(file, sizeof(file), r->name,
 		    SBX_M_PREWARM);

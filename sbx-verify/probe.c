@@ -152,8 +152,8 @@ probe_prepare(struct audit *a)
 	    "exit 99\n");
 	snprintf(path, sizeof(path), "%s/docker", a->tmpdir);
 	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_CLOEXEC, 0700)) == -1 || sbx_io_writeall(fd, b.data, b.len) == -1 ||
-	    close(fd) == -1)
+	    O_CLOEXEC, 0700)) == -1 ||
+	    sbx_io_writeall(fd, b.data, b.len) == -1 || close(fd) == -1)
 		err(SBX_EX_NOAUDIT, "%s", path);
 	sbx_io_buf_free(&b);
 }

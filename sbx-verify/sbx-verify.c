@@ -107,7 +107,8 @@ audit(const struct call *c)
 	if (sbx_xconf_env_policy(&pol, NULL, 0) == -1 ||
 	    (env = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_NOAUDIT, NULL);
-	sbx_xcli_find(environ, sbx_xmarkerio_session_ws(a.name, wsbuf, sizeof(wsbuf), ws),
+	sbx_xcli_find(environ,
+	    sbx_xmarkerio_session_ws(a.name, wsbuf, sizeof(wsbuf), ws),
 	    a.sbx, sizeof(a.sbx));
 	if (sbx_sibling(a.argv0, environ, ws, "sbx-run", a.sbxrun,
 	    sizeof(a.sbxrun)) == -1)

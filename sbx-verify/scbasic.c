@@ -79,28 +79,28 @@ sc_basic_version(struct sc *sc)
 	const char *t = NULL, *jn = NULL;
 
 	srv[0] = '\0';
-	if (sc_call_sbx(sc, &c, av) == -1)
+	if (sc_sbx(sc, &c, av) == -1)
 		return -1;
 	if (c.status == 0)
 		t = textver(c.out.data, tv, sizeof(tv));
-	sc_call_heard(&c, said[0], sizeof(said[0]));
+	sc_heard(&c, said[0], sizeof(said[0]));
 	av[2] = "--json";
-	if (sc_call_sbx(sc, &c, av) == -1)
+	if (sc_sbx(sc, &c, av) == -1)
 		return -1;
 	if (c.status == 0)
 		jn = jsonver(c.out.data, c.out.len, jv, sizeof(jv), srv,
 		    sizeof(srv));
-	sc_call_heard(&c, said[1], sizeof(said[1]));
+	sc_heard(&c, said[1], sizeof(said[1]));
 	if (t == NULL && jn == NULL) {
 		snprintf(sc->version, sizeof(sc->version), "unknown");
-		sc_call_say(sc, SC_VERSION, FAIL, "%s: no version in either form: "
+		sc_say(sc, SC_VERSION, FAIL, "%s: no version in either form: "
 		    "version: %s; version --json: %s", sc->sbx, said[0],
 		    said[1]);
 		return 0;
 	}
 	snprintf(sc->version, sizeof(sc->version), "%s", sbx_shown(t ? t :
 	    jn, shown[0], sizeof(shown[0])));
-	sc_call_say(sc, SC_VERSION, PASS, "%s %s; text form %s, --json form %s%s%s",
+	sc_say(sc, SC_VERSION, PASS, "%s %s; text form %s, --json form %s%s%s",
 	    sc->sbx, sc->version, t ? sbx_shown(t, shown[0],
 	    sizeof(shown[0])) : "unreadable", jn ? sbx_shown(jn, shown[1],
 	    sizeof(shown[1])) : "unreadable", *srv ? ", " : "",
@@ -122,21 +122,21 @@ sc_basic_missing(struct sc *sc)
 	char said[2][1024];
 	int line, gone;
 
-	if (sc_call_sbx(sc, &c, ex) == -1)
+	if (sc_sbx(sc, &c, ex) == -1)
 		return -1;
 	line = c.status == 1 && sbx_says_notfound_line(c.err.data,
 	    c.err.len, sc->name) == SBX_NF_LINE;
-	sc_call_heard(&c, said[0], sizeof(said[0]));
-	if (sc_call_sbx(sc, &c, rm) == -1)
+	sc_heard(&c, said[0], sizeof(said[0]));
+	if (sc_sbx(sc, &c, rm) == -1)
 		return -1;
 	gone = c.status == 0 || sbx_says_notfound(c.err.data, sc->name);
-	sc_call_heard(&c, said[1], sizeof(said[1]));
+	sc_heard(&c, said[1], sizeof(said[1]));
 	if (line && gone)
-		sc_call_say(sc, SC_MISSING, PASS, "recognised: exec (sbx-run would "
+		sc_say(sc, SC_MISSING, PASS, "recognised: exec (sbx-run would "
 		    "create the sandbox): %s; rm --force (a teardown has "
 		    "nothing to do): %s", said[0], said[1]);
 	else
-		sc_call_say(sc, SC_MISSING, FAIL, "%s%s%s%s%s%s",
+		sc_say(sc, SC_MISSING, FAIL, "%s%s%s%s%s%s",
 		    line ? "" : "exec of a missing sandbox not recognised "
 		    "(sbx-run would fail the first call of every session "
 		    "instead of creating the sandbox): ", line ? "" : said[0],
@@ -160,14 +160,14 @@ sc_listed(struct sc *sc, char *said, size_t size)
 	char why[1024];
 	int found = -1;
 
-	if (sc_call_sbx(sc, &c, av) == -1) {
+	if (sc_sbx(sc, &c, av) == -1) {
 		snprintf(said, size, "sbx ls --json could not run");
 		return -1;
 	}
 	if (c.status == 0)
 		found = sbx_ls_listed(c.out.data ? c.out.data : "", c.out.len,
 		    sc->name, &errstr);
-	sc_call_said(&c, why, sizeof(why));
+	sc_said(&c, why, sizeof(why));
 	snprintf(said, size, "%s%s%s", errstr ? errstr : "", errstr ? ": " :
 	    "", why);
 	sbx_supervise_result_free(&c);
@@ -181,13 +181,13 @@ sc_basic_ls(struct sc *sc)
 	int found = sc_listed(sc, said, sizeof(said));
 
 	if (found == 0)
-		sc_call_say(sc, SC_LS, PASS, "ls --json parses, %s not listed",
+		sc_say(sc, SC_LS, PASS, "ls --json parses, %s not listed",
 		    sc->name);
 	else if (found == 1)
-		sc_call_say(sc, SC_LS, FAIL, "ls --json lists %s before it was "
+		sc_say(sc, SC_LS, FAIL, "ls --json lists %s before it was "
 		    "created: %s", sc->name, said);
 	else
-		sc_call_say(sc, SC_LS, FAIL, "ls --json does not parse (sbx-run "
+		sc_say(sc, SC_LS, FAIL, "ls --json does not parse (sbx-run "
 		    "and sbx-gc would fail): %s", said);
 	return found == -1 ? -1 : 0;
 }
@@ -208,7 +208,7 @@ create(struct sc *sc, struct sbx_result *c)
 	if (!sc->given)
 		sc->timeout = CREATE_TIMEOUT;
 	sc->created = 1;
-	r = sc_call_sbx(sc, c, av);
+	r = sc_sbx(sc, c, av);
 	sc->timeout = t;
 	return r;
 }
@@ -223,19 +223,19 @@ sc_basic_create(struct sc *sc)
 	if (create(sc, &c) == -1)
 		return -1;
 	status = c.status;
-	sc_call_heard(&c, said, sizeof(said));
+	sc_heard(&c, said, sizeof(said));
 	if (status != 0) {
-		sc_call_say(sc, SC_CREATE, FAIL, "sbx-run's create failed: %s",
+		sc_say(sc, SC_CREATE, FAIL, "sbx-run's create failed: %s",
 		    said);
 		return -1;
 	}
 	if ((found = sc_listed(sc, ls, sizeof(ls))) != 1) {
-		sc_call_say(sc, SC_CREATE, FAIL, "create said %s, but ls --json "
+		sc_say(sc, SC_CREATE, FAIL, "create said %s, but ls --json "
 		    "%s: %s", said, found == 0 ? "does not list it" :
 		    "gives no listing", ls);
 		return -1;
 	}
-	sc_call_say(sc, SC_CREATE, PASS, "sbx-run's create (%s mode) made %s: %s; "
+	sc_say(sc, SC_CREATE, PASS, "sbx-run's create (%s mode) made %s: %s; "
 	    "ls --json lists it", sc->readonly ? "read-only" : "read-write",
 	    sc->name, said);
 	return 0;
@@ -258,12 +258,12 @@ sc_basic_exists(struct sc *sc)
 		return -1;
 	ok = c.status != 0 && !c.timedout && c.signo == 0 &&
 	    sbx_says_exists(c.err.data);
-	sc_call_heard(&c, said, sizeof(said));
+	sc_heard(&c, said, sizeof(said));
 	if (ok)
-		sc_call_say(sc, SC_EXISTS, PASS, "a second create is refused in "
+		sc_say(sc, SC_EXISTS, PASS, "a second create is refused in "
 		    "words sbx-run recognises: %s", said);
 	else
-		sc_call_say(sc, SC_EXISTS, FAIL, "a second create of %s was %s "
+		sc_say(sc, SC_EXISTS, FAIL, "a second create of %s was %s "
 		    "(sbx-run takes a create's success as proof that the "
 		    "sandbox was missing): %s", sc->name, c.status == 0 ?
 		    "accepted" : "refused in words sbx-run does not recognise",
@@ -281,17 +281,17 @@ sc_basic_exec(struct sc *sc)
 	char said[1024];
 	int ok;
 
-	if (sc_call_sbx(sc, &c, av) == -1)
+	if (sc_sbx(sc, &c, av) == -1)
 		return -1;
 	/* stdout exactly: a notice there would land in docker's output */
 	ok = c.status == 7 && c.out.len == 9 &&
 	    memcmp(c.out.data, "out.sbxv\n", 9) == 0 && c.err.data != NULL &&
 	    strstr(c.err.data, "err.sbxv\n") != NULL &&
 	    strstr(c.err.data, "out.sbxv") == NULL;
-	sc_call_say(sc, SC_EXEC, ok ? PASS : FAIL, "%s: %s", ok ? "exit 7 passed "
+	sc_say(sc, SC_EXEC, ok ? PASS : FAIL, "%s: %s", ok ? "exit 7 passed "
 	    "through, stdout and stderr apart" : "wanted exit 7, stdout "
 	    "exactly \"out.sbxv\", \"err.sbxv\" on stderr only",
-	    sc_call_heard(&c, said, sizeof(said)));
+	    sc_heard(&c, said, sizeof(said)));
 	return ok ? 0 : -1;
 }
 
@@ -303,18 +303,18 @@ sc_basic_remove(struct sc *sc)
 	char said[1024], ls[1100];
 	int ok, found;
 
-	if (sc_call_sbx(sc, &c, av) == -1)
+	if (sc_sbx(sc, &c, av) == -1)
 		return -1;
 	/* as a teardown judges: a sandbox sbx does not know is gone */
 	ok = c.status == 0 || sbx_says_notfound(c.err.data, sc->name);
-	sc_call_heard(&c, said, sizeof(said));
+	sc_heard(&c, said, sizeof(said));
 	found = sc_listed(sc, ls, sizeof(ls));
 	sc->gone = found == 0;
 	if (ok && found == 0)
-		sc_call_say(sc, SC_REMOVE, PASS, "rm --force removed %s (%s); ls "
+		sc_say(sc, SC_REMOVE, PASS, "rm --force removed %s (%s); ls "
 		    "--json no longer lists it", sc->name, said);
 	else
-		sc_call_say(sc, SC_REMOVE, FAIL, "rm --force: %s; then ls --json: "
+		sc_say(sc, SC_REMOVE, FAIL, "rm --force: %s; then ls --json: "
 		    "%s", said, found == 1 ? "still lists it" : ls);
 	return 0;
 }
@@ -332,7 +332,7 @@ sc_basic_status(struct sc *sc, char *buf, size_t size)
 	char st[64];
 	int found = -1;
 
-	if (sc_call_sbx(sc, &c, av) == -1)
+	if (sc_sbx(sc, &c, av) == -1)
 		return -1;
 	if (c.status == 0 && (found = sbx_ls_status(c.out.data ? c.out.data :
 	    "", c.out.len, sc->name, st, sizeof(st), &errstr)) == 1)

@@ -25,10 +25,10 @@ exec_true(struct sc *sc, char *said, size_t size)
 	struct sbx_result c;
 	int r;
 
-	if (sc_call_sbx(sc, &c, av) == -1)
+	if (sc_sbx(sc, &c, av) == -1)
 		return -1;
 	r = c.status == 0 ? 0 : -1;
-	sc_call_heard(&c, said, size);
+	sc_heard(&c, said, size);
 	return r;
 }
 
@@ -43,7 +43,7 @@ await(struct sc *sc, const char *want, long long max, long long *took,
 	*took = 0;
 	while ((el = sbx_clock_now_ms() - t0) < max) {
 		/* finer at first: the grace is unknown, real sbx's is 30 s */
-		if (sc_call_sleep(sc, el < 10000 ? 1000 : 3000) == -1)
+		if (sc_sleep(sc, el < 10000 ? 1000 : 3000) == -1)
 			return -1;
 		if ((r = sc_basic_status(sc, st, size)) != 1)
 			return r == 0 ? 0 : -1;
@@ -63,11 +63,11 @@ sc_guest_idle(struct sc *sc)
 	int r;
 
 	if (sc->fast) {
-		sc_call_say(sc, SC_IDLE, SKIP, SLOW);
+		sc_say(sc, SC_IDLE, SKIP, SLOW);
 		return 0;
 	}
 	if (exec_true(sc, said, sizeof(said)) == -1) {
-		sc_call_say(sc, SC_IDLE, FAIL, "exec -- true failed: %s", said);
+		sc_say(sc, SC_IDLE, FAIL, "exec -- true failed: %s", said);
 		return -1;
 	}
 	snprintf(st, sizeof(st), "unknown");
@@ -76,11 +76,11 @@ sc_guest_idle(struct sc *sc)
 		return -1;
 	if (r == 1) {
 		sc->grace = took;
-		sc_call_say(sc, SC_IDLE, PASS, "stopped within %lld.%lld s of its "
+		sc_say(sc, SC_IDLE, PASS, "stopped within %lld.%lld s of its "
 		    "last exec's end (real sbx: 30 s), as the keepalive "
 		    "expects", took / 1000, took % 1000 / 100);
 	} else
-		sc_call_say(sc, SC_IDLE, FAIL, "%s %d s after its last exec ended "
+		sc_say(sc, SC_IDLE, FAIL, "%s %d s after its last exec ended "
 		    "(the keepalive and the idle stop of real sbx expect a "
 		    "stop after 30 s)", r == -1 ? "no listing" : st, IDLE_MAX);
 	return 0;
@@ -100,34 +100,34 @@ sc_guest_hold(struct sc *sc)
 	int r;
 
 	if (sc->fast) {
-		sc_call_say(sc, SC_HOLD, SKIP, SLOW);
+		sc_say(sc, SC_HOLD, SKIP, SLOW);
 		return 0;
 	}
 	if (sc->grace == 0) {
-		sc_call_say(sc, SC_HOLD, SKIP, "no idle stop was seen to hold off");
+		sc_say(sc, SC_HOLD, SKIP, "no idle stop was seen to hold off");
 		return 0;
 	}
 	/* the keepalive's own exec, while no hold outlasts its hour */
 	if (hold > SBX_HOLD_SECONDS * 1000LL - 60000)
 		hold = SBX_HOLD_SECONDS * 1000LL - 60000;
-	if ((pid = sc_call_spawn(sc, sbx_hold_argv(av, sc->sbx, sc->name))) ==
+	if ((pid = sc_spawn(sc, sbx_hold_argv(av, sc->sbx, sc->name))) ==
 	    -1) {
-		sc_call_say(sc, SC_HOLD, FAIL, "cannot run sbx: %s", strerror(errno));
+		sc_say(sc, SC_HOLD, FAIL, "cannot run sbx: %s", strerror(errno));
 		return -1;
 	}
 	r = await(sc, "running", IDLE_MAX * 1000LL, &took, st, sizeof(st));
-	if (r == 1 && sc_call_sleep(sc, hold) == 0)
+	if (r == 1 && sc_sleep(sc, hold) == 0)
 		r = sc_basic_status(sc, st, sizeof(st));
-	sc_call_unspawn(pid);
+	sc_unspawn(pid);
 	if (sc->signo != 0)
 		return -1;
 	if (r == 1 && strcmp(st, "running") == 0)
-		sc_call_say(sc, SC_HOLD, PASS, "one open exec held it up: running "
+		sc_say(sc, SC_HOLD, PASS, "one open exec held it up: running "
 		    "%lld.%lld s later, 1.5 times the grace, with the "
 		    "keepalive's own exec (sleep %d)", hold / 1000,
 		    hold % 1000 / 100, SBX_HOLD_SECONDS);
 	else
-		sc_call_say(sc, SC_HOLD, FAIL, "with one exec open it was %s after "
+		sc_say(sc, SC_HOLD, FAIL, "with one exec open it was %s after "
 		    "%lld.%lld s (the keepalive holds a VM up that way)", r ==
 		    1 ? st : "not listed", hold / 1000, hold % 1000 / 100);
 	return 0;

@@ -34,15 +34,15 @@ pcsaid(const struct sbx_portcli *pc, char *buf, size_t size)
 	c.status = pc->status;
 	c.out = pc->out;
 	c.err = pc->err;
-	return sc_call_said(&c, buf, size);
+	return sc_said(&c, buf, size);
 }
 
 /* Count what portcli ran, and take note of signals and the restart. */
 static void
 counted(struct sc *sc, int before)
 {
-	sc_call_after(sc, sc->pc.calls - before, sc->pc.status, sc->pc.err.data);
-	sc_call_place(sc, sc->pc.status, &sc->pc.out, &sc->pc.err, 0);
+	sc_after(sc, sc->pc.calls - before, sc->pc.status, sc->pc.err.data);
+	sc_place(sc, sc->pc.status, &sc->pc.out, &sc->pc.err, 0);
 }
 
 /*
@@ -146,12 +146,12 @@ sc_ports_dialect(struct sc *sc)
 	sc->pc.dfd = sc->cdfd;	/* the self-check's own: found afresh */
 	memset(&l, 0, sizeof(l));
 	if (plist(sc, &l, NULL, why, sizeof(why)) == -1) {
-		sc_call_say(sc, SC_DIALECT, FAIL, "no port listing in either "
+		sc_say(sc, SC_DIALECT, FAIL, "no port listing in either "
 		    "dialect (sbx-ports and sbx-verify's audit would fail): %s",
 		    why);
 		return -1;
 	}
-	sc_call_say(sc, SC_DIALECT, PASS, "sbx speaks `%s`%s; its listing parses "
+	sc_say(sc, SC_DIALECT, PASS, "sbx speaks `%s`%s; its listing parses "
 	    "(%zu mappings)", dialect_word[sc->pc.dialect], sc->pc.noport ?
 	    " (it has no `port` group)" : " (the `port` group)", l.n);
 	sbx_portspec_free(&l);
@@ -176,7 +176,7 @@ roundtrip(struct sc *sc, enum sccheck pk, enum sccheck uk, const char *where)
 	memset(&l, 0, sizeof(l));
 	memset(&p, 0, sizeof(p));
 	if ((h = freeport()) == -1) {
-		sc_call_say(sc, pk, FAIL, "no free host port: %s", strerror(errno));
+		sc_say(sc, pk, FAIL, "no free host port: %s", strerror(errno));
 		return -1;
 	}
 	snprintf(p.ip, sizeof(p.ip), "127.0.0.1");
@@ -185,33 +185,34 @@ roundtrip(struct sc *sc, enum sccheck pk, enum sccheck uk, const char *where)
 	p.proto = SBX_TCP;
 	p.fam = 4;	/* as sbx-ports publishes: one loopback stack, named */
 	if (change(sc, &p, 1, why, sizeof(why)) == -1) {
-		sc_call_say(sc, pk, FAIL, "%spublish 127.0.0.1:%d:%d/tcp4 failed: "
+		sc_say(sc, pk, FAIL, "%spublish 127.0.0.1:%d:%d/tcp4 failed: "
 		    "%s", where, h, VMPORT, why);
 		return -1;
 	}
 	if (plist(sc, &l, NULL, why, sizeof(why)) == -1 ||
 	    (have = row(&l, h)) == NULL) {
-		sc_call_say(sc, pk, FAIL, "%spublished 127.0.0.1:%d:%d/tcp4, then "
+		sc_say(sc, pk, FAIL, "%spublished 127.0.0.1:%d:%d/tcp4, then "
 		    "the listing %s", where, h, VMPORT, have == NULL && *why ==
 		    '\0' ? "does not show it" : why);
 		sbx_portspec_free(&l);
 		return -1;
 	}
 	listed = *have;
-	sc_call_say(sc, pk, PASS, "%spublished 127.0.0.1:%d:%d/tcp4; listed as "
+	sc_say(sc, pk, PASS, "%spublished 127.0.0.1:%d:%d/tcp4; listed as "
 	    "%s:%d -> %d/%s", where, h, VMPORT, listed.ip, listed.host,
 	    listed.vm, sbx_portspec_proto(&listed));
 	why[0] = '\0';
 	if (change(sc, &listed, 0, why, sizeof(why)) == -1 ||
 	    plist(sc, &l, NULL, why, sizeof(why)) == -1 ||
 	    row(&l, h) != NULL) {
-		sc_call_say(sc, uk, FAIL, "%sunpublish of %s:%d:%d/%s as listed: "
-		    "%s", where, listed.ip, h, VMPORT, sbx_portspec_proto(&listed),
+		sc_say(sc, uk, FAIL, "%sunpublish of %s:%d:%d/%s as listed: "
+		    "%s", where, listed.ip, h, VMPORT,
+		    sbx_portspec_proto(&listed),
 		    *why ? why : "still listed after");
 		sbx_portspec_free(&l);
 		return -1;
 	}
-	sc_call_say(sc, uk, PASS, "%sunpublish with the listed protocol (%s) "
+	sc_say(sc, uk, PASS, "%sunpublish with the listed protocol (%s) "
 	    "removed it", where, sbx_portspec_proto(&listed));
 	sbx_portspec_free(&l);
 	return 0;
@@ -237,20 +238,21 @@ sc_ports_stopped(struct sc *sc)
 	char why[1200], said[1024], st[32];
 	int woke, r;
 
-	if (sc_basic_status(sc, st, sizeof(st)) != 1 || strcmp(st, "stopped") != 0) {
-		if (sc_call_sbx(sc, &c, av) == -1)
+	if (sc_basic_status(sc, st, sizeof(st)) != 1 ||
+	    strcmp(st, "stopped") != 0) {
+		if (sc_sbx(sc, &c, av) == -1)
 			return -1;
 		r = c.status;
-		sc_call_heard(&c, said, sizeof(said));
+		sc_heard(&c, said, sizeof(said));
 		if (r != 0) {
-			sc_call_say(sc, SC_STOPPED, FAIL, "sbx stop (the teardown of "
+			sc_say(sc, SC_STOPPED, FAIL, "sbx stop (the teardown of "
 			    "DOCKER_SANDBOX_TEARDOWN=stop) failed: %s", said);
 			return 0;
 		}
 	}
 	memset(&l, 0, sizeof(l));
 	if (plist(sc, &l, &woke, why, sizeof(why)) == -1) {
-		sc_call_say(sc, SC_STOPPED, FAIL, "the listing of the stopped "
+		sc_say(sc, SC_STOPPED, FAIL, "the listing of the stopped "
 		    "sandbox%s: %s", woke ? " was refused as sbx-ports expects "
 		    "(409), but after one exec to start it" : "", why);
 		return 0;
@@ -259,7 +261,7 @@ sc_ports_stopped(struct sc *sc)
 	/* its publish and unpublish lines are taken by this one */
 	r = roundtrip(sc, SC_STOPPED, SC_STOPPED, "on the stopped sandbox: ");
 	if (r == 0)
-		sc_call_say(sc, SC_STOPPED, PASS, "stopped: %s; then a publish, "
+		sc_say(sc, SC_STOPPED, PASS, "stopped: %s; then a publish, "
 		    "its listing and its unpublish worked", woke ? "the "
 		    "listing was refused (409, as sbx-ports expects); one exec "
 		    "started it and it was listed" : "listed without being "

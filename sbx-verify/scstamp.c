@@ -39,7 +39,7 @@ beat(struct sc *sc, const char *file, char *said, size_t size)
 	struct sbx_result c;
 	int r = -1;
 
-	if (sc_call_sbx(sc, &c, av) == -1) {
+	if (sc_sbx(sc, &c, av) == -1) {
 		snprintf(said, size, "sbx could not be run");
 		return -1;
 	}
@@ -51,7 +51,7 @@ beat(struct sc *sc, const char *file, char *said, size_t size)
 		else if (strcmp(c.out.data, "absent\n") == 0)
 			r = 2;
 	}
-	sc_call_heard(&c, said, size);
+	sc_heard(&c, said, size);
 	return r;
 }
 
@@ -65,7 +65,7 @@ sc_stamp_guest(struct sc *sc)
 	int n = 0, first, after, last;
 
 	if (sbx_stamp_new(id, sizeof(id)) == -1) {
-		sc_call_say(sc, SC_GUEST, FAIL, "no mark: /dev/urandom unreadable");
+		sc_say(sc, SC_GUEST, FAIL, "no mark: /dev/urandom unreadable");
 		return 0;
 	}
 	snprintf(file, sizeof(file), "/tmp/sbxv-guest.%s", id);
@@ -80,43 +80,43 @@ sc_stamp_guest(struct sc *sc)
 	av[n++] = BEATER;
 	av[n++] = file;
 	av[n] = NULL;
-	if ((pid = sc_call_spawn(sc, av)) == -1) {
-		sc_call_say(sc, SC_GUEST, FAIL, "cannot run sbx");
+	if ((pid = sc_spawn(sc, av)) == -1) {
+		sc_say(sc, SC_GUEST, FAIL, "cannot run sbx");
 		return -1;
 	}
 	first = beat(sc, file, said[0], sizeof(said[0]));
 	/* as sbx-run's timeout ends its exec: the local group goes */
-	sc_call_unspawn(pid);
+	sc_unspawn(pid);
 	if (sc->signo != 0 || sc->restart)
 		return -1;
 	if (first != 1) {
-		sc_call_say(sc, SC_GUEST, FAIL, "a command run under sbx-run's mark "
+		sc_say(sc, SC_GUEST, FAIL, "a command run under sbx-run's mark "
 		    "never ran (sbx-run runs every command so): %s", said[0]);
 		return 0;
 	}
 	after = beat(sc, file, said[1], sizeof(said[1]));
 	if (sbx_stamp_end(sc->sbx, sc->env, sc->name, id, NULL, sc->timeout,
 	    &e) == -1) {
-		sc_call_say(sc, SC_GUEST, FAIL, "cannot run sbx for the ending");
+		sc_say(sc, SC_GUEST, FAIL, "cannot run sbx for the ending");
 		return -1;
 	}
-	sc_call_after(sc, 1, e.state == SBX_END_UNREACHED, e.why);
+	sc_after(sc, 1, e.state == SBX_END_UNREACHED, e.why);
 	sbx_stamp_said(&e, NULL, ended, sizeof(ended));
 	last = beat(sc, file, said[2], sizeof(said[2]));
 	if (sc->signo != 0 || sc->restart)
 		return -1;
 	if (last == 0 && sbx_stamp_done(&e))
-		sc_call_say(sc, SC_GUEST, PASS, "the command %s the killed exec; "
+		sc_say(sc, SC_GUEST, PASS, "the command %s the killed exec; "
 		    "the programs' ending said \"%s\", and it has stopped",
 		    after == 1 ? "outlived" : after == 0 ? "ended with" :
 		    "was not seen after", ended);
 	else if (last == 0)
-		sc_call_say(sc, SC_GUEST, FAIL, "the command %s the killed exec and "
+		sc_say(sc, SC_GUEST, FAIL, "the command %s the killed exec and "
 		    "has stopped, but the programs' ending said \"%s\" (sbx-run "
 		    "would report it as maybe still running)", after == 1 ?
 		    "outlived" : "ended with", ended);
 	else
-		sc_call_say(sc, SC_GUEST, FAIL, "the command %s the killed exec, "
+		sc_say(sc, SC_GUEST, FAIL, "the command %s the killed exec, "
 		    "and after the programs' ending, which said \"%s\", it "
 		    "%s (a timed-out docker build would go on, and a retry "
 		    "would run beside it): %s", after == 1 ? "outlived" :

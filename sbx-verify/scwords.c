@@ -4,7 +4,7 @@
  * verb and, when sbx refuses it as cobra refuses a flag it does not know,
  * calls again without it and remembers that (sbx-no-input), so the first
  * call of sbx's own words tells whether the installed sbx takes it.  The
- * restart prompt: every answer was looked at for it (sccall.c).
+ * restart prompt: every answer was looked at for it (sc.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -27,26 +27,26 @@ sc_words_noinput(struct sc *sc)
 	char buf[128], said[1024];
 	int refused;
 
-	if (sc_call_sbx(sc, &c, av) == -1)
+	if (sc_sbx(sc, &c, av) == -1)
 		return -1;
-	sc_call_said(&c, said, sizeof(said));
+	sc_said(&c, said, sizeof(said));
 	refused = sbx_state_read(sc->cdfd, SBX_NOINPUT_CACHE, buf,
 	    sizeof(buf)) != -1;
 	if (c.status == 0 && !refused)
-		sc_call_say(sc, SC_NOINPUT, PASS, "sbx takes --no-input: version "
+		sc_say(sc, SC_NOINPUT, PASS, "sbx takes --no-input: version "
 		    "--no-input: %s", said);
 	else if (c.status == 0)
-		sc_call_say(sc, SC_NOINPUT, PASS, "sbx refuses --no-input in words "
+		sc_say(sc, SC_NOINPUT, PASS, "sbx refuses --no-input in words "
 		    "the programs recognise (cobra's unknown flag); they call "
 		    "again without it, with standard input on /dev/null, and "
 		    "remember it in %s, one extra call per sbx binary; then "
 		    "version: %s", SBX_NOINPUT_CACHE, said);
 	else if (c.err.data != NULL && strstr(c.err.data, "no-input") != NULL)
-		sc_call_say(sc, SC_NOINPUT, FAIL, "sbx refuses --no-input in words "
+		sc_say(sc, SC_NOINPUT, FAIL, "sbx refuses --no-input in words "
 		    "the programs do not recognise, so every call of theirs "
 		    "but exec would fail: version --no-input: %s", said);
 	else
-		sc_call_say(sc, SC_NOINPUT, FAIL, "version, called as the programs "
+		sc_say(sc, SC_NOINPUT, FAIL, "version, called as the programs "
 		    "call it, failed: %s", said);
 	sbx_supervise_result_free(&c);
 	return 0;
@@ -57,7 +57,7 @@ void
 sc_words_restart(struct sc *sc)
 {
 	if (sc->restart)
-		sc_call_say(sc, SC_RESTART, FAIL, "sbx answered with its daemon "
+		sc_say(sc, SC_RESTART, FAIL, "sbx answered with its daemon "
 		    "restart prompt (%s), as it does after an upgrade until "
 		    "the restart is confirmed in a terminal; the programs "
 		    "recognise it, exit %d and say so: run 'sbx daemon "
@@ -66,7 +66,7 @@ sc_words_restart(struct sc *sc)
 		    sc->restartsaid,
 		    SBX_EX_RESTART);
 	else
-		sc_call_say(sc, SC_RESTART, SKIP, "not met in the %d calls (each "
+		sc_say(sc, SC_RESTART, SKIP, "not met in the %d calls (each "
 		    "answer was looked at with sbx_says_restart, as the "
 		    "programs look at theirs); sbx asks only when its CLI is "
 		    "newer than its running daemon, which a check cannot "

@@ -40,8 +40,9 @@ static const char *const names[SC_COUNT] = {
 
 /* The checks in their order; each needs what those before it made. */
 static int (*const steps[])(struct sc *) = {
-	sc_basic_version, sc_words_noinput, sc_basic_missing, sc_basic_ls, sc_basic_create, sc_basic_exists,
-	sc_basic_exec, sc_stamp_guest, sc_ports_dialect, sc_ports_publish, sc_guest_idle, sc_guest_hold,
+	sc_basic_version, sc_words_noinput, sc_basic_missing, sc_basic_ls,
+	sc_basic_create, sc_basic_exists, sc_basic_exec, sc_stamp_guest,
+	sc_ports_dialect, sc_ports_publish, sc_guest_idle, sc_guest_hold,
 	sc_ports_stopped
 };
 #define NSTEPS	(sizeof(steps) / sizeof(steps[0]))
@@ -114,7 +115,7 @@ unreached(struct sc *sc, const char *why)
 
 	for (i = 0; i < SC_COUNT; i++)
 		if (sc->r[i].evidence[0] == '\0')
-			sc_call_say(sc, (enum sccheck)i, SKIP, "not reached: %s",
+			sc_say(sc, (enum sccheck)i, SKIP, "not reached: %s",
 			    why);
 	sc_words_restart(sc);
 }
@@ -132,7 +133,7 @@ unjudged(struct sc *sc, const int *before)
 	for (i = 0; i < SC_COUNT; i++)
 		if (!before[i] && sc->r[i].verdict == FAIL) {
 			snprintf(ev, sizeof(ev), "%s", sc->r[i].evidence);
-			sc_call_say(sc, (enum sccheck)i, SKIP, "not judged: sbx "
+			sc_say(sc, (enum sccheck)i, SKIP, "not judged: sbx "
 			    "awaits its daemon restart: %s", ev);
 		}
 }
@@ -198,7 +199,7 @@ selfcheck(int jflag, int tflag, int fast)
 	unreached(&sc, why);
 	result_report(sc.r, SC_COUNT, jflag, tflag);
 	rv = advice(&sc);
-	sc_call_unplaced_say(&sc);
+	sc_unplaced_say(&sc);
 	if (!removed)
 		warnx("sandbox %s may be left: remove it with 'sbx rm --force "
 		    "%s'", sc.name, sc.name);

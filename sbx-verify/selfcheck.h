@@ -1,7 +1,7 @@
 /*
  * selfcheck.h: the self-check (-S), the one header of its files, as
  * audit.h is the audit's; result.h is all the two share.  selfcheck.c
- * runs it; sccall.c makes the calls and words the verdicts; scremove.c
+ * runs it; sc.c makes the calls and words the verdicts; scremove.c
  * removes the sandbox; scbasic.c, scwords.c, scstamp.c, scguest.c and
  * scports.c hold the checks.
  */
@@ -20,7 +20,7 @@ enum sccheck {
 	SC_HOLD, SC_STOPPED, SC_RESTART, SC_REMOVE, SC_COUNT
 };
 
-#define SC_SHOWN	720	/* an escaped stream of sc_call_said, and room */
+#define SC_SHOWN	720	/* an escaped stream of sc_said, and room */
 #define SC_UNPLACED	16	/* lines of sbx no reading placed, kept */
 #define SC_LINE		240	/* bytes kept of each */
 struct sc {
@@ -54,19 +54,19 @@ struct sc {
 /* selfcheck.c */
 int	 selfcheck(int, int, int);
 
-/* sccall.c */
-void	 sc_call_say(struct sc *, enum sccheck, enum verdict, const char *, ...)
+/* sc.c */
+void	 sc_say(struct sc *, enum sccheck, enum verdict, const char *, ...)
 	    PRINTFLIKE(4, 5);
-int	 sc_call_sbx(struct sc *, struct sbx_result *, char **);
-void	 sc_call_after(struct sc *, int, int, const char *);
-void	 sc_call_place(struct sc *, int, const struct sbx_buf *,
+int	 sc_sbx(struct sc *, struct sbx_result *, char **);
+void	 sc_after(struct sc *, int, int, const char *);
+void	 sc_place(struct sc *, int, const struct sbx_buf *,
 	    const struct sbx_buf *, int);
-void	 sc_call_unplaced_say(const struct sc *);
-int	 sc_call_sleep(struct sc *, long long);
-pid_t	 sc_call_spawn(struct sc *, char **);
-void	 sc_call_unspawn(pid_t);
-const char *sc_call_said(const struct sbx_result *, char *, size_t);
-const char *sc_call_heard(struct sbx_result *, char *, size_t);
+void	 sc_unplaced_say(const struct sc *);
+int	 sc_sleep(struct sc *, long long);
+pid_t	 sc_spawn(struct sc *, char **);
+void	 sc_unspawn(pid_t);
+const char *sc_said(const struct sbx_result *, char *, size_t);
+const char *sc_heard(struct sbx_result *, char *, size_t);
 
 /* scremove.c */
 int	 sc_remove_workspace(struct sc *);

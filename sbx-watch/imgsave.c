@@ -250,7 +250,8 @@ imgsave(const struct watch *w, int bound, unsigned long long *ids)
 	if ((im = calloc(1, sizeof(*im))) == NULL)
 		return 0;
 	im->deadline = sbx_clock_now_ms() + (long long)bound * 1000;
-	if (sbx_markerio_created_text(w->dfd, w->name, text, sizeof(text)) == -1 ||
+	if (sbx_markerio_created_text(w->dfd, w->name, text,
+	    sizeof(text)) == -1 ||
 	    sbx_state_field(text, "state", state, sizeof(state)) == NULL ||
 	    strcmp(state, SBX_READY) != 0 ||
 	    sbx_markerio_created_workspace(w->dfd, w->name, im->m.workspace,
@@ -311,7 +312,8 @@ imgsave_abandon(const struct watch *w, long pid)
 	char tmp[SBX_IMG_NAME_MAX + 32];
 	int root;
 
-	if (sbx_markerio_created_workspace(w->dfd, w->name, ws, sizeof(ws)) == -1 ||
+	if (sbx_markerio_created_workspace(w->dfd, w->name, ws,
+	    sizeof(ws)) == -1 ||
 	    stat(ws, &st) == -1 ||
 	    (root = sbx_imgcache_open(ws, 0, path, sizeof(path))) == -1)
 		return;

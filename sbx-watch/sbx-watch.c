@@ -282,7 +282,8 @@ call_prepare(struct call *c, const char *name)
 	memset(&pol, 0, sizeof(pol));	/* strict: the host set only */
 	if ((w->envp = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_FAIL, "environment");
-	if ((w->dfd = sbx_xstatedir_open(c->statedir, sizeof(c->statedir))) == -1)
+	if ((w->dfd = sbx_xstatedir_open(c->statedir,
+	    sizeof(c->statedir))) == -1)
 		exit(SBX_EX_FAIL);
 }
 

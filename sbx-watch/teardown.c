@@ -37,7 +37,8 @@ teardown_sbxpath(const struct watch *w, char *buf, size_t size,
 	char ws[PATH_MAX], *wsl[2] = { NULL, NULL };
 	const char *why;
 
-	if (sbx_markerio_created_workspace(w->dfd, w->name, ws, sizeof(ws)) == 0)
+	if (sbx_markerio_created_workspace(w->dfd, w->name, ws,
+	    sizeof(ws)) == 0)
 		wsl[0] = ws;
 	if (sbx_cli_find(environ, wsl, buf, size) == 0)
 		return 0;
@@ -95,7 +96,8 @@ record_failure(const struct watch *w, const char *verb, int tries,
 
 	sbx_shown(e, why, strcspn(e, "\n") + 1 < sizeof(why) ?
 	    strcspn(e, "\n") + 1 : sizeof(why));
-	(void)sbx_markerio_failed_write(w->dfd, w->name, verb, tries, c->status, why);
+	(void)sbx_markerio_failed_write(w->dfd, w->name, verb, tries, c->status,
+	    why);
 }
 
 /*

@@ -68,14 +68,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		/* a port bound to the VM's loopback alone is never wanted */
 		for (n = 0; n < loc.n; n++)
-			if (sbx_portspec_findvm(&l, loc.v[n].vm, loc.v[n].proto))
+			if (sbx_portspec_findvm(&l, loc.v[n].vm,
+			    loc.v[n].proto))
 				abort();
 	}
 	sbx_portspec_free(&l);
 
 	if (sbx_portspec_sbxjson(s, size, &l, &errstr) == 0) {
 		valid(&l);
-		if (l.n > 0 && (sbx_portspec_url(&l.v[0], buf, sizeof(buf)) == -1 ||
+		if (l.n > 0 &&
+		    (sbx_portspec_url(&l.v[0], buf, sizeof(buf)) == -1 ||
 		    sbx_portspec_sbxspec(&l.v[0], buf, sizeof(buf)) == -1))
 			abort();
 	}

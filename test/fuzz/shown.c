@@ -72,7 +72,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		blen = strlen(buf);
 		for (i = 0; i < blen; i += n)
-			if ((n = sbx_shown_utf8len(buf + i, blen - i, &cp)) == 0 ||
+			if ((n = sbx_shown_utf8len(buf + i, blen - i,
+			    &cp)) == 0 ||
 			    sbx_shown_unsafe(cp))
 				abort();
 		n = undo(buf, back);

@@ -1,5 +1,5 @@
 /*
- * sccall.c: the self-check's sbx calls, their evidence and verdicts.
+ * sc.c: the self-check's sbx calls, their evidence and verdicts.
  * Every call runs as the programs run theirs (stdin /dev/null, its own
  * process group, the scrubbed environment, the timeout, lib's sbx_call),
  * is counted, and is looked at for the restart prompt.  A signal that
@@ -34,7 +34,7 @@ static const char *sc_esc(const char *, size_t, size_t, char *, size_t);
 
 /* The verdict of check k, sbx's words in the evidence cut by sc_esc. */
 void
-sc_call_say(struct sc *sc, enum sccheck k, enum verdict v, const char *fmt, ...)
+sc_say(struct sc *sc, enum sccheck k, enum verdict v, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -59,7 +59,7 @@ drain(struct sc *sc)
  * of a signal, and of the restart prompt in what the last one said.
  */
 void
-sc_call_after(struct sc *sc, int n, int status, const char *err)
+sc_after(struct sc *sc, int n, int status, const char *err)
 {
 	char e[SHOWN * 4 + 8];
 
@@ -75,10 +75,11 @@ sc_call_after(struct sc *sc, int n, int status, const char *err)
 
 /*
  * Run av (av[0] is filled in with the sbx found) for its output.  0 with
- * c filled (sbx_supervise_result_free it), or -1 with errno when it could not run.
+ * c filled (sbx_supervise_result_free it), or -1 with errno when it could
+ * not run.
  */
 int
-sc_call_sbx(struct sc *sc, struct sbx_result *c, char **av)
+sc_sbx(struct sc *sc, struct sbx_result *c, char **av)
 {
 	int r, e;
 
@@ -94,8 +95,8 @@ sc_call_sbx(struct sc *sc, struct sbx_result *c, char **av)
 		    c->signo == SIGHUP)
 			sc->signo = c->signo;
 		/* an exec's command is ours here: its stderr is sbx's */
-		sc_call_after(sc, c->tries, c->status, c->err.data);
-		sc_call_place(sc, c->status, &c->out, &c->err,
+		sc_after(sc, c->tries, c->status, c->err.data);
+		sc_place(sc, c->status, &c->out, &c->err,
 		    strcmp(av[1], "exec") == 0);
 	} else {
 		sc->cantrun = e;
@@ -111,7 +112,7 @@ sc_call_sbx(struct sc *sc, struct sbx_result *c, char **av)
  * Counted as one call.  The pid, or -1.
  */
 pid_t
-sc_call_spawn(struct sc *sc, char **av)
+sc_spawn(struct sc *sc, char **av)
 {
 	pid_t pid;
 	int fd;
@@ -132,9 +133,9 @@ sc_call_spawn(struct sc *sc, char **av)
 	_exit(SBX_EX_NOEXEC);
 }
 
-/* End what sc_call_spawn started: its group TERM, KILL after 3 s. */
+/* End what sc_spawn started: its group TERM, KILL after 3 s. */
 void
-sc_call_unspawn(pid_t pid)
+sc_unspawn(pid_t pid)
 {
 	struct timespec ts = { 0, 50000000 };
 	long long end = sbx_clock_now_ms() + 3000;
@@ -152,7 +153,7 @@ sc_call_unspawn(pid_t pid)
 
 /* Wait ms, or less if a signal comes: then -1. */
 int
-sc_call_sleep(struct sc *sc, long long ms)
+sc_sleep(struct sc *sc, long long ms)
 {
 	struct pollfd p;
 	long long end = sbx_clock_now_ms() + ms, left;
@@ -202,7 +203,7 @@ sc_esc(const char *s, size_t len, size_t max, char *buf, size_t size)
 
 /* What a call said: its status and both streams, shortened. */
 const char *
-sc_call_said(const struct sbx_result *c, char *buf, size_t size)
+sc_said(const struct sbx_result *c, char *buf, size_t size)
 {
 	char out[SHOWN * 4 + 8], err[SHOWN * 4 + 8], how[48];
 
@@ -222,9 +223,9 @@ sc_call_said(const struct sbx_result *c, char *buf, size_t size)
 
 /* What a call said, then the call freed: all a check keeps of it. */
 const char *
-sc_call_heard(struct sbx_result *c, char *buf, size_t size)
+sc_heard(struct sbx_result *c, char *buf, size_t size)
 {
-	sc_call_said(c, buf, size);
+	sc_said(c, buf, size);
 	sbx_supervise_result_free(c);
 	return buf;
 }
@@ -293,7 +294,7 @@ lines(struct sc *sc, const char *s, size_t from, size_t to, int exec)
  * a whole, and of every answer of a call that succeeded.
  */
 void
-sc_call_place(struct sc *sc, int status, const struct sbx_buf *out,
+sc_place(struct sc *sc, int status, const struct sbx_buf *out,
     const struct sbx_buf *err, int exec)
 {
 	struct sbx_json *j;
@@ -319,7 +320,7 @@ sc_call_place(struct sc *sc, int status, const struct sbx_buf *out,
 
 /* After the report, on stderr: the lines kept, to paste into a report. */
 void
-sc_call_unplaced_say(const struct sc *sc)
+sc_unplaced_say(const struct sc *sc)
 {
 	char shown[SC_LINE * 4];
 	int i;
