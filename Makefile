@@ -9,12 +9,12 @@ include config.mk
 LIBOBJ = lib/capture.o lib/clock.o lib/conf.o lib/confparse.o \
 	lib/createargv.o lib/detach.o lib/env.o lib/guard.o lib/holdargv.o \
 	lib/imgcache.o lib/imgevict.o lib/imgmeta.o lib/io.o lib/json.o \
-	lib/jsonout.o lib/lock.o lib/marker.o lib/markerio.o lib/mode.o lib/name.o \
-	lib/num.o lib/portcli.o lib/portspec.o lib/proc.o lib/relay.o \
-	lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o lib/sbxline.o lib/sbxls.o \
-	lib/sbxsays.o lib/selfpipe.o lib/shown.o lib/sibling.o lib/spawn.o \
-	lib/stamp.o lib/stampsh.o lib/state.o lib/statedir.o lib/supervise.o \
-	lib/unplaced.o
+	lib/jsonout.o lib/lock.o lib/marker.o lib/markerio.o lib/mode.o \
+	lib/name.o lib/portcli.o lib/portspec.o lib/proc.o lib/sbxcall.o \
+	lib/sbxcli.o lib/sbxgone.o lib/sbxline.o lib/sbxls.o lib/sbxsays.o \
+	lib/selfpipe.o lib/shown.o lib/sibling.o lib/spawn.o lib/stamp.o \
+	lib/stampsh.o lib/state.o lib/statedir.o lib/stream.o lib/strtonum.o \
+	lib/supervise.o lib/unplaced.o
 BIN = sbx-env/sbx-env sbx-run/sbx-run sbx-watch/sbx-watch sbx-gc/sbx-gc \
 	sbx-ports/sbx-ports sbx-verify/sbx-verify
 RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
@@ -30,7 +30,7 @@ PORTSOBJ = sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-ports/hostport.o \
 	sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/portsmarker.o
 VERIFYOBJ = sbx-verify/sbx-verify.o sbx-verify/result.o sbx-verify/probe.o \
 	sbx-verify/answers.o sbx-verify/checks.o sbx-verify/selfcheck.o \
-	sbx-verify/sccall.o sbx-verify/scremove.o sbx-verify/scbasic.o \
+	sbx-verify/sc.o sbx-verify/scremove.o sbx-verify/scbasic.o \
 	sbx-verify/scguest.o sbx-verify/scports.o sbx-verify/scwords.o \
 	sbx-verify/scstamp.o
 MAN1 = man/sbx-env.1 man/sbx-run.1 man/sbx-ports.1 man/sbx-verify.1
@@ -53,19 +53,19 @@ $(LIBOBJ) $(BIN:=.o) $(RUNOBJ) $(WATCHOBJ) $(GCOBJ) $(PORTSOBJ) \
 # header rules: begin
 lib/conf.o lib/confparse.o lib/createargv.o lib/env.o lib/guard.o \
 	lib/imgcache.o lib/jsonout.o lib/name.o lib/portcli.o \
-	lib/portspec.o lib/relay.o lib/sbxcall.o lib/sbxcli.o \
-	lib/sbxline.o lib/sbxsays.o lib/selfpipe.o lib/shown.o \
-	lib/sibling.o lib/spawn.o lib/stamp.o lib/stampsh.o \
+	lib/portspec.o lib/sbxcall.o lib/sbxcli.o lib/sbxline.o \
+	lib/sbxsays.o lib/selfpipe.o lib/shown.o lib/sibling.o \
+	lib/spawn.o lib/stamp.o lib/stampsh.o lib/stream.o \
 	lib/supervise.o: lib/sbx-internal.h
 lib/capture.o lib/conf.o lib/confparse.o lib/createargv.o lib/detach.o \
 	lib/env.o lib/guard.o lib/holdargv.o lib/imgcache.o \
 	lib/imgmeta.o lib/io.o lib/json.o lib/jsonout.o lib/lock.o \
-	lib/marker.o lib/markerio.o lib/mode.o lib/name.o lib/num.o \
-	lib/portcli.o lib/portspec.o lib/proc.o lib/relay.o \
-	lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o lib/sbxline.o \
-	lib/sbxls.o lib/sbxsays.o lib/selfpipe.o lib/shown.o \
-	lib/sibling.o lib/spawn.o lib/stamp.o lib/stampsh.o lib/state.o \
-	lib/statedir.o lib/supervise.o lib/unplaced.o sbx-env/sbx-env.o \
+	lib/marker.o lib/markerio.o lib/mode.o lib/name.o lib/portcli.o \
+	lib/portspec.o lib/proc.o lib/sbxcall.o lib/sbxcli.o \
+	lib/sbxgone.o lib/sbxline.o lib/sbxls.o lib/sbxsays.o \
+	lib/selfpipe.o lib/shown.o lib/sibling.o lib/spawn.o lib/stamp.o \
+	lib/stampsh.o lib/state.o lib/statedir.o lib/stream.o \
+	lib/strtonum.o lib/supervise.o lib/unplaced.o sbx-env/sbx-env.o \
 	sbx-gc/markers.o sbx-gc/sbx-gc.o sbx-ports/bound.o \
 	sbx-ports/dockerps.o sbx-ports/hostport.o \
 	sbx-ports/portsmarker.o sbx-ports/sbx-ports.o sbx-ports/sync.o \
@@ -75,8 +75,8 @@ lib/capture.o lib/conf.o lib/confparse.o lib/createargv.o lib/detach.o \
 	sbx-run/orphan.o sbx-run/provision.o sbx-run/race.o \
 	sbx-run/sbx-run.o sbx-run/warmstart.o sbx-run/workspace.o \
 	sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
-	sbx-verify/result.o sbx-verify/sbx-verify.o sbx-verify/scbasic.o \
-	sbx-verify/sccall.o sbx-verify/scguest.o sbx-verify/scports.o \
+	sbx-verify/result.o sbx-verify/sbx-verify.o sbx-verify/sc.o \
+	sbx-verify/scbasic.o sbx-verify/scguest.o sbx-verify/scports.o \
 	sbx-verify/scremove.o sbx-verify/scstamp.o sbx-verify/scwords.o \
 	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
 	sbx-watch/now.o sbx-watch/pidwait.o sbx-watch/sbx-watch.o \
@@ -87,7 +87,7 @@ lib/capture.o lib/detach.o lib/guard.o lib/portcli.o lib/proc.o \
 	sbx-gc/sbx-gc.o sbx-ports/sbx-ports.o sbx-ports/sync.o \
 	sbx-run/exec.o sbx-run/imgload.o sbx-run/orphan.o \
 	sbx-run/provision.o sbx-verify/probe.o sbx-verify/sbx-verify.o \
-	sbx-verify/scbasic.o sbx-verify/sccall.o sbx-verify/scguest.o \
+	sbx-verify/sc.o sbx-verify/scbasic.o sbx-verify/scguest.o \
 	sbx-verify/scports.o sbx-verify/scremove.o sbx-verify/scstamp.o \
 	sbx-verify/scwords.o sbx-verify/selfcheck.o sbx-watch/imgsave.o \
 	sbx-watch/loop.o sbx-watch/now.o sbx-watch/sbx-watch.o \
@@ -98,30 +98,43 @@ lib/createargv.o lib/holdargv.o lib/portcli.o lib/sbxcall.o lib/sbxcli.o \
 	sbx-ports/dockerps.o sbx-ports/sbx-ports.o sbx-ports/sync.o \
 	sbx-run/exec.o sbx-run/orphan.o sbx-run/provision.o \
 	sbx-run/race.o sbx-run/sbx-run.o sbx-verify/sbx-verify.o \
-	sbx-verify/scbasic.o sbx-verify/sccall.o sbx-verify/scguest.o \
+	sbx-verify/sc.o sbx-verify/scbasic.o sbx-verify/scguest.o \
 	sbx-verify/scports.o sbx-verify/scremove.o \
 	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
 	sbx-watch/now.o sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxcli.h
-lib/conf.o lib/confparse.o lib/createargv.o lib/env.o lib/imgevict.o \
-	lib/marker.o lib/name.o lib/sbxcli.o lib/statedir.o \
-	sbx-env/sbx-env.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
-	sbx-ports/sbx-ports.o sbx-run/imgload.o sbx-run/orphan.o \
-	sbx-run/provision.o sbx-run/sbx-run.o sbx-run/warmstart.o \
-	sbx-verify/checks.o sbx-verify/probe.o sbx-verify/sbx-verify.o \
+lib/conf.o lib/createargv.o lib/imgevict.o lib/statedir.o \
+	sbx-env/sbx-env.o sbx-gc/sbx-gc.o sbx-ports/sbx-ports.o \
+	sbx-run/imgload.o sbx-run/orphan.o sbx-run/provision.o \
+	sbx-run/sbx-run.o sbx-run/warmstart.o sbx-verify/checks.o \
+	sbx-verify/probe.o sbx-verify/sbx-verify.o \
 	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
 	sbx-watch/now.o sbx-watch/pidwait.o sbx-watch/sbx-watch.o \
 	sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbxconf.h
+lib/conf.o lib/confparse.o lib/env.o lib/sbxcli.o sbx-env/sbx-env.o \
+	sbx-gc/sbx-gc.o sbx-ports/sbx-ports.o sbx-run/sbx-run.o \
+	sbx-verify/sbx-verify.o sbx-verify/selfcheck.o \
+	sbx-watch/sbx-watch.o: lib/sbxenv.h
 lib/imgcache.o lib/imgevict.o lib/imgmeta.o sbx-gc/sbx-gc.o \
 	sbx-run/imgload.o sbx-watch/imgsave.o: lib/sbximg.h
 lib/json.o lib/jsonout.o lib/portspec.o lib/sbxls.o sbx-env/sbx-env.o \
 	sbx-gc/sbx-gc.o sbx-ports/dockerps.o sbx-ports/sbx-ports.o \
 	sbx-run/imgjson.o sbx-run/journal.o sbx-verify/result.o \
-	sbx-verify/scbasic.o sbx-verify/sccall.o: lib/sbxjson.h
+	sbx-verify/sc.o sbx-verify/scbasic.o: lib/sbxjson.h
+lib/marker.o lib/markerio.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
+	sbx-ports/portsmarker.o sbx-ports/sbx-ports.o sbx-run/imgload.o \
+	sbx-run/journal.o sbx-run/orphan.o sbx-run/provision.o \
+	sbx-run/warmstart.o sbx-verify/answers.o sbx-verify/checks.o \
+	sbx-verify/probe.o sbx-verify/sbx-verify.o sbx-watch/imgsave.o \
+	sbx-watch/loop.o sbx-watch/now.o sbx-watch/sbx-watch.o \
+	sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbxmarker.h
+lib/conf.o lib/confparse.o lib/marker.o lib/name.o sbx-gc/markers.o \
+	sbx-gc/sbx-gc.o sbx-run/orphan.o sbx-run/sbx-run.o \
+	sbx-verify/selfcheck.o sbx-watch/sbx-watch.o: lib/sbxname.h
 lib/portcli.o lib/portspec.o sbx-ports/bound.o sbx-ports/dockerps.o \
 	sbx-ports/hostport.o sbx-ports/portsmarker.o \
 	sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-verify/answers.o \
 	sbx-verify/checks.o sbx-verify/probe.o sbx-verify/sbx-verify.o \
-	sbx-verify/scbasic.o sbx-verify/sccall.o sbx-verify/scguest.o \
+	sbx-verify/sc.o sbx-verify/scbasic.o sbx-verify/scguest.o \
 	sbx-verify/scports.o sbx-verify/scremove.o sbx-verify/scstamp.o \
 	sbx-verify/scwords.o sbx-verify/selfcheck.o: lib/sbxports.h
 lib/stamp.o sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o \
@@ -134,14 +147,13 @@ lib/imgcache.o lib/lock.o lib/marker.o lib/markerio.o lib/portcli.o \
 	lib/sbxcall.o lib/state.o lib/statedir.o lib/unplaced.o \
 	sbx-gc/markers.o sbx-gc/sbx-gc.o sbx-ports/portsmarker.o \
 	sbx-ports/sbx-ports.o sbx-run/check.o sbx-run/imgload.o \
-	sbx-run/journal.o sbx-run/orphan.o sbx-run/provision.o \
-	sbx-run/warmstart.o sbx-run/workspace.o sbx-verify/answers.o \
-	sbx-verify/checks.o sbx-verify/probe.o sbx-verify/sbx-verify.o \
-	sbx-verify/scremove.o sbx-verify/scwords.o sbx-watch/imgsave.o \
-	sbx-watch/loop.o sbx-watch/now.o sbx-watch/sbx-watch.o \
-	sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbxstate.h
+	sbx-run/journal.o sbx-run/provision.o sbx-run/warmstart.o \
+	sbx-run/workspace.o sbx-verify/checks.o sbx-verify/probe.o \
+	sbx-verify/sbx-verify.o sbx-verify/scremove.o \
+	sbx-verify/scwords.o sbx-watch/imgsave.o sbx-watch/now.o \
+	sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxstate.h
 lib/clock.o lib/lock.o lib/sbxcall.o lib/supervise.o sbx-run/race.o \
-	sbx-verify/sccall.o sbx-verify/scguest.o sbx-watch/imgsave.o \
+	sbx-verify/sc.o sbx-verify/scguest.o sbx-watch/imgsave.o \
 	sbx-watch/loop.o sbx-watch/teardown.o: lib/sbxtime.h
 sbx-gc/markers.o sbx-gc/rfc3339.o sbx-gc/sbx-gc.o: sbx-gc/sbx-gc.h
 sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/hostport.o \
@@ -154,16 +166,15 @@ sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o sbx-run/exec.o \
 sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
 	sbx-verify/sbx-verify.o: sbx-verify/audit.h
 sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
-	sbx-verify/result.o sbx-verify/sbx-verify.o sbx-verify/scbasic.o \
-	sbx-verify/sccall.o sbx-verify/scguest.o sbx-verify/scports.o \
+	sbx-verify/result.o sbx-verify/sbx-verify.o sbx-verify/sc.o \
+	sbx-verify/scbasic.o sbx-verify/scguest.o sbx-verify/scports.o \
 	sbx-verify/scremove.o sbx-verify/scstamp.o sbx-verify/scwords.o \
 	sbx-verify/selfcheck.o: sbx-verify/result.h
-sbx-verify/sbx-verify.o sbx-verify/scbasic.o sbx-verify/sccall.o \
+sbx-verify/sbx-verify.o sbx-verify/sc.o sbx-verify/scbasic.o \
 	sbx-verify/scguest.o sbx-verify/scports.o sbx-verify/scremove.o \
 	sbx-verify/scstamp.o sbx-verify/scwords.o sbx-verify/selfcheck.o: sbx-verify/selfcheck.h
 sbx-watch/imgsave.o sbx-watch/loop.o sbx-watch/now.o sbx-watch/pidwait.o \
 	sbx-watch/sbx-watch.o sbx-watch/teardown.o sbx-watch/warmhold.o: sbx-watch/sbx-watch.h
-
 # header rules: end
 
 lib/libsbx.a: $(LIBOBJ)

@@ -5,7 +5,7 @@
 #include "sbxtime.h"
 
 long long
-sbx_now_ms(void)
+sbx_clock_now_ms(void)
 {
 	struct timespec ts;
 
@@ -15,7 +15,7 @@ sbx_now_ms(void)
 
 /* Sleep ms milliseconds, whatever signals come meanwhile. */
 void
-sbx_pause_ms(long ms)
+sbx_clock_pause_ms(long ms)
 {
 	struct timespec ts;
 

@@ -12,6 +12,8 @@
 
 #include "sbx.h"
 #include "sbxconf.h"
+#include "sbxenv.h"
+#include "sbxname.h"
 #include "sbx-internal.h"
 
 #define CPUS_MAX	1024
@@ -95,14 +97,14 @@ show_image_cache(char *buf, size_t size)
 /* In the order sbx-env -c prints them. */
 static const struct setting table[] = {
 	{ SBX_CONF_PINNED, STR, "DOCKER_SANDBOX", NULL,
-	    .str = sbx_xparse_name },
+	    .str = sbx_xconfparse_name },
 	{ SBX_CONF_AUTOCREATE, WORD, "DOCKER_SANDBOX_AUTOCREATE", "1",
 	    .words = bools },
 	{ SBX_CONF_CPUS, NUM, "DOCKER_SANDBOX_CPUS", "2", .max = CPUS_MAX },
 	{ SBX_CONF_MEMORY, STR, "DOCKER_SANDBOX_MEMORY", "2g",
 	    .show = sbx_xconf_memory },
 	{ SBX_CONF_TEMPLATE, STR, "DOCKER_SANDBOX_TEMPLATE", NULL,
-	    .str = sbx_xparse_ref },
+	    .str = sbx_xconfparse_ref },
 	{ SBX_CONF_WORKSPACE_RO, WORD, "DOCKER_SANDBOX_WORKSPACE_RO", "0",
 	    .words = ro },
 	/* unset: none for a pinned name, else remove */
@@ -112,9 +114,9 @@ static const struct setting table[] = {
 	{ SBX_CONF_KEEPALIVE, WORD, "DOCKER_SANDBOX_KEEPALIVE", NULL,
 	    .words = keepalive, .show = show_keepalive },
 	{ SBX_CONF_GC_HOURS, NUM, "DOCKER_SANDBOX_GC_HOURS", "24",
-	    .max = SBX_GC_HOURS_MAX, .num = sbx_xparse_hours },
+	    .max = SBX_GC_HOURS_MAX, .num = sbx_xconfparse_hours },
 	{ SBX_CONF_ALLOWLIST, STR, "DOCKER_SANDBOX_ENV_ALLOWLIST", NULL,
-	    .str = sbx_xparse_names },
+	    .str = sbx_xconfparse_names },
 	{ SBX_CONF_PASSTHROUGH, WORD, "DOCKER_SANDBOX_ENV_PASSTHROUGH", "0",
 	    .words = bools },
 	{ SBX_CONF_TIMEOUT, NUM, "DOCKER_SANDBOX_TIMEOUT", "120",
@@ -125,7 +127,7 @@ static const struct setting table[] = {
 	{ SBX_CONF_PREWARM, WORD, "DOCKER_SANDBOX_PREWARM", "auto",
 	    .words = prewarm },
 	{ SBX_CONF_IMAGE_CACHE, NUM, "DOCKER_SANDBOX_IMAGE_CACHE", "10g",
-	    .max = IMAGE_CACHE_MAX, .num = sbx_xparse_bytes,
+	    .max = IMAGE_CACHE_MAX, .num = sbx_xconfparse_bytes,
 	    .show = show_image_cache },
 	/* unset: sbxcli.c's lookup, which sbx-env -c shows resolved */
 	{ SBX_CONF_SBX, STR, "DOCKER_SANDBOX_SBX", NULL, .str = NULL },
@@ -174,7 +176,7 @@ value(const struct setting *s)
 int
 sbx_conf_word(unsigned bit, const char *text)
 {
-	return sbx_parse_word(text, row(bit)->words);
+	return sbx_confparse_word(text, row(bit)->words);
 }
 
 /* A setting of a few words: as given, else its default; -1 if neither. */
@@ -184,7 +186,7 @@ sbx_xconf_word(unsigned bit)
 	const struct setting *s = row(bit);
 	const char *v = value(s);
 
-	return v != NULL ? sbx_xparse_word(s->name, v, s->words) : -1;
+	return v != NULL ? sbx_xconfparse_word(s->name, v, s->words) : -1;
 }
 
 /* A number setting as given, checked, else its default. */
@@ -195,7 +197,7 @@ sbx_xconf_int(unsigned bit)
 
 	if (s->num != NULL)
 		return s->num(s->name, value(s), s->max);
-	return sbx_xparse_num(s->name, value(s), 0, s->max);
+	return sbx_xconfparse_num(s->name, value(s), 0, s->max);
 }
 
 /* A string setting as given, checked, else its default; NULL if neither. */
@@ -216,7 +218,7 @@ sbx_xconf_num(const char *var, long long def, long long min, long long max)
 
 	if ((v = sbx_conf_str(var)) == NULL)
 		return def;
-	return sbx_xparse_num(var, v, min, max);
+	return sbx_xconfparse_num(var, v, min, max);
 }
 
 /* Seconds per sbx call; 0 means no limit, as timeout(1) reads 0. */
@@ -260,7 +262,7 @@ sbx_xconf_memory(char *buf, size_t size)
 {
 	const struct setting *s = row(SBX_CONF_MEMORY);
 
-	sbx_xparse_memory(s->name, value(s), buf, size);
+	sbx_xconfparse_memory(s->name, value(s), buf, size);
 	return buf;
 }
 
@@ -269,7 +271,7 @@ sbx_xconf_memory(char *buf, size_t size)
  * or one that breaks the rule, is a usage error (exit 64).
  */
 const char *
-sbx_xname_pick(const char *given)
+sbx_xconf_name_pick(const char *given)
 {
 	const char *name = given ? given : sbx_conf_given(SBX_CONF_PINNED);
 
@@ -287,7 +289,7 @@ sbx_xname_pick(const char *given)
  * settings.  A bad name or boolean is a usage error (exit 64).
  */
 int
-sbx_xenv_policy(struct sbx_envpolicy *pol, const char *aflag, int pflag)
+sbx_xconf_env_policy(struct sbx_envpolicy *pol, const char *aflag, int pflag)
 {
 	const char *v;
 

@@ -10,7 +10,8 @@
 #include <strings.h>
 
 #include "sbx.h"
-#include "sbxconf.h"
+#include "sbxenv.h"
+#include "sbxname.h"
 #include "sbx-internal.h"
 
 #define MIB_MAX		(1024LL * 1024)	/* 1 TiB */
@@ -18,7 +19,7 @@
 
 /* What s stands for among words, in any case; -1 for none. */
 int
-sbx_parse_word(const char *s, const struct sbx_word *w)
+sbx_confparse_word(const char *s, const struct sbx_word *w)
 {
 	for (; w->word != NULL; w++)
 		if (strcasecmp(s, w->word) == 0)
@@ -28,14 +29,15 @@ sbx_parse_word(const char *s, const struct sbx_word *w)
 
 /* One of words; any other is refused with all of them, in their order. */
 int
-sbx_xparse_word(const char *var, const char *v, const struct sbx_word *words)
+sbx_xconfparse_word(const char *var, const char *v,
+    const struct sbx_word *words)
 {
 	const struct sbx_word *w;
 	char list[128];
 	size_t len = 0;
 	int n;
 
-	if ((n = sbx_parse_word(v, words)) != -1)
+	if ((n = sbx_confparse_word(v, words)) != -1)
 		return n;
 	list[0] = '\0';
 	for (w = words; w->word != NULL && len < sizeof(list); w++)
@@ -46,7 +48,7 @@ sbx_xparse_word(const char *var, const char *v, const struct sbx_word *words)
 }
 
 long long
-sbx_xparse_num(const char *var, const char *v, long long min, long long max)
+sbx_xconfparse_num(const char *var, const char *v, long long min, long long max)
 {
 	const char *errstr;
 	long long n;
@@ -87,7 +89,7 @@ decimal(const char *s, long long max, int *frac, const char **endp)
 
 /* Whole hours up to max; a fraction rounds up, so it never means "any age". */
 long long
-sbx_xparse_hours(const char *var, const char *v, long long max)
+sbx_xconfparse_hours(const char *var, const char *v, long long max)
 {
 	const char *end;
 	long long h;
@@ -106,7 +108,7 @@ sbx_xparse_hours(const char *var, const char *v, long long max)
  * to 1g, as sbx needs that.
  */
 void
-sbx_xparse_memory(const char *var, const char *v, char *buf, size_t size)
+sbx_xconfparse_memory(const char *var, const char *v, char *buf, size_t size)
 {
 	const char *p;
 	long long whole = 0, frac = 0, scale = 1, mib;
@@ -154,7 +156,7 @@ bad:
  * plain bytes without; at most max.
  */
 long long
-sbx_xparse_bytes(const char *var, const char *v, long long max)
+sbx_xconfparse_bytes(const char *var, const char *v, long long max)
 {
 	const char *p;
 	long long n = 0, scale = 1;
@@ -182,7 +184,7 @@ bad:
 
 /* An image reference for --template: no option, no blank or odd byte. */
 const char *
-sbx_xparse_ref(const char *var, const char *t)
+sbx_xconfparse_ref(const char *var, const char *t)
 {
 	const char *p;
 
@@ -198,7 +200,7 @@ bad:
 
 /* Comma-separated variable names, empty ones allowed. */
 const char *
-sbx_xparse_names(const char *var, const char *v)
+sbx_xconfparse_names(const char *var, const char *v)
 {
 	const char *p;
 	size_t len;
@@ -214,7 +216,7 @@ sbx_xparse_names(const char *var, const char *v)
 
 /* A sandbox name as sbx_name_valid() has it. */
 const char *
-sbx_xparse_name(const char *var, const char *v)
+sbx_xconfparse_name(const char *var, const char *v)
 {
 	if (!sbx_name_valid(v))
 		errx(SBX_EX_USAGE, "%s: invalid sandbox name: want "

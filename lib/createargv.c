@@ -7,7 +7,7 @@
 #include "sbx-internal.h"
 
 void
-sbx_xcreate_conf(struct sbx_create *how)
+sbx_xcreateargv_conf(struct sbx_create *how)
 {
 	memset(how, 0, sizeof(*how));
 	snprintf(how->cpus, sizeof(how->cpus), "%lld",

@@ -8,7 +8,7 @@
 #define FD_SCAN_MAX	65536	/* descriptors looked at past stderr */
 
 void
-sbx_stdio_null(void)
+sbx_detach_stdio_null(void)
 {
 	int fd;
 
@@ -22,7 +22,7 @@ sbx_stdio_null(void)
 }
 
 void
-sbx_close_others(const int *keep, size_t nkeep)
+sbx_detach_close_others(const int *keep, size_t nkeep)
 {
 	long max, fd;
 	size_t i;

@@ -9,7 +9,7 @@
 #include <strings.h>
 
 #include "sbx.h"
-#include "sbxconf.h"
+#include "sbxenv.h"
 #include "sbx-internal.h"
 
 /* What the sbx CLI needs to work, and nothing secret-bearing. */

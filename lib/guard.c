@@ -20,7 +20,7 @@
  * signals blocked across the fork; child() gets the old mask.  The pid.
  */
 pid_t
-sbx_lifeline(int *line, void (*child)(int, const sigset_t *, void *),
+sbx_guard_lifeline(int *line, void (*child)(int, const sigset_t *, void *),
     void *arg)
 {
 	sigset_t all, old;
@@ -78,7 +78,7 @@ int
 sbx_guard_start(struct sbx_guard *g)
 {
 	g->line = -1;
-	if ((g->pid = sbx_lifeline(&g->line, guardian, NULL)) == -1)
+	if ((g->pid = sbx_guard_lifeline(&g->line, guardian, NULL)) == -1)
 		return -1;
 	/* the guardian does it too; whoever is first, the group exists */
 	(void)setpgid(g->pid, g->pid);
@@ -93,7 +93,7 @@ sbx_guard_stop(struct sbx_guard *g)
 
 	if (g->pid == -1)
 		return;
-	(void)sbx_writeall(g->line, &b, 1);
+	(void)sbx_io_writeall(g->line, &b, 1);
 	close(g->line);
 	while (waitpid(g->pid, &ws, 0) == -1 && errno == EINTR)
 		;

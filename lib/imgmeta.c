@@ -122,7 +122,7 @@ sbx_imgmeta_read(int efd, struct sbx_imgmeta *m)
 	memset(&b, 0, sizeof(b));
 	if ((fd = sbx_imgcache_file(efd, "meta", O_RDONLY)) == -1)
 		return -1;
-	if (sbx_buf_readfd(&b, fd, META_MAX + 1) == -1 || b.len > META_MAX ||
+	if (sbx_io_buf_readfd(&b, fd, META_MAX + 1) == -1 || b.len > META_MAX ||
 	    b.data == NULL || memchr(b.data, '\0', b.len) != NULL)
 		goto out;
 	for (k = 0, line = b.data; *line != '\0'; line = next, k++) {
@@ -140,7 +140,7 @@ sbx_imgmeta_read(int efd, struct sbx_imgmeta *m)
 out:
 	if (rv == -1)
 		errno = EINVAL;
-	sbx_buf_free(&b);
+	sbx_io_buf_free(&b);
 	close(fd);
 	return rv;
 }
@@ -163,23 +163,23 @@ sbx_imgmeta_write(int efd, const struct sbx_imgmeta *m)
 		errno = EINVAL;
 		return -1;
 	}
-	if (sbx_buf_add(&b, "workspace=", 10) == -1 ||
-	    sbx_buf_add(&b, m->workspace, strlen(m->workspace)) == -1)
+	if (sbx_io_buf_add(&b, "workspace=", 10) == -1 ||
+	    sbx_io_buf_add(&b, m->workspace, strlen(m->workspace)) == -1)
 		goto out;
 	snprintf(line, sizeof(line), "\nstore=%s\nsize=%lld\nsaved=%lld\n"
 	    "used=%lld\n", m->store, m->size, m->saved, m->used);
-	if (sbx_buf_add(&b, line, strlen(line)) == -1)
+	if (sbx_io_buf_add(&b, line, strlen(line)) == -1)
 		goto out;
 	for (i = 0; i < m->nrefs; i++) {
 		snprintf(line, sizeof(line), "ref=%s\n", m->refs[i]);
-		if (sbx_buf_add(&b, line, strlen(line)) == -1)
+		if (sbx_io_buf_add(&b, line, strlen(line)) == -1)
 			goto out;
 	}
 	snprintf(tmp, sizeof(tmp), ".meta.%ld", (long)getpid());
 	(void)unlinkat(efd, tmp, 0);
 	if ((fd = sbx_imgcache_file(efd, tmp, O_WRONLY | O_CREAT | O_EXCL)) == -1)
 		goto out;
-	if (sbx_writeall(fd, b.data, b.len) == -1 || fsync(fd) == -1) {
+	if (sbx_io_writeall(fd, b.data, b.len) == -1 || fsync(fd) == -1) {
 		e = errno;
 		close(fd);
 		(void)unlinkat(efd, tmp, 0);
@@ -195,7 +195,7 @@ sbx_imgmeta_write(int efd, const struct sbx_imgmeta *m)
 	}
 	rv = 0;
 out:
-	sbx_buf_free(&b);
+	sbx_io_buf_free(&b);
 	return rv;
 }
 

@@ -10,7 +10,7 @@
 #include "sbx.h"
 
 int
-sbx_writeall(int fd, const void *p, size_t n)
+sbx_io_writeall(int fd, const void *p, size_t n)
 {
 	const char *s = p;
 	struct pollfd pfd;
@@ -36,7 +36,7 @@ sbx_writeall(int fd, const void *p, size_t n)
 }
 
 int
-sbx_buf_add(struct sbx_buf *b, const void *p, size_t n)
+sbx_io_buf_add(struct sbx_buf *b, const void *p, size_t n)
 {
 	char *d;
 	size_t cap;
@@ -62,7 +62,7 @@ sbx_buf_add(struct sbx_buf *b, const void *p, size_t n)
 }
 
 void
-sbx_buf_free(struct sbx_buf *b)
+sbx_io_buf_free(struct sbx_buf *b)
 {
 	free(b->data);
 	b->data = NULL;
@@ -70,7 +70,7 @@ sbx_buf_free(struct sbx_buf *b)
 }
 
 int
-sbx_buf_readfd(struct sbx_buf *b, int fd, size_t max)
+sbx_io_buf_readfd(struct sbx_buf *b, int fd, size_t max)
 {
 	char chunk[4096];
 	ssize_t r;
@@ -87,13 +87,13 @@ sbx_buf_readfd(struct sbx_buf *b, int fd, size_t max)
 			errno = ERANGE;
 			return -1;
 		}
-		if (sbx_buf_add(b, chunk, (size_t)r) == -1)
+		if (sbx_io_buf_add(b, chunk, (size_t)r) == -1)
 			return -1;
 	}
 }
 
 int
-sbx_fshut(void)
+sbx_io_fshut(void)
 {
 	int bad;
 
@@ -104,7 +104,7 @@ sbx_fshut(void)
 }
 
 int
-sbx_pipe(int fd[2])
+sbx_io_pipe(int fd[2])
 {
 	int e;
 

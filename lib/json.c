@@ -88,7 +88,7 @@ utf8(struct sbx_buf *b, unsigned u)
 		o[3] = (unsigned char)(0x80 | (u & 0x3f));
 		n = 4;
 	}
-	return sbx_buf_add(b, o, n);
+	return sbx_io_buf_add(b, o, n);
 }
 
 static char *
@@ -98,13 +98,13 @@ string(struct parser *ps, size_t *lenp)
 	const char *run;
 	unsigned u, lo;
 
-	if (sbx_buf_add(&b, "", 0) == -1)
+	if (sbx_io_buf_add(&b, "", 0) == -1)
 		goto nomem;
 	for (;;) {
 		for (run = ps->p; ps->p < ps->end && *ps->p != '"' &&
 		    *ps->p != '\\' && (unsigned char)*ps->p >= 0x20; ps->p++)
 			;
-		if (sbx_buf_add(&b, run, (size_t)(ps->p - run)) == -1)
+		if (sbx_io_buf_add(&b, run, (size_t)(ps->p - run)) == -1)
 			goto nomem;
 		if (ps->p >= ps->end || (unsigned char)*ps->p < 0x20)
 			goto bad;
@@ -114,7 +114,7 @@ string(struct parser *ps, size_t *lenp)
 			goto bad;
 		switch (*ps->p++) {
 		case '"': case '\\': case '/':
-			if (sbx_buf_add(&b, ps->p - 1, 1) == -1)
+			if (sbx_io_buf_add(&b, ps->p - 1, 1) == -1)
 				goto nomem;
 			continue;
 		case 'b': u = '\b'; break;
@@ -150,11 +150,11 @@ string(struct parser *ps, size_t *lenp)
 	return b.data;
 nomem:
 	ps->err = "out of memory";
-	sbx_buf_free(&b);
+	sbx_io_buf_free(&b);
 	return NULL;
 bad:
 	ps->err = "bad string";
-	sbx_buf_free(&b);
+	sbx_io_buf_free(&b);
 	return NULL;
 }
 

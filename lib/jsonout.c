@@ -17,7 +17,7 @@ esc1(const char *s, char out[7], int ascii)
 	unsigned cp;
 	size_t n;
 
-	if ((n = sbx_utf8len(s, SIZE_MAX, &cp)) == 0) {
+	if ((n = sbx_shown_utf8len(s, SIZE_MAX, &cp)) == 0) {
 		memcpy(out, "\\ufffd", 7);
 		return 1;
 	}
@@ -26,7 +26,7 @@ esc1(const char *s, char out[7], int ascii)
 		out[1] = '\0';
 	} else if (cp == '"' || cp == '\\')
 		(void)snprintf(out, 7, "\\%c", (int)cp);
-	else if (sbx_unsafe(cp))
+	else if (sbx_shown_unsafe(cp))
 		(void)snprintf(out, 7, "\\u%04x", cp);
 	else {
 		memcpy(out, s, n);
@@ -36,7 +36,7 @@ esc1(const char *s, char out[7], int ascii)
 }
 
 void
-sbx_json_puts(FILE *fp, const char *s)
+sbx_jsonout_puts(FILE *fp, const char *s)
 {
 	char e[7];
 
@@ -50,7 +50,7 @@ sbx_json_puts(FILE *fp, const char *s)
 
 /* A line of JSON written before, with what the escaper refuses escaped now. */
 void
-sbx_json_putline(FILE *fp, const char *s, size_t len)
+sbx_jsonout_putline(FILE *fp, const char *s, size_t len)
 {
 	const char *end = s + len;
 	char e[7];
@@ -66,7 +66,7 @@ sbx_json_putline(FILE *fp, const char *s, size_t len)
  * bytes of s consumed, *len those written.
  */
 size_t
-sbx_json_esc(char *dst, size_t size, const char *s, size_t *len)
+sbx_jsonout_esc(char *dst, size_t size, const char *s, size_t *len)
 {
 	char e[7];
 	size_t i = 0, n, k, w = 0;

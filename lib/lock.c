@@ -101,11 +101,11 @@ slot(const char *name)
 
 /* A lock of type on fd within ms (< 0: no limit); -1: EAGAIN, ETIMEDOUT. */
 int
-sbx_setlk(int fd, short type, off_t start, off_t len, long long ms)
+sbx_lock_setlk(int fd, short type, off_t start, off_t len, long long ms)
 {
 	struct flock fl;
 	struct timespec ts;
-	long long until = ms > 0 ? sbx_now_ms() + ms : 0, left;
+	long long until = ms > 0 ? sbx_clock_now_ms() + ms : 0, left;
 	int e;
 
 	for (;;) {
@@ -119,7 +119,8 @@ sbx_setlk(int fd, short type, off_t start, off_t len, long long ms)
 		if (errno == EINTR)
 			continue;
 		e = errno == EACCES ? EAGAIN : errno;
-		if (e != EAGAIN || ms == 0 || (left = until - sbx_now_ms()) <= 0)
+		if (e != EAGAIN || ms == 0 ||
+		    (left = until - sbx_clock_now_ms()) <= 0)
 			break;
 		/* no timed wait for a record lock: a short poll instead */
 		ts.tv_sec = 0;
@@ -131,8 +132,8 @@ sbx_setlk(int fd, short type, off_t start, off_t len, long long ms)
 }
 
 /*
- * name's lock in the shared file, waiting as sbx_setlk does; closing any fd
- * of the file releases it.
+ * name's lock in the shared file, waiting as sbx_lock_setlk does; closing
+ * any fd of the file releases it.
  */
 int
 sbx_lock_name(int dfd, const char *file, const char *name, long long ms)
@@ -141,7 +142,7 @@ sbx_lock_name(int dfd, const char *file, const char *name, long long ms)
 
 	if ((fd = lockfd(dfd, file, 1)) == -1)
 		return -1;
-	if (sbx_setlk(fd, F_WRLCK, slot(name), 1, ms) == 0)
+	if (sbx_lock_setlk(fd, F_WRLCK, slot(name), 1, ms) == 0)
 		return fd;
 	e = errno;
 	close(fd);

@@ -15,7 +15,8 @@
 #include <unistd.h>
 
 #include "sbx.h"
-#include "sbxconf.h"
+#include "sbxmarker.h"
+#include "sbxname.h"
 #include "sbxstate.h"
 
 /*

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxmarker.h"
 #include "sbxstate.h"
 
 /*
@@ -40,7 +41,7 @@ field(const char *content, const char *key, long long min, long long max,
 }
 
 int
-sbx_owner_write(int dfd, const char *name, pid_t pid,
+sbx_markerio_owner_write(int dfd, const char *name, pid_t pid,
     unsigned long long start, pid_t watcher)
 {
 	char file[SBX_MARKER_MAX], text[128];
@@ -74,7 +75,7 @@ readmarker(int dfd, const char *name, enum sbx_marker m, char *text,
  * none and EINVAL when it is not a marker we wrote.
  */
 int
-sbx_owner_read(int dfd, const char *name, pid_t *pid,
+sbx_markerio_owner_read(int dfd, const char *name, pid_t *pid,
     unsigned long long *start)
 {
 	char text[512];
@@ -91,7 +92,7 @@ sbx_owner_read(int dfd, const char *name, pid_t *pid,
 
 /* The created= time of NAME.created; -1 with ENOENT or EINVAL as above. */
 int
-sbx_created_read(int dfd, const char *name, long long *when)
+sbx_markerio_created_read(int dfd, const char *name, long long *when)
 {
 	char text[4096];
 
@@ -106,7 +107,7 @@ sbx_created_read(int dfd, const char *name, long long *when)
  * provisionings in the same second still differ.
  */
 int
-sbx_created_write(int dfd, const char *name, const char *state,
+sbx_markerio_created_write(int dfd, const char *name, const char *state,
     const char *workspace, const char *mode)
 {
 	char file[SBX_MARKER_MAX], text[PATH_MAX + 192];
@@ -121,14 +122,15 @@ sbx_created_write(int dfd, const char *name, const char *state,
 
 /* The whole text of NAME.created; -1 with ENOENT or EINVAL as above. */
 int
-sbx_created_text(int dfd, const char *name, char *text, size_t size)
+sbx_markerio_created_text(int dfd, const char *name, char *text, size_t size)
 {
 	return readmarker(dfd, name, SBX_M_CREATED, text, size);
 }
 
 /* The workspace= of NAME.created; -1 with ENOENT or EINVAL as above. */
 int
-sbx_created_workspace(int dfd, const char *name, char *buf, size_t size)
+sbx_markerio_created_workspace(int dfd, const char *name, char *buf,
+    size_t size)
 {
 	char text[PATH_MAX + 192];
 
@@ -148,17 +150,18 @@ sbx_created_workspace(int dfd, const char *name, char *buf, size_t size)
  * SBX_STATE_DIR exits 64, as everywhere.
  */
 char **
-sbx_xsession_ws(const char *name, char *buf, size_t size, char *list[2])
+sbx_xmarkerio_session_ws(const char *name, char *buf, size_t size,
+    char *list[2])
 {
 	char dir[PATH_MAX];
 	int dfd;
 
 	list[0] = list[1] = NULL;
-	if (sbx_xstate_path(dir, sizeof(dir)) == -1 ||
+	if (sbx_xstatedir_path(dir, sizeof(dir)) == -1 ||
 	    (dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1)
 		return list;
-	if (sbx_created_workspace(dfd, name, buf, size) == 0)
+	if (sbx_markerio_created_workspace(dfd, name, buf, size) == 0)
 		list[0] = buf;
 	close(dfd);
 	return list;
@@ -169,8 +172,8 @@ sbx_xsession_ws(const char *name, char *buf, size_t size, char *list[2])
  * last status and the first line sbx said (already fit to show).
  */
 int
-sbx_failed_write(int dfd, const char *name, const char *action, int tries,
-    int status, const char *error)
+sbx_markerio_failed_write(int dfd, const char *name, const char *action,
+    int tries, int status, const char *error)
 {
 	char file[SBX_MARKER_MAX], text[512];
 
@@ -188,8 +191,8 @@ sbx_failed_write(int dfd, const char *name, const char *action, int tries,
  * end of it when there is more than a marker may hold).
  */
 int
-sbx_prewarm_write(int dfd, const char *name, int status, const char *said,
-    size_t len)
+sbx_markerio_prewarm_write(int dfd, const char *name, int status,
+    const char *said, size_t len)
 {
 	char file[SBX_MARKER_MAX], text[4096], *t;	/* a marker's most */
 	size_t i, n, max = SBX_PREWARM_SAID;
@@ -232,8 +235,8 @@ sbx_prewarm_write(int dfd, const char *name, int status, const char *said,
  * lines (without the key) as they were.  -1 with ENOENT or EINVAL.
  */
 int
-sbx_prewarm_read(int dfd, const char *name, long long *when, int *status,
-    char *said, size_t size)
+sbx_markerio_prewarm_read(int dfd, const char *name, long long *when,
+    int *status, char *said, size_t size)
 {
 	char text[4096 + 1], *line, *next;
 	long long s;

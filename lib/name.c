@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "sbx.h"
-#include "sbxconf.h"
+#include "sbxname.h"
 #include "sbx-internal.h"
 
 static int
@@ -39,7 +39,7 @@ sbx_name_valid(const char *s)
 }
 
 int
-sbx_urandom(unsigned char *p, size_t n)
+sbx_name_urandom(unsigned char *p, size_t n)
 {
 	ssize_t r;
 	int fd;
@@ -70,7 +70,7 @@ compose(char *buf, size_t size, const char *prefix, long pid, char sep)
 	int n;
 
 	for (t = 0; t < sizeof(tail) - 1; ) {
-		if (sbx_urandom(rnd, sizeof(rnd)) == -1)
+		if (sbx_name_urandom(rnd, sizeof(rnd)) == -1)
 			return -1;
 		/* dropping bytes above 252 = 7 * 36 avoids modulo bias */
 		for (i = 0; i < sizeof(rnd) && t < sizeof(tail) - 1; i++)

@@ -56,8 +56,8 @@ run(struct sbx_portcli *pc, char **av)
 {
 	struct sbx_result c;
 
-	sbx_buf_free(&pc->out);
-	sbx_buf_free(&pc->err);
+	sbx_io_buf_free(&pc->out);
+	sbx_io_buf_free(&pc->err);
 	av[0] = (char *)pc->sbx;
 	if (sbx_call(&c, av, pc->env, pc->timeout, pc->dfd) == -1) {
 		pc->status = -1;
@@ -97,7 +97,8 @@ call(struct sbx_portcli *pc, int d, int what, const struct sbx_ports *set)
 	    (specs = calloc(ns + 1, sizeof(*specs))) == NULL)
 		goto out;
 	for (i = 0; i < ns; i++)
-		if (sbx_port_sbxspec(&set->v[i], specs[i], SPEC_MAX) == -1) {
+		if (sbx_portspec_sbxspec(&set->v[i], specs[i],
+		    SPEC_MAX) == -1) {
 			errno = EINVAL;
 			goto out;
 		}
@@ -159,22 +160,22 @@ dialect_call(struct sbx_portcli *pc, int what, const struct sbx_ports *set)
 		memset(&pc->out, 0, sizeof(pc->out));
 		memset(&pc->err, 0, sizeof(pc->err));
 		if (call(pc, SBX_DIALECT_PORT, what, set) == -1) {
-			sbx_buf_free(&out);
-			sbx_buf_free(&err);
+			sbx_io_buf_free(&out);
+			sbx_io_buf_free(&err);
 			return -1;
 		}
 		if (unknown_verb(pc, SBX_DIALECT_PORT)) {
 			/* no group: the `ports` answer stands */
 			pc->noport = 1;
-			sbx_buf_free(&pc->out);
-			sbx_buf_free(&pc->err);
+			sbx_io_buf_free(&pc->out);
+			sbx_io_buf_free(&pc->err);
 			pc->out = out;
 			pc->err = err;
 			pc->status = status;
 		} else {
 			pc->dialect = SBX_DIALECT_PORT;
-			sbx_buf_free(&out);
-			sbx_buf_free(&err);
+			sbx_io_buf_free(&out);
+			sbx_io_buf_free(&err);
 		}
 	}
 	if (pc->status == 0 && pc->dialect != cached)
@@ -198,7 +199,7 @@ sbx_portcli_list(struct sbx_portcli *pc, struct sbx_ports *l,
 		*errstr = "sbx failed";
 		return -1;
 	}
-	return sbx_ports_sbxjson(pc->out.data ? pc->out.data : "",
+	return sbx_portspec_sbxjson(pc->out.data ? pc->out.data : "",
 	    pc->out.len, l, errstr);
 }
 
@@ -234,6 +235,6 @@ sbx_portcli_wake(struct sbx_portcli *pc)
 void
 sbx_portcli_free(struct sbx_portcli *pc)
 {
-	sbx_buf_free(&pc->out);
-	sbx_buf_free(&pc->err);
+	sbx_io_buf_free(&pc->out);
+	sbx_io_buf_free(&pc->err);
 }

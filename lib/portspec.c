@@ -16,13 +16,13 @@
 #define PORTS_MAX	65536
 
 const char *
-sbx_proto_name(int proto)
+sbx_portspec_proto_name(int proto)
 {
 	return proto == SBX_UDP ? "udp" : "tcp";
 }
 
 const char *
-sbx_port_proto(const struct sbx_port *p)
+sbx_portspec_proto(const struct sbx_port *p)
 {
 	static const char *const name[2][3] = {
 		{ "tcp", "tcp4", "tcp6" }, { "udp", "udp4", "udp6" }
@@ -34,7 +34,7 @@ sbx_port_proto(const struct sbx_port *p)
 
 /* The protocol, exactly: SBX_TCP or SBX_UDP, the family in *fam; or -1. */
 int
-sbx_proto_parse(const char *s, size_t len, int *fam)
+sbx_portspec_proto_parse(const char *s, size_t len, int *fam)
 {
 	int f = 0, proto;
 
@@ -54,7 +54,7 @@ sbx_proto_parse(const char *s, size_t len, int *fam)
 }
 
 int
-sbx_port_parse(const char *s, size_t len, const char **errstr)
+sbx_portspec_parse(const char *s, size_t len, const char **errstr)
 {
 	char buf[8];
 	size_t i;
@@ -113,8 +113,8 @@ sbx_portspec(const char *spec, struct sbx_port *p, const char **errstr)
 	memset(p, 0, sizeof(*p));
 	p->proto = SBX_TCP;
 	if ((slash = strchr(spec, '/')) != NULL) {
-		if ((p->proto = sbx_proto_parse(slash + 1, strlen(slash + 1),
-		    &p->fam)) == -1) {
+		if ((p->proto = sbx_portspec_proto_parse(slash + 1,
+		    strlen(slash + 1), &p->fam)) == -1) {
 			*errstr = "protocol is not tcp, tcp4, tcp6, udp, udp4 "
 			    "or udp6";
 			return -1;
@@ -125,7 +125,7 @@ sbx_portspec(const char *spec, struct sbx_port *p, const char **errstr)
 		return -1;
 	vm = spec;
 	if ((colon = memchr(spec, ':', (size_t)(slash - spec))) != NULL) {
-		if ((p->host = sbx_port_parse(spec, (size_t)(colon - spec),
+		if ((p->host = sbx_portspec_parse(spec, (size_t)(colon - spec),
 		    &e)) == -1) {
 			*errstr = e[0] == 't' ? "host port is out of range" :
 			    "host port is not a number";
@@ -134,7 +134,7 @@ sbx_portspec(const char *spec, struct sbx_port *p, const char **errstr)
 		vm = colon + 1;
 	}
 	vmlen = (size_t)(slash - vm);
-	if ((p->vm = sbx_port_parse(vm, vmlen, &e)) == -1) {
+	if ((p->vm = sbx_portspec_parse(vm, vmlen, &e)) == -1) {
 		*errstr = e[0] == 't' ? "sandbox port is out of range" :
 		    "sandbox port is not a number";
 		return -1;
@@ -144,7 +144,7 @@ sbx_portspec(const char *spec, struct sbx_port *p, const char **errstr)
 }
 
 int
-sbx_ports_add(struct sbx_ports *l, const struct sbx_port *p)
+sbx_portspec_add(struct sbx_ports *l, const struct sbx_port *p)
 {
 	struct sbx_port *v;
 	size_t cap;
@@ -163,14 +163,14 @@ sbx_ports_add(struct sbx_ports *l, const struct sbx_port *p)
 }
 
 void
-sbx_ports_free(struct sbx_ports *l)
+sbx_portspec_free(struct sbx_ports *l)
 {
 	free(l->v);
 	memset(l, 0, sizeof(*l));
 }
 
 const struct sbx_port *
-sbx_ports_findvm(const struct sbx_ports *l, int vm, int proto)
+sbx_portspec_findvm(const struct sbx_ports *l, int vm, int proto)
 {
 	size_t i;
 
@@ -181,7 +181,7 @@ sbx_ports_findvm(const struct sbx_ports *l, int vm, int proto)
 }
 
 int
-sbx_ip_loopback(const char *ip)
+sbx_portspec_ip_loopback(const char *ip)
 {
 	return strcmp(ip, "127.0.0.1") == 0 || strcmp(ip, "::1") == 0;
 }
@@ -194,12 +194,12 @@ jport(const struct sbx_json *o, const char *key)
 
 	if (m == NULL || (m->type != SBX_JNUM && m->type != SBX_JSTR))
 		return -1;
-	return sbx_port_parse(m->str, strlen(m->str), &e);
+	return sbx_portspec_parse(m->str, strlen(m->str), &e);
 }
 
 /* sbx's listing: a JSON array, maybe after notices; empty output is none. */
 int
-sbx_ports_sbxjson(const char *buf, size_t len, struct sbx_ports *l,
+sbx_portspec_sbxjson(const char *buf, size_t len, struct sbx_ports *l,
     const char **errstr)
 {
 	struct sbx_json *j;
@@ -224,7 +224,7 @@ sbx_ports_sbxjson(const char *buf, size_t len, struct sbx_ports *l,
 		if ((ip = sbx_json_str(m, "host_ip")) == NULL ||
 		    strlen(ip) >= sizeof(p.ip) ||
 		    (proto = sbx_json_str(m, "protocol")) == NULL ||
-		    (p.proto = sbx_proto_parse(proto, strlen(proto),
+		    (p.proto = sbx_portspec_proto_parse(proto, strlen(proto),
 		    &p.fam)) == -1 ||
 		    (p.host = jport(m, "host_port")) == -1 ||
 		    (p.vm = jport(m, "sandbox_port")) == -1) {
@@ -233,7 +233,7 @@ sbx_ports_sbxjson(const char *buf, size_t len, struct sbx_ports *l,
 			goto bad;
 		}
 		memcpy(p.ip, ip, strlen(ip) + 1);
-		if (sbx_ports_add(l, &p) == -1) {
+		if (sbx_portspec_add(l, &p) == -1) {
 			*errstr = strerror(errno);
 			goto bad;
 		}
@@ -248,18 +248,18 @@ bad:
 
 /* sbx's spec for a mapping, address given: a bare one binds per version. */
 int
-sbx_port_sbxspec(const struct sbx_port *p, char *buf, size_t size)
+sbx_portspec_sbxspec(const struct sbx_port *p, char *buf, size_t size)
 {
 	const char *ip = p->ip[0] ? p->ip : "127.0.0.1";
 	int v6 = strchr(ip, ':') != NULL, n;
 
 	n = snprintf(buf, size, "%s%s%s:%d:%d/%s", v6 ? "[" : "", ip,
-	    v6 ? "]" : "", p->host, p->vm, sbx_port_proto(p));
+	    v6 ? "]" : "", p->host, p->vm, sbx_portspec_proto(p));
 	return n < 0 || (size_t)n >= size ? -1 : 0;
 }
 
 int
-sbx_port_url(const struct sbx_port *p, char *buf, size_t size)
+sbx_portspec_url(const struct sbx_port *p, char *buf, size_t size)
 {
 	const char *ip = p->ip[0] ? p->ip : "127.0.0.1";
 	int v6 = strchr(ip, ':') != NULL, n;

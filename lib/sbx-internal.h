@@ -15,15 +15,15 @@
 struct sbx_spawn;		/* sbxchild.h */
 struct sbx_port;		/* sbxports.h */
 struct sbx_ports;
-struct sbx_envpolicy;		/* sbxconf.h */
+struct sbx_envpolicy;		/* sbxenv.h */
 
 /* spawn.c: fork and exec one child (supervise.c; test/tools/orphan) */
 pid_t	 sbx_spawn(const struct sbx_spawn *, int, int, pid_t);
 void SBX_DEAD sbx_spawn_child(const struct sbx_spawn *, int, int, pid_t,
 	    pid_t, const sigset_t *, int);
-int	 sbx_waitstatus(int);
+int	 sbx_spawn_waitstatus(int);
 
-/* relay.c: one output stream of a supervised child */
+/* stream.c: one output stream of a supervised child */
 struct sbx_stream {
 	int	 fd;		/* the child's pipe; -1 once closed */
 	int	 dst;		/* where passed-on output goes */
@@ -63,15 +63,16 @@ struct sbx_word {		/* a word a setting takes, and its value */
 	const char	*word;
 	int		 value;
 };
-int	 sbx_parse_word(const char *, const struct sbx_word *);
-int	 sbx_xparse_word(const char *, const char *, const struct sbx_word *);
-long long sbx_xparse_num(const char *, const char *, long long, long long);
-long long sbx_xparse_hours(const char *, const char *, long long);
-long long sbx_xparse_bytes(const char *, const char *, long long);
-void	 sbx_xparse_memory(const char *, const char *, char *, size_t);
-const char *sbx_xparse_ref(const char *, const char *);
-const char *sbx_xparse_names(const char *, const char *);
-const char *sbx_xparse_name(const char *, const char *);
+int	 sbx_confparse_word(const char *, const struct sbx_word *);
+int	 sbx_xconfparse_word(const char *, const char *,
+	    const struct sbx_word *);
+long long sbx_xconfparse_num(const char *, const char *, long long, long long);
+long long sbx_xconfparse_hours(const char *, const char *, long long);
+long long sbx_xconfparse_bytes(const char *, const char *, long long);
+void	 sbx_xconfparse_memory(const char *, const char *, char *, size_t);
+const char *sbx_xconfparse_ref(const char *, const char *);
+const char *sbx_xconfparse_names(const char *, const char *);
+const char *sbx_xconfparse_name(const char *, const char *);
 
 /* env.c: its name tests (confparse.c; test/fuzz/env), an allow-list */
 int	 sbx_env_isdocker(const char *);
@@ -80,12 +81,12 @@ int	 sbx_env_validname(const char *, size_t);
 int	 sbx_env_addnames(struct sbx_envpolicy *, const char *, const char *);
 
 /* name.c: random bytes (stamp.c) */
-int	 sbx_urandom(unsigned char *, size_t);
+int	 sbx_name_urandom(unsigned char *, size_t);
 
 /* sbxcli.c: the search that sibling.c shares */
-int	 sbx_path_search(char *const *, char *const *, const char *, char *,
+int	 sbx_cli_path_search(char *const *, char *const *, const char *, char *,
 	    size_t);
-int	 sbx_prog_ok(char *const *, const char *, char *, size_t);
+int	 sbx_cli_prog_ok(char *const *, const char *, char *, size_t);
 
 /* sbxline.c: what one line of sbx's standard error is */
 #define SBX_LINE_MAX	512	/* longer is no line of sbx's */
@@ -110,12 +111,12 @@ extern const char sbx_stamp_ender[];
 extern const char sbx_stamp_asker[];
 
 /* portspec.c: the parsers below sbxports.h (test/fuzz/ports) */
-int	 sbx_ports_sbxjson(const char *, size_t, struct sbx_ports *,
+int	 sbx_portspec_sbxjson(const char *, size_t, struct sbx_ports *,
 	    const char **);
-int	 sbx_port_sbxspec(const struct sbx_port *, char *, size_t);
+int	 sbx_portspec_sbxspec(const struct sbx_port *, char *, size_t);
 
 /* shown.c: which characters no reader gets raw (jsonout.c's too) */
-size_t	 sbx_utf8len(const char *, size_t, unsigned *);
-int	 sbx_unsafe(unsigned);
+size_t	 sbx_shown_utf8len(const char *, size_t, unsigned *);
+int	 sbx_shown_unsafe(unsigned);
 
 #endif

@@ -26,12 +26,12 @@
 #define SBX_EX_NOTFOUND	127
 #define SBX_SIGSTATUS(n)	(128 + (n))	/* ended by signal n */
 /* spawn.c: the status above for the errno of an exec that failed */
-int	 sbx_exec_status(int);
+int	 sbx_spawn_exec_status(int);
 
 /* The canonical socket every inner docker call is pinned to. */
 #define SBX_DOCKER_HOST	"unix:///var/run/docker.sock"
 
-/* The longest sandbox name (name.c checks them, sbxconf.h). */
+/* The longest sandbox name (name.c checks them, sbxname.h). */
 #define SBX_NAME_MAX	63
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -46,14 +46,14 @@ struct sbx_buf {
 	size_t	 len;
 	size_t	 cap;
 };
-int	 sbx_writeall(int, const void *, size_t);
-int	 sbx_buf_add(struct sbx_buf *, const void *, size_t);
-void	 sbx_buf_free(struct sbx_buf *);
-int	 sbx_buf_readfd(struct sbx_buf *, int, size_t);
-int	 sbx_fshut(void);
-int	 sbx_pipe(int[2]);
+int	 sbx_io_writeall(int, const void *, size_t);
+int	 sbx_io_buf_add(struct sbx_buf *, const void *, size_t);
+void	 sbx_io_buf_free(struct sbx_buf *);
+int	 sbx_io_buf_readfd(struct sbx_buf *, int, size_t);
+int	 sbx_io_fshut(void);
+int	 sbx_io_pipe(int[2]);
 
-/* num.c: bounded number parsing, strtonum(3) semantics */
+/* strtonum.c: bounded number parsing, strtonum(3) semantics */
 long long sbx_strtonum(const char *, long long, long long, const char **);
 
 /*

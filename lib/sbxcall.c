@@ -83,11 +83,11 @@ sbx_call(struct sbx_result *res, char *const *argv, char *const *envp,
 				    id);
 			flag = 0;
 		} else if (try < SBX_RACE_TRIES && sbx_says_race(res->err.data)) {
-			sbx_pause_ms(delay);
+			sbx_clock_pause_ms(delay);
 			delay *= 2;
 		} else
 			break;
-		sbx_result_free(res);
+		sbx_supervise_result_free(res);
 	}
 	free(av);
 	return rv;

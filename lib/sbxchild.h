@@ -42,7 +42,7 @@ struct sbx_result {		/* what came of it */
 	unsigned long long relayed;	/* bytes read from both streams */
 };
 int	 sbx_supervise(const struct sbx_spawn *, struct sbx_result *);
-void	 sbx_result_free(struct sbx_result *);
+void	 sbx_supervise_result_free(struct sbx_result *);
 
 /*
  * selfpipe.c: the process's one self-pipe; trapped signals arrive on its
@@ -58,11 +58,12 @@ void	 sbx_selfpipe_child(void);
 int	 sbx_capture(struct sbx_result *, char *const *, char *const *, int);
 
 /* guard.c: a child that reads EOF on its lifeline when the caller ends */
-pid_t	 sbx_lifeline(int *, void (*)(int, const sigset_t *, void *), void *);
+pid_t	 sbx_guard_lifeline(int *, void (*)(int, const sigset_t *, void *),
+	    void *);
 
 /* detach.c: what a process that outlives its caller lets go of */
-void	 sbx_stdio_null(void);
-void	 sbx_close_others(const int *, size_t);
+void	 sbx_detach_stdio_null(void);
+void	 sbx_detach_close_others(const int *, size_t);
 
 /* proc.c: is a process (pid plus start time) still the one we knew? */
 int	 sbx_proc_start(pid_t, unsigned long long *);

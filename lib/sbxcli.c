@@ -17,7 +17,7 @@
 
 #include "sbx.h"
 #include "sbxcli.h"
-#include "sbxconf.h"
+#include "sbxenv.h"
 #include "sbx-internal.h"
 
 #ifndef PATH_MAX
@@ -36,7 +36,7 @@ struct wset {
 };
 
 int
-sbx_runnable(const char *path)
+sbx_cli_runnable(const char *path)
 {
 	struct stat st;
 
@@ -102,7 +102,7 @@ candidate(struct wset *w, const char *path, char *buf, size_t size)
 
 	int i;
 
-	if (!sbx_runnable(path) || realpath(path, real) == NULL ||
+	if (!sbx_cli_runnable(path) || realpath(path, real) == NULL ||
 	    strlen(real) >= size)
 		return -1;
 	if ((i = wset_holds(w, real)) != 0)
@@ -138,7 +138,7 @@ search(struct wset *w, char *const *env, const char *prog, char *buf,
 		if (n <= 0 || (size_t)n >= sizeof(file))
 			continue;
 		if ((i = wset_holds(w, real)) != 0) {
-			if (sbx_runnable(file))
+			if (sbx_cli_runnable(file))
 				(void)refuse(w, i, file);
 			continue;
 		}
@@ -150,7 +150,7 @@ search(struct wset *w, char *const *env, const char *prog, char *buf,
 
 /* The first prog on env's PATH, absolute entries outside ws only; ENOENT. */
 int
-sbx_path_search(char *const *env, char *const *ws, const char *prog,
+sbx_cli_path_search(char *const *env, char *const *ws, const char *prog,
     char *buf, size_t size)
 {
 	struct wset w;
@@ -163,7 +163,7 @@ sbx_path_search(char *const *env, char *const *ws, const char *prog,
 
 /* path, resolved into buf, if runnable outside ws; EPERM or ENOENT. */
 int
-sbx_prog_ok(char *const *ws, const char *path, char *buf, size_t size)
+sbx_cli_prog_ok(char *const *ws, const char *path, char *buf, size_t size)
 {
 	struct wset w;
 
@@ -275,7 +275,7 @@ sbx_xcli_find(char *const *env, char *const *ws, char *buf, size_t size)
 		    "(set DOCKER_SANDBOX_SBX)", h != NULL ? h : "~");
 	}
 	if (stat(buf, &st) == -1 || access(buf, X_OK) == -1)
-		err(sbx_exec_status(errno), "%s", buf);
+		err(sbx_spawn_exec_status(errno), "%s", buf);
 	if (!S_ISREG(st.st_mode)) {
 		errno = EACCES;
 		err(SBX_EX_NOEXEC, "%s", buf);

@@ -14,7 +14,7 @@ struct sbx_result;		/* sbxchild.h */
 /* sbxcli.c: which sbx to run; sbx_xcli_find exits 127, 126 or 64 */
 void	 sbx_xcli_find(char *const *, char *const *, char *, size_t);
 int	 sbx_cli_find(char *const *, char *const *, char *, size_t);
-int	 sbx_runnable(const char *);
+int	 sbx_cli_runnable(const char *);
 
 /* sibling.c: a program of ours installed beside us (sbx-ports) */
 int	 sbx_sibling(const char *, char *const *, char *const *, const char *,
@@ -38,7 +38,7 @@ int	 sbx_says_restart_line(const char *, size_t);
 int	 sbx_says_race(const char *);
 int	 sbx_says_race_line(const char *, size_t);
 int	 sbx_says_notice(const char *, size_t);
-void	 sbx_restart_exit(void) SBX_DEAD;
+void	 sbx_says_restart_exit(void) SBX_DEAD;
 /* What to do when sbx awaits its daemon restart: said here alone. */
 #define SBX_RESTART_FIX	"sbx was upgraded and its daemon must restart, " \
 	"which stops every sandbox: run 'sbx daemon restart', or 'sbx ls' " \
@@ -64,7 +64,7 @@ struct sbx_create {
 	char	 memory[32];
 	const char *template;	/* or NULL */
 };
-void	 sbx_xcreate_conf(struct sbx_create *);
+void	 sbx_xcreateargv_conf(struct sbx_create *);
 char	**sbx_create_argv(char **, const char *, const char *,
 	    const struct sbx_create *, int, const char *, const char *);
 

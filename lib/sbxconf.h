@@ -1,7 +1,6 @@
 /*
- * sbxconf.h: the settings (conf.c), the environment a child gets (env.c)
- * and sandbox names (name.c): what a program reads from its caller before
- * it does anything.  conf.c checks names and lists with the other two.
+ * sbxconf.h: the DOCKER_SANDBOX* settings (conf.c, confparse.c), what a
+ * program reads from its caller before it does anything.
  */
 #ifndef SBXCONF_H
 #define SBXCONF_H
@@ -63,28 +62,6 @@ const char *sbx_xconf_value(unsigned, char *, size_t);
 void	 sbx_xconf_check(unsigned);
 unsigned sbx_conf_bit(size_t);
 const char *sbx_conf_name(unsigned);
-const char *sbx_xname_pick(const char *);
-
-/* env.c: environment policy */
-struct sbx_envpolicy {
-	int	  passthrough;	/* keep every name but docker/compose ones */
-	char	**allow;	/* extra names; NULL-terminated */
-	size_t	  nallow;
-};
-int	 sbx_xenv_policy(struct sbx_envpolicy *, const char *, int);
-void	 sbx_env_policy_free(struct sbx_envpolicy *);
-char	**sbx_env_build(char *const *, const struct sbx_envpolicy *);
-char	**sbx_env_forwarded(char *const *);
-const char *sbx_env_get(char *const *, const char *);
-
-/* name.c: sandbox names (at most SBX_NAME_MAX bytes, sbx.h) */
-#define SBX_NAME_RULE \
-	"[A-Za-z0-9][A-Za-z0-9.-]{0,61}[A-Za-z0-9], not \"default\""
-#define SBX_NAME_PREFIX	"pi-sbx-"	/* of the names sbx_name_new makes */
-int	 sbx_name_valid(const char *);
-#define SBX_SELFCHECK_PREFIX "selfcheck."	/* sbx_name_selfcheck's */
-int	 sbx_name_new(char *, size_t, long);
-int	 sbx_name_selfcheck(char *, size_t, long);
-int	 sbx_name_pid(const char *, const char *, pid_t *);
+const char *sbx_xconf_name_pick(const char *);
 
 #endif /* SBXCONF_H */

@@ -25,6 +25,6 @@ sbx_gone(const struct sbx_result *c, const char *sbx, char *const *env,
 	listed = ls.status != 0 || ls.timedout || ls.signo != 0 ? -1 :
 	    sbx_ls_listed(ls.out.data != NULL ? ls.out.data : "", ls.out.len,
 	    name, &errstr);
-	sbx_result_free(&ls);
+	sbx_supervise_result_free(&ls);
 	return listed == 0;
 }

@@ -27,8 +27,8 @@ struct sbx_json *sbx_json_span(const char *, size_t, size_t *, size_t *,
 	    const char **);
 
 /* jsonout.c: a JSON string into a buffer, or on a stream */
-size_t	 sbx_json_esc(char *, size_t, const char *, size_t *);
-void	 sbx_json_puts(FILE *, const char *);
-void	 sbx_json_putline(FILE *, const char *, size_t);
+size_t	 sbx_jsonout_esc(char *, size_t, const char *, size_t *);
+void	 sbx_jsonout_puts(FILE *, const char *);
+void	 sbx_jsonout_putline(FILE *, const char *, size_t);
 
 #endif /* SBXJSON_H */

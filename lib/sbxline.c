@@ -177,8 +177,8 @@ printable(const char *s, size_t n)
 	size_t k;
 
 	for (; n > 0; s += k, n -= k)
-		if ((k = sbx_utf8len(s, n, &cp)) == 0 ||
-		    (cp != '\t' && sbx_unsafe(cp)))
+		if ((k = sbx_shown_utf8len(s, n, &cp)) == 0 ||
+		    (cp != '\t' && sbx_shown_unsafe(cp)))
 			return 0;
 	return 1;
 }

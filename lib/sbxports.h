@@ -26,16 +26,16 @@ struct sbx_ports {
 	size_t		 n;
 	size_t		 cap;
 };
-int	 sbx_proto_parse(const char *, size_t, int *);
-const char *sbx_proto_name(int);
-int	 sbx_port_parse(const char *, size_t, const char **);
-const char *sbx_port_proto(const struct sbx_port *);
+int	 sbx_portspec_proto_parse(const char *, size_t, int *);
+const char *sbx_portspec_proto_name(int);
+int	 sbx_portspec_parse(const char *, size_t, const char **);
+const char *sbx_portspec_proto(const struct sbx_port *);
 int	 sbx_portspec(const char *, struct sbx_port *, const char **);
-int	 sbx_ports_add(struct sbx_ports *, const struct sbx_port *);
-void	 sbx_ports_free(struct sbx_ports *);
-const struct sbx_port *sbx_ports_findvm(const struct sbx_ports *, int, int);
-int	 sbx_ip_loopback(const char *);
-int	 sbx_port_url(const struct sbx_port *, char *, size_t);
+int	 sbx_portspec_add(struct sbx_ports *, const struct sbx_port *);
+void	 sbx_portspec_free(struct sbx_ports *);
+const struct sbx_port *sbx_portspec_findvm(const struct sbx_ports *, int, int);
+int	 sbx_portspec_ip_loopback(const char *);
+int	 sbx_portspec_url(const struct sbx_port *, char *, size_t);
 
 #define SBX_DIALECT_UNKNOWN	0
 #define SBX_DIALECT_PORTS	1	/* sbx ports NAME --publish SPEC */

@@ -201,7 +201,7 @@ sbx_says_race(const char *err)
 
 /* Print SBX_RESTART_FIX and exit 69. */
 void
-sbx_restart_exit(void)
+sbx_says_restart_exit(void)
 {
 	errx(SBX_EX_RESTART, "%s", SBX_RESTART_FIX);
 }

@@ -3,7 +3,7 @@
 #define SBXTIME_H
 
 /* clock.c: the monotonic clock in milliseconds; a pause */
-long long sbx_now_ms(void);
-void	 sbx_pause_ms(long);
+long long sbx_clock_now_ms(void);
+void	 sbx_clock_pause_ms(long);
 
 #endif /* SBXTIME_H */

@@ -38,7 +38,7 @@ sbx_selfpipe(void)
 {
 	if (sp[0] != -1)
 		return sp[0];
-	if (sbx_pipe(sp) == -1)
+	if (sbx_io_pipe(sp) == -1)
 		return -1;
 	/* a full pipe drops a signal rather than hang the handler */
 	if (fcntl(sp[0], F_SETFL, O_NONBLOCK) == -1 ||

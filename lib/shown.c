@@ -12,7 +12,7 @@
 
 /* The length of the well-formed UTF-8 character at s, or 0; *cp its point. */
 size_t
-sbx_utf8len(const char *str, size_t len, unsigned *cp)
+sbx_shown_utf8len(const char *str, size_t len, unsigned *cp)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
@@ -52,7 +52,7 @@ sbx_utf8len(const char *str, size_t len, unsigned *cp)
 }
 
 int
-sbx_unsafe(unsigned cp)
+sbx_shown_unsafe(unsigned cp)
 {
 	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x061c ||
 	    cp == 0x200e || cp == 0x200f || (cp >= 0x2028 && cp <= 0x202e) ||
@@ -67,8 +67,8 @@ show1(const char *s, size_t len, char out[17], int nl)
 	unsigned cp;
 	size_t n, i, o = 0;
 
-	n = sbx_utf8len(s, len, &cp);
-	if (n != 0 && ((nl && cp == '\n') || !sbx_unsafe(cp))) {
+	n = sbx_shown_utf8len(s, len, &cp);
+	if (n != 0 && ((nl && cp == '\n') || !sbx_shown_unsafe(cp))) {
 		if (cp == '\\')
 			out[o++] = '\\';
 		memcpy(out + o, s, n);
@@ -131,7 +131,7 @@ sbx_shown_write(int fd, const char *s, size_t len)
 		k = show1(s, len, e, 1);
 		n = strlen(e);
 		if (w + n > sizeof(out)) {
-			if (sbx_writeall(fd, out, w) == -1)
+			if (sbx_io_writeall(fd, out, w) == -1)
 				return -1;
 			w = 0;
 		}
@@ -140,5 +140,5 @@ sbx_shown_write(int fd, const char *s, size_t len)
 		s += k;
 		len -= k;
 	}
-	return sbx_writeall(fd, out, w);
+	return sbx_io_writeall(fd, out, w);
 }

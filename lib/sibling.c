@@ -34,8 +34,8 @@ sbx_sibling(const char *argv0, char *const *env, char *const *ws,
 			return -1;
 		if (n < 0 || (size_t)n >= sizeof(path))
 			return errno = ENAMETOOLONG, -1;
-		if (sbx_prog_ok(ws, path, buf, size) == 0)
+		if (sbx_cli_prog_ok(ws, path, buf, size) == 0)
 			return 0;
 	}
-	return sbx_path_search(env, ws, prog, buf, size);
+	return sbx_cli_path_search(env, ws, prog, buf, size);
 }

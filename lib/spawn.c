@@ -19,7 +19,7 @@
 #include "sbx-internal.h"
 
 int
-sbx_waitstatus(int ws)
+sbx_spawn_waitstatus(int ws)
 {
 	if (WIFEXITED(ws))
 		return WEXITSTATUS(ws);
@@ -30,7 +30,7 @@ sbx_waitstatus(int ws)
 
 /* 127: no such command; 125: out of resources; 126: not executable. */
 int
-sbx_exec_status(int error)
+sbx_spawn_exec_status(int error)
 {
 	switch (error) {
 	case ENOENT:
@@ -102,7 +102,7 @@ sbx_spawn(const struct sbx_spawn *s, int outfd, int errfd, pid_t pgid)
 	int ep[2], e, ws;
 	ssize_t r;
 
-	if (sbx_pipe(ep) == -1)
+	if (sbx_io_pipe(ep) == -1)
 		return -1;
 	/* no handler of ours runs in the child before it drops them */
 	sigfillset(&all);

@@ -27,7 +27,7 @@ sbx_stamp_new(char *id, size_t size)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if (sbx_urandom(r, sizeof(r)) == -1)
+	if (sbx_name_urandom(r, sizeof(r)) == -1)
 		return -1;
 	for (i = 0; i < sizeof(r); i++) {
 		id[2 * i] = hex[r[i] >> 4];
@@ -174,7 +174,7 @@ sbx_stamp_end(const char *sbx, char *const *env, const char *name,
 			    "the ending exec exited %d", res.status);
 	} else if (res.out.data != NULL)
 		read_lines(res.out.data, e);
-	sbx_result_free(&res);
+	sbx_supervise_result_free(&res);
 	return 0;
 }
 
@@ -286,6 +286,6 @@ sbx_stamp_began(const char *sbx, char *const *env, const char *name,
 		return 1;
 	began = res.status != 0 || res.timedout || res.signo != 0 ||
 	    res.out.data == NULL || strcmp(res.out.data, "unbegun\n") != 0;
-	sbx_result_free(&res);
+	sbx_supervise_result_free(&res);
 	return began;
 }

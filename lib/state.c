@@ -43,7 +43,7 @@ sbx_state_write(int dfd, const char *file, const char *content)
 		if (errno != EEXIST)
 			return -1;
 	}
-	if (sbx_writeall(fd, content, strlen(content)) == -1 ||
+	if (sbx_io_writeall(fd, content, strlen(content)) == -1 ||
 	    fsync(fd) == -1 || close(fd) == -1 ||
 	    renameat(dfd, tmp, dfd, file) == -1) {
 		e = errno;

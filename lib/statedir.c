@@ -25,7 +25,7 @@
 
 /* SBX_STATE_DIR, else $XDG_STATE_HOME/sbx-tools, else ~/.local/state/sbx-tools */
 int
-sbx_xstate_path(char *buf, size_t size)
+sbx_xstatedir_path(char *buf, size_t size)
 {
 	const char *v;
 	int n;
@@ -184,13 +184,13 @@ walk(const char *path, char *out, size_t size)
 
 /* Open (making) the state directory into buf; a descriptor, or -1 once said. */
 int
-sbx_xstate_open(char *buf, size_t size)
+sbx_xstatedir_open(char *buf, size_t size)
 {
 	char real[PATH_MAX];
 	struct stat st, seen;
 	int fd;
 
-	if (sbx_xstate_path(buf, size) == -1) {
+	if (sbx_xstatedir_path(buf, size) == -1) {
 		warn("state directory (set SBX_STATE_DIR or HOME)");
 		return -1;
 	}

@@ -65,7 +65,7 @@ forward(struct sup *u, int sig)
 	u->res->signo = sig;
 	/* a group that ignores it gets KILL after a grace */
 	if (u->pgid != 0 && u->killat == -1)
-		u->killat = sbx_now_ms() + GRACE_MS;
+		u->killat = sbx_clock_now_ms() + GRACE_MS;
 }
 
 static void
@@ -113,13 +113,13 @@ wait_ms(const struct sup *u)
 			return 0;
 		if (u->deadline == -1)
 			return -1;
-		t = u->deadline - sbx_now_ms();
+		t = u->deadline - sbx_clock_now_ms();
 		return (int)(t < 0 ? 0 : t > 60000 ? 60000 : t);
 	}
 	if (u->killat != -1)
-		t = u->killat - sbx_now_ms();
+		t = u->killat - sbx_clock_now_ms();
 	else if (u->deadline != -1)
-		t = u->deadline - sbx_now_ms();
+		t = u->deadline - sbx_clock_now_ms();
 	if (t < -1)
 		t = 0;
 	if (u->s->outmax > 0 && (t == -1 || t > SIZE_MS))
@@ -131,7 +131,7 @@ static void
 clock_turn(struct sup *u)
 {
 	struct stat st;
-	long long t = sbx_now_ms();
+	long long t = sbx_clock_now_ms();
 
 	if (u->done)
 		return;
@@ -205,7 +205,7 @@ loop(struct sup *u, const int *mine)
 			signals(u, mine);
 		if (!u->done && waitpid(u->pid, &ws, WNOHANG) == u->pid) {
 			u->done = 1;
-			u->res->status = sbx_waitstatus(ws);
+			u->res->status = sbx_spawn_waitstatus(ws);
 			if (u->res->timedout || u->res->signo)
 				killgroup(u, SIGKILL);
 			continue;
@@ -226,8 +226,9 @@ start(struct sup *u, struct sbx_guard *g)
 			return -1;
 		u->pgid = g->pid;
 	}
-	if (((s->capture_out || s->relay) && sbx_pipe(op) == -1) ||
-	    ((s->capture_err || s->hold_err || s->relay) && sbx_pipe(rp) == -1))
+	if (((s->capture_out || s->relay) && sbx_io_pipe(op) == -1) ||
+	    ((s->capture_err || s->hold_err || s->relay) &&
+	    sbx_io_pipe(rp) == -1))
 		goto fail;
 	u->res->holding = s->hold_err != NULL && !s->capture_err;
 	if ((u->pid = sbx_spawn(s, op[1] != -1 ? op[1] :
@@ -257,7 +258,7 @@ fail:
 
 /*
  * Run s to completion, filling in res: 0 with res->status, or -1 with
- * errno if the child did not start or exec (sbx_exec_status).
+ * errno if the child did not start or exec (sbx_spawn_exec_status).
  */
 int
 sbx_supervise(const struct sbx_spawn *s, struct sbx_result *res)
@@ -294,7 +295,8 @@ sbx_supervise(const struct sbx_spawn *s, struct sbx_result *res)
 
 	if (start(&u, &g) == 0) {
 		if (s->timeout > 0)
-			u.deadline = sbx_now_ms() + (long long)s->timeout * 1000;
+			u.deadline = sbx_clock_now_ms() +
+			    (long long)s->timeout * 1000;
 		ret = loop(&u, mine);
 		if (res->timedout)
 			res->status = SBX_EX_TIMEOUT;
@@ -305,7 +307,7 @@ sbx_supervise(const struct sbx_spawn *s, struct sbx_result *res)
 	for (i = 0; i < 2; i++) {
 		if (u.st[i].fd != -1)
 			close(u.st[i].fd);
-		sbx_buf_free(&u.st[i].pend);
+		sbx_io_buf_free(&u.st[i].pend);
 	}
 	sigaction(SIGPIPE, &oldpipe, NULL);
 	if (s->newpgrp && s->fgtty) {
@@ -329,8 +331,8 @@ out:
 }
 
 void
-sbx_result_free(struct sbx_result *res)
+sbx_supervise_result_free(struct sbx_result *res)
 {
-	sbx_buf_free(&res->out);
-	sbx_buf_free(&res->err);
+	sbx_io_buf_free(&res->out);
+	sbx_io_buf_free(&res->err);
 }

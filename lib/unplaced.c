@@ -67,7 +67,7 @@ version(const char *sbx, char *const *env, char *buf, size_t size)
 		if (nl == NULL)
 			break;
 	}
-	sbx_result_free(&v);
+	sbx_supervise_result_free(&v);
 }
 
 /* Show c as an answer to what that cannot be placed; dfd or -1. */

@@ -16,6 +16,7 @@
 #include "sbx.h"
 #include "sbxcli.h"
 #include "sbxconf.h"
+#include "sbxenv.h"
 #include "sbxjson.h"
 
 #define DEFAULT_PATH	"/usr/bin:/bin"
@@ -67,7 +68,7 @@ sbxshown(char *path, size_t size)
 		return "none";
 	}
 	/* one that names nothing comes back as given */
-	return sbx_runnable(path) ? path : "none";
+	return sbx_cli_runnable(path) ? path : "none";
 }
 
 /* -c: every setting, checked, as NAME=value or (-j) a JSON object each. */
@@ -90,12 +91,12 @@ settings(int jflag)
 			continue;
 		}
 		printf("{\"name\":");
-		sbx_json_puts(stdout, name);
+		sbx_jsonout_puts(stdout, name);
 		printf(",\"value\":");
-		sbx_json_puts(stdout, value);
+		sbx_jsonout_puts(stdout, value);
 		printf("}\n");
 	}
-	if (sbx_fshut() == -1)
+	if (sbx_io_fshut() == -1)
 		err(SBX_EX_FAIL, "stdout");
 	return SBX_EX_OK;
 }
@@ -133,7 +134,7 @@ run(char **argv, char **env)
 
 	if (strchr(argv[0], '/') != NULL) {
 		tryexec(argv[0], argv, env);
-		err(sbx_exec_status(errno), "%s", argv[0]);
+		err(sbx_spawn_exec_status(errno), "%s", argv[0]);
 	}
 	if ((path = sbx_env_get(env, "PATH")) == NULL)
 		path = DEFAULT_PATH;
@@ -198,7 +199,7 @@ main(int argc, char *argv[])
 	}
 	sbx_xconf_check(SBX_CONF_ENV);
 
-	if (sbx_xenv_policy(&pol, allow, pflag) == -1)
+	if (sbx_xconf_env_policy(&pol, allow, pflag) == -1)
 		err(SBX_EX_CANTRUN, NULL);
 	if ((env = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_CANTRUN, NULL);
@@ -210,7 +211,7 @@ main(int argc, char *argv[])
 		free(env);
 		free(allow);
 		sbx_env_policy_free(&pol);
-		if (sbx_fshut() == -1)
+		if (sbx_io_fshut() == -1)
 			err(SBX_EX_FAIL, "stdout");
 		return SBX_EX_OK;
 	}

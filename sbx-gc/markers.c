@@ -21,13 +21,14 @@
 
 #include "sbx.h"
 #include "sbxchild.h"
-#include "sbxconf.h"
+#include "sbxmarker.h"
+#include "sbxname.h"
 #include "sbxstate.h"
 #include "sbx-gc.h"
 
 /* Named with -x? */
 int
-gc_excluded(const struct gc *g, const char *name)
+markers_excluded(const struct gc *g, const char *name)
 {
 	size_t i;
 
@@ -39,7 +40,7 @@ gc_excluded(const struct gc *g, const char *name)
 
 /* qsort(3) and bsearch(3) order of the listing: by name. */
 int
-gc_boxcmp(const void *a, const void *b)
+markers_boxcmp(const void *a, const void *b)
 {
 	return strcmp(((const struct box *)a)->name,
 	    ((const struct box *)b)->name);
@@ -47,14 +48,14 @@ gc_boxcmp(const void *a, const void *b)
 
 /* One line of -v or -n output. */
 void
-gc_say(const char *what, const char *name, const char *why)
+markers_say(const char *what, const char *name, const char *why)
 {
 	printf("%s %s: %s\n", what, name, why);
 }
 
 /* Remove every marker of name; a lock file only if nobody holds it. */
 void
-gc_drop(const struct gc *g, const char *name)
+markers_drop(const struct gc *g, const char *name)
 {
 	char file[SBX_MARKER_MAX];
 	unsigned failed;
@@ -73,7 +74,7 @@ gc_drop(const struct gc *g, const char *name)
 
 /* Is name of the generated shape for our prefix?  Its pid to *pid. */
 int
-gc_namepid(const struct gc *g, const char *name, pid_t *pid)
+markers_namepid(const struct gc *g, const char *name, pid_t *pid)
 {
 	return sbx_name_pid(name, g->prefix, pid);
 }
@@ -86,7 +87,7 @@ gc_namepid(const struct gc *g, const char *name, pid_t *pid)
  * is the session: while it lives, the sandbox is its.
  */
 int
-gc_alive(const struct gc *g, const char *name, char *why, size_t size)
+markers_alive(const struct gc *g, const char *name, char *why, size_t size)
 {
 	char file[SBX_MARKER_MAX];
 	unsigned long long start;
@@ -104,7 +105,7 @@ gc_alive(const struct gc *g, const char *name, char *why, size_t size)
 		snprintf(why, size, "unreadable lock file");
 		return 1;
 	}
-	if (sbx_owner_read(g->dfd, name, &pid, &start) == 0) {
+	if (sbx_markerio_owner_read(g->dfd, name, &pid, &start) == 0) {
 		if (sbx_proc_alive(pid, start)) {
 			snprintf(why, size, "owner pid %ld alive", (long)pid);
 			return 1;
@@ -112,7 +113,7 @@ gc_alive(const struct gc *g, const char *name, char *why, size_t size)
 		return 0;
 	}
 	if (errno == ENOENT) {
-		if (!gc_namepid(g, name, &pid) ||
+		if (!markers_namepid(g, name, &pid) ||
 		    (sbx_proc_start(pid, &start) == -1 && errno == ESRCH))
 			return 0;
 		snprintf(why, size, "no owner marker, and pid %ld of its "
@@ -174,7 +175,7 @@ markernames(const struct gc *g, size_t *np)
  * run from inside one of them, since a sandbox can write its own.
  */
 char **
-gc_workspaces(const struct gc *g)
+markers_workspaces(const struct gc *g)
 {
 	char **names, **ws, buf[PATH_MAX];
 	size_t n, i, k = 0;
@@ -184,7 +185,7 @@ gc_workspaces(const struct gc *g)
 	if ((ws = calloc(n + 1, sizeof(*ws))) == NULL)
 		err(SBX_EX_FAIL, NULL);
 	for (i = 0; i < n; i++) {
-		if (sbx_created_workspace(g->dfd, names[i], buf,
+		if (sbx_markerio_created_workspace(g->dfd, names[i], buf,
 		    sizeof(buf)) == 0 && (ws[k] = strdup(buf)) != NULL)
 			k++;
 		free(names[i]);
@@ -222,7 +223,7 @@ markerstat(const struct gc *g, const char *name, time_t since,
  * while sbx-run provisions it (-v says so: "what name: being ...").
  */
 int
-gc_provlock(const struct gc *g, const char *name, const char *what)
+markers_provlock(const struct gc *g, const char *name, const char *what)
 {
 	int fd;
 
@@ -231,7 +232,7 @@ gc_provlock(const struct gc *g, const char *name, const char *what)
 	if (errno != EAGAIN)
 		warn("%s/%s", g->statedir, SBX_PROVISION_LOCK);
 	else if (g->vflag)
-		gc_say(what, name, "being provisioned");
+		markers_say(what, name, "being provisioned");
 	return -1;
 }
 
@@ -241,24 +242,24 @@ orphan(const struct gc *g, const char *name)
 {
 	char why[160];
 
-	if (gc_alive(g, name, why, sizeof(why))) {
+	if (markers_alive(g, name, why, sizeof(why))) {
 		if (g->vflag)
-			gc_say("kept markers of", name, why);
+			markers_say("kept markers of", name, why);
 		return;
 	}
 	if (g->nflag) {
-		gc_say("would remove markers of", name, "no such sandbox");
+		markers_say("would remove markers of", name, "no such sandbox");
 		return;
 	}
-	gc_drop(g, name);
+	markers_drop(g, name);
 	if (g->vflag)
-		gc_say("removed markers of", name, "no such sandbox");
+		markers_say("removed markers of", name, "no such sandbox");
 }
 
 /* Markers and scratch dirs of sandboxes that no longer exist. */
 void
-gc_sweep_orphans(const struct gc *g, const struct box *boxes, size_t nboxes,
-    time_t since)
+markers_sweep_orphans(const struct gc *g, const struct box *boxes,
+    size_t nboxes, time_t since)
 {
 	char **names;
 	struct box key;
@@ -272,12 +273,13 @@ gc_sweep_orphans(const struct gc *g, const struct box *boxes, size_t nboxes,
 			continue;
 		key.name = names[i];
 		if (nboxes > 0 && bsearch(&key, boxes, nboxes, sizeof(*boxes),
-		    gc_boxcmp) != NULL)
+		    markers_boxcmp) != NULL)
 			continue;
-		if (gc_excluded(g, names[i]))
+		if (markers_excluded(g, names[i]))
 			continue;
 		/* a provisioning writes them: never swept under its feet */
-		if ((lfd = gc_provlock(g, names[i], "kept markers of")) == -1)
+		if ((lfd = markers_provlock(g, names[i],
+		    "kept markers of")) == -1)
 			continue;
 		if (markerstat(g, names[i], since, &fresh) && !fresh)
 			orphan(g, names[i]);

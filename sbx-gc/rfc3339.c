@@ -53,7 +53,7 @@ mdays(int y, int m)
 }
 
 int
-gc_rfc3339(const char *s, long long *t)
+rfc3339_parse(const char *s, long long *t)
 {
 	const char *p = s;
 	int y, mo, d, h, mi, sec, oh = 0, om = 0, sign = 0;

@@ -18,8 +18,11 @@
 #include "sbxchild.h"
 #include "sbxcli.h"
 #include "sbxconf.h"
+#include "sbxenv.h"
 #include "sbximg.h"
 #include "sbxjson.h"
+#include "sbxmarker.h"
+#include "sbxname.h"
 #include "sbxstate.h"
 #include "sbx-gc.h"
 
@@ -57,12 +60,12 @@ sbx(struct sbx_result *c, const char *a1, const char *a2, const char *name)
 		argv[n++] = (char *)name;	/* after sbx's own flags */
 	argv[n] = NULL;
 	if (sbx_call(c, argv, sbxenv, timeout, gc.dfd) == -1) {
-		c->status = sbx_exec_status(errno);
+		c->status = sbx_spawn_exec_status(errno);
 		warn("%s", sbxpath);
 	}
 	/* no call works until then: the sweep stops, nothing half done */
 	if (c->status != 0 && sbx_says_restart(c->err.data))
-		sbx_restart_exit();
+		sbx_says_restart_exit();
 	return c->status;
 }
 
@@ -74,7 +77,7 @@ lastused(const struct box *b, long long *when)
 	long long t;
 	int known = 0;
 
-	if (sbx_created_read(gc.dfd, b->name, &t) == 0) {
+	if (sbx_markerio_created_read(gc.dfd, b->name, &t) == 0) {
 		*when = t;
 		known = 1;
 	} else if (errno != ENOENT) {
@@ -85,7 +88,7 @@ lastused(const struct box *b, long long *when)
 		    strerror(errno));
 	}
 	if (b->used != NULL) {
-		if (gc_rfc3339(b->used, &t) == 0) {
+		if (rfc3339_parse(b->used, &t) == 0) {
 			if (!known || t > *when)
 				*when = t;
 			known = 1;
@@ -108,7 +111,7 @@ sweep_one(const struct box *b)
 	long long when, idle;
 	int lfd, rv;
 
-	if (!gc_namepid(&gc, b->name, NULL)) {
+	if (!markers_namepid(&gc, b->name, NULL)) {
 		snprintf(why, sizeof(why), "not a name sbx-run makes "
 		    "(%s<pid>-<8 of [a-z0-9]>)", gc.prefix);
 		goto keep;
@@ -118,11 +121,11 @@ sweep_one(const struct box *b)
 		    "unknown" : sbx_shown(b->status, buf, sizeof(buf)));
 		goto keep;
 	}
-	if (gc_excluded(&gc, b->name)) {
+	if (markers_excluded(&gc, b->name)) {
 		snprintf(why, sizeof(why), "excluded with -x");
 		goto keep;
 	}
-	if (gc_alive(&gc, b->name, why, sizeof(why)))
+	if (markers_alive(&gc, b->name, why, sizeof(why)))
 		goto keep;
 	if (hours > 0) {
 		if (!lastused(b, &when)) {
@@ -141,11 +144,11 @@ sweep_one(const struct box *b)
 	} else
 		snprintf(why, sizeof(why), "stopped, no live owner, any age");
 	if (gc.nflag) {
-		gc_say("would remove", b->name, why);
+		markers_say("would remove", b->name, why);
 		return 0;
 	}
 	/* a removal and a provisioning of one sandbox never interleave */
-	if ((lfd = gc_provlock(&gc, b->name, "kept")) == -1)
+	if ((lfd = markers_provlock(&gc, b->name, "kept")) == -1)
 		return 0;
 	if (sbx(&c, "rm", "--force", b->name) != 0 &&
 	    !sbx_gone(&c, sbxpath, sbxenv, b->name, timeout, gc.dfd)) {
@@ -160,19 +163,19 @@ sweep_one(const struct box *b)
 			    b->name, c.status);
 		}
 		rv = c.timedout ? SBX_EX_TIMEOUT : SBX_EX_FAIL;
-		sbx_result_free(&c);
+		sbx_supervise_result_free(&c);
 		close(lfd);
 		return rv;
 	}
-	sbx_result_free(&c);
-	gc_drop(&gc, b->name);
+	sbx_supervise_result_free(&c);
+	markers_drop(&gc, b->name);
 	close(lfd);
 	if (gc.vflag)
-		gc_say("removed", b->name, why);
+		markers_say("removed", b->name, why);
 	return 0;
 keep:
 	if (gc.vflag)
-		gc_say("kept", b->name, why);
+		markers_say("kept", b->name, why);
 	return 0;
 }
 
@@ -188,8 +191,8 @@ merge(struct box *into, const struct box *b)
 	if (into->status != NULL && strcmp(into->status, "stopped") == 0 &&
 	    (b->status == NULL || strcmp(b->status, "stopped") != 0))
 		into->status = b->status != NULL ? b->status : "unknown";
-	if (b->used != NULL && gc_rfc3339(b->used, &t2) == 0 &&
-	    (into->used == NULL || gc_rfc3339(into->used, &t1) != 0 ||
+	if (b->used != NULL && rfc3339_parse(b->used, &t2) == 0 &&
+	    (into->used == NULL || rfc3339_parse(into->used, &t1) != 0 ||
 	    t2 > t1))
 		into->used = b->used;
 }
@@ -223,7 +226,7 @@ listing(struct sbx_json **treep, size_t *np)
 	if ((arr = sbx_json_get(tree, "sandboxes")) == NULL ||
 	    (arr->type != SBX_JARR && arr->type != SBX_JNULL))
 		errx(SBX_EX_FAIL, "sbx ls --json: no \"sandboxes\" array");
-	sbx_result_free(&c);
+	sbx_supervise_result_free(&c);
 	for (n = 0, e = arr->child; e != NULL; e = e->next)
 		n++;
 	if ((v = calloc(n + 1, sizeof(*v))) == NULL)
@@ -244,7 +247,7 @@ listing(struct sbx_json **treep, size_t *np)
 	}
 	n = i;
 	if (n > 1)
-		qsort(v, n, sizeof(*v), gc_boxcmp);
+		qsort(v, n, sizeof(*v), markers_boxcmp);
 	for (i = o = 0; i < n; i++) {
 		if (o == 0 || strcmp(v[i].name, v[o - 1].name) != 0)
 			v[o++] = v[i];
@@ -282,7 +285,7 @@ sweep_off(void)
 	if (gc.vflag || gc.nflag)
 		printf("no sweep: %s is 0 (give -H to sweep)\n",
 		    sbx_conf_name(SBX_CONF_GC_HOURS));
-	if (sbx_fshut() == -1)
+	if (sbx_io_fshut() == -1)
 		err(SBX_EX_FAIL, "stdout");
 	return SBX_EX_OK;
 }
@@ -299,7 +302,8 @@ sweep_all(void)
 	time_t since;
 	int lfd, rv, failed = SBX_EX_OK;
 
-	if ((gc.dfd = sbx_xstate_open(gc.statedir, sizeof(gc.statedir))) == -1)
+	if ((gc.dfd = sbx_xstatedir_open(gc.statedir,
+	    sizeof(gc.statedir))) == -1)
 		exit(SBX_EX_FAIL);
 	if ((lfd = sbx_lock(gc.dfd, SBX_GC_LOCK, 0)) == -1) {
 		if (errno == EAGAIN) {
@@ -312,7 +316,7 @@ sweep_all(void)
 	/* the image cache: no sbx call, first */
 	sbx_imgevict_sweep((gc.nflag ? SBX_IMG_DRY : 0) |
 	    (gc.nflag || gc.vflag ? SBX_IMG_SAY : 0));
-	ws = gc_workspaces(&gc);
+	ws = markers_workspaces(&gc);
 	sbx_xcli_find(environ, ws, sbxpath, sizeof(sbxpath));
 	for (i = 0; ws[i] != NULL; i++)
 		free(ws[i]);
@@ -328,12 +332,12 @@ sweep_all(void)
 	for (i = 0; i < nboxes; i++)
 		if ((rv = sweep_one(&boxes[i])) != 0 && failed != SBX_EX_TIMEOUT)
 			failed = rv;
-	gc_sweep_orphans(&gc, boxes, nboxes, since);
+	markers_sweep_orphans(&gc, boxes, nboxes, since);
 	free(boxes);
 	sbx_json_free(tree);
 	free(sbxenv);
 	close(lfd);
-	if (sbx_fshut() == -1)
+	if (sbx_io_fshut() == -1)
 		err(SBX_EX_FAIL, "stdout");
 	return failed;
 }

@@ -33,18 +33,18 @@ struct gc {
 };
 
 /* markers.c (sbx-gc.c calls it; it calls nothing of sbx-gc.c) */
-int	 gc_excluded(const struct gc *, const char *);
-int	 gc_boxcmp(const void *, const void *);
-void	 gc_say(const char *, const char *, const char *);
-void	 gc_drop(const struct gc *, const char *);
-int	 gc_alive(const struct gc *, const char *, char *, size_t);
-int	 gc_namepid(const struct gc *, const char *, pid_t *);
-void	 gc_sweep_orphans(const struct gc *, const struct box *, size_t,
+int	 markers_excluded(const struct gc *, const char *);
+int	 markers_boxcmp(const void *, const void *);
+void	 markers_say(const char *, const char *, const char *);
+void	 markers_drop(const struct gc *, const char *);
+int	 markers_alive(const struct gc *, const char *, char *, size_t);
+int	 markers_namepid(const struct gc *, const char *, pid_t *);
+void	 markers_sweep_orphans(const struct gc *, const struct box *, size_t,
 	    time_t);
-char	**gc_workspaces(const struct gc *);
-int	 gc_provlock(const struct gc *, const char *, const char *);
+char	**markers_workspaces(const struct gc *);
+int	 markers_provlock(const struct gc *, const char *, const char *);
 
 /* rfc3339.c: an RFC 3339 timestamp to Unix seconds */
-int	 gc_rfc3339(const char *, long long *);
+int	 rfc3339_parse(const char *, long long *);
 
 #endif /* SBX_GC_H */

@@ -83,7 +83,7 @@ ephemeral_range(int *lo, int *hi)
 }
 
 int
-in_ephemeral(int port)
+bound_in_ephemeral(int port)
 {
 	int lo, hi;
 
@@ -99,14 +99,15 @@ name_run(char *buf, size_t size, size_t o, int lo, int hi, int proto)
 	if (o >= size)
 		return o;
 	n = lo == hi ? snprintf(buf + o, size - o, "%s%d/%s", o ? ", " : "",
-	    lo, sbx_proto_name(proto)) : snprintf(buf + o, size - o,
-	    "%s%d-%d/%s", o ? ", " : "", lo, hi, sbx_proto_name(proto));
+	    lo, sbx_portspec_proto_name(proto)) : snprintf(buf + o, size - o,
+	    "%s%d-%d/%s", o ? ", " : "", lo, hi,
+	    sbx_portspec_proto_name(proto));
 	return n < 0 ? size : o + (size_t)n;
 }
 
 /* One line naming the refused VM ports in over, if any; 1 if it said it. */
 int
-refused_say(const struct ctx *c, const struct portset *over)
+bound_refused_say(const struct ctx *c, const struct portset *over)
 {
 	char named[NAMED_MAX + 64];
 	size_t o = 0;
@@ -116,10 +117,10 @@ refused_say(const struct ctx *c, const struct portset *over)
 	named[0] = '\0';
 	for (proto = SBX_TCP; proto <= SBX_UDP; proto++)
 		for (port = 1; port < 65536; port++) {
-			if (!portset_has(over, port, proto))
+			if (!dockerps_portset_has(over, port, proto))
 				continue;
 			for (lo = port; port + 1 < 65536 &&
-			    portset_has(over, port + 1, proto); port++)
+			    dockerps_portset_has(over, port + 1, proto); port++)
 				;
 			if (o < NAMED_MAX)
 				o = name_run(named, sizeof(named), o, lo, port,

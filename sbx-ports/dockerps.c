@@ -27,14 +27,14 @@ struct take {
 };
 
 int
-portset_has(const struct portset *s, int port, int proto)
+dockerps_portset_has(const struct portset *s, int port, int proto)
 {
 	return port > 0 && port < 65536 &&
 	    (s->bit[proto == SBX_UDP][port >> 3] >> (port & 7)) & 1;
 }
 
 void
-portset_add(struct portset *s, int port, int proto)
+dockerps_portset_add(struct portset *s, int port, int proto)
 {
 	if (port > 0 && port < 65536)
 		s->bit[proto == SBX_UDP][port >> 3] |= 1u << (port & 7);
@@ -46,11 +46,11 @@ range(const char *s, size_t len, int *lo, int *hi)
 	const char *dash = memchr(s, '-', len), *e;
 
 	if (dash == NULL) {
-		*lo = *hi = sbx_port_parse(s, len, &e);
+		*lo = *hi = sbx_portspec_parse(s, len, &e);
 		return *lo == -1 ? -1 : 0;
 	}
-	if ((*lo = sbx_port_parse(s, (size_t)(dash - s), &e)) == -1 ||
-	    (*hi = sbx_port_parse(dash + 1, len - (size_t)(dash - s) - 1,
+	if ((*lo = sbx_portspec_parse(s, (size_t)(dash - s), &e)) == -1 ||
+	    (*hi = sbx_portspec_parse(dash + 1, len - (size_t)(dash - s) - 1,
 	    &e)) == -1 || *hi < *lo)
 		return -1;
 	return 0;
@@ -65,17 +65,17 @@ take(struct take *t, const struct sbx_port *tmpl, int lo, int hi,
 	int port, wide = hi - lo >= RANGE_MAX;
 
 	for (port = lo; port <= hi; port++) {
-		if (portset_has(t->seen, port, p.proto))
+		if (dockerps_portset_has(t->seen, port, p.proto))
 			continue;
-		portset_add(t->seen, port, p.proto);
+		dockerps_portset_add(t->seen, port, p.proto);
 		if (wide || t->l->n >= PORTS_WANT_MAX) {
 			if (t->over != NULL)
-				portset_add(t->over, port, p.proto);
+				dockerps_portset_add(t->over, port, p.proto);
 			continue;
 		}
 		p.vm = port;
 		p.host = 0;
-		if (sbx_ports_add(t->l, &p) == -1) {
+		if (sbx_portspec_add(t->l, &p) == -1) {
 			*errstr = strerror(errno);
 			return -1;
 		}
@@ -101,9 +101,9 @@ take_local(struct take *t, const struct sbx_port *tmpl, int lo, int hi)
 	if (hi - lo >= RANGE_MAX)
 		hi = lo + RANGE_MAX - 1;
 	for (port = lo; port <= hi; port++) {
-		if (portset_has(t->lo, port, tmpl->proto))
+		if (dockerps_portset_has(t->lo, port, tmpl->proto))
 			continue;
-		portset_add(t->lo, port, tmpl->proto);
+		dockerps_portset_add(t->lo, port, tmpl->proto);
 		if (v->n < LOCAL_NAMED) {
 			v->v[v->n] = *tmpl;
 			v->v[v->n++].vm = port;
@@ -128,8 +128,8 @@ entry(const char *s, size_t len, struct take *t, const char **errstr)
 		return 0;	/* exposed only */
 	if ((slash = memchr(arrow, '/', len - (size_t)(arrow - s))) == NULL)
 		goto bad;
-	if ((proto = sbx_proto_parse(slash + 1, len - (size_t)(slash + 1 -
-	    s), NULL)) == -1)
+	if ((proto = sbx_portspec_proto_parse(slash + 1,
+	    len - (size_t)(slash + 1 - s), NULL)) == -1)
 		return 0;	/* sctp: nothing sbx can forward */
 	for (i = 0; s + i < arrow; i++)
 		if (s[i] == ':')
@@ -261,14 +261,14 @@ local_only(struct take *t)
 	int proto, port;
 
 	for (i = k = 0; i < v->n; i++)
-		if (!portset_has(t->seen, v->v[i].vm, v->v[i].proto))
+		if (!dockerps_portset_has(t->seen, v->v[i].vm, v->v[i].proto))
 			v->v[k++] = v->v[i];
 	v->n = k;
 	v->all = 0;
 	for (proto = SBX_TCP; proto <= SBX_UDP; proto++)
 		for (port = 1; port < 65536; port++)
-			if (portset_has(t->lo, port, proto) &&
-			    !portset_has(t->seen, port, proto))
+			if (dockerps_portset_has(t->lo, port, proto) &&
+			    !dockerps_portset_has(t->seen, port, proto))
 				v->all++;
 }
 
@@ -361,7 +361,7 @@ dockerps_local_say(const char *sandbox, const struct vmlocal *v)
 		    sbx_shown(v->v[i].cname, name, sizeof(name)),
 		    sbx_shown(v->v[i].cid, id, sizeof(id)),
 		    sbx_shown(v->v[i].ip, ip, sizeof(ip)), v->v[i].vm,
-		    sbx_proto_name(v->v[i].proto));
+		    sbx_portspec_proto_name(v->v[i].proto));
 	if (v->all > v->n)
 		warnx("sandbox %s: and %zu more on the sandbox's loopback only,"
 		    " not published", sandbox, v->all - v->n);

@@ -110,14 +110,14 @@ ephemeral(const struct sbx_port *p, const struct sbx_ports *batch,
  * in it.  The WHY_* reason, or -1.
  */
 int
-choose_host(struct sbx_port *p, const struct sbx_ports *batch,
+hostport_choose(struct sbx_port *p, const struct sbx_ports *batch,
     const struct sbx_ports *avoid)
 {
 	int why;
 
 	if (p->vm < 1024)
 		why = WHY_LOW;
-	else if (in_ephemeral(p->vm))
+	else if (bound_in_ephemeral(p->vm))
 		why = WHY_RANGE;
 	else if (!used(batch, p->vm, p->proto) &&
 	    !used(avoid, p->vm, p->proto) &&

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "sbx.h"
+#include "sbxmarker.h"
 #include "sbxports.h"
 #include "sbxstate.h"
 #include "sbx-ports.h"
@@ -38,11 +39,13 @@ portsmarker_read(int dfd, const char *name, struct sbx_ports *l)
 			*next++ = '\0';
 		memset(&p, 0, sizeof(p));
 		if (sscanf(line, "%7s %7s %7s", proto, host, vm) != 3 ||
-		    (p.proto = sbx_proto_parse(proto, strlen(proto), NULL)) == -1 ||
-		    (p.host = sbx_port_parse(host, strlen(host), &e)) == -1 ||
-		    (p.vm = sbx_port_parse(vm, strlen(vm), &e)) == -1)
+		    (p.proto = sbx_portspec_proto_parse(proto, strlen(proto),
+		    NULL)) == -1 ||
+		    (p.host = sbx_portspec_parse(host, strlen(host),
+		    &e)) == -1 ||
+		    (p.vm = sbx_portspec_parse(vm, strlen(vm), &e)) == -1)
 			continue;
-		if (sbx_ports_add(l, &p) == -1)
+		if (sbx_portspec_add(l, &p) == -1)
 			return -1;
 	}
 	return 0;
@@ -64,14 +67,15 @@ portsmarker_write(int dfd, const char *name, const struct sbx_ports *l)
 	memset(&b, 0, sizeof(b));
 	for (i = 0; i < l->n; i++) {
 		snprintf(line, sizeof(line), "%s %d %d\n",
-		    sbx_proto_name(l->v[i].proto), l->v[i].host, l->v[i].vm);
-		if (sbx_buf_add(&b, line, strlen(line)) == -1) {
-			sbx_buf_free(&b);
+		    sbx_portspec_proto_name(l->v[i].proto), l->v[i].host,
+		    l->v[i].vm);
+		if (sbx_io_buf_add(&b, line, strlen(line)) == -1) {
+			sbx_io_buf_free(&b);
 			return -1;
 		}
 	}
 	r = sbx_state_write(dfd, file, b.data);
-	sbx_buf_free(&b);
+	sbx_io_buf_free(&b);
 	return r;
 }
 

@@ -18,7 +18,9 @@
 #include "sbxchild.h"
 #include "sbxcli.h"
 #include "sbxconf.h"
+#include "sbxenv.h"
 #include "sbxjson.h"
+#include "sbxmarker.h"
 #include "sbxports.h"
 #include "sbxstate.h"
 #include "sbx-ports.h"
@@ -42,13 +44,14 @@ ports_failed(const struct ctx *c, const char *what, const char *why)
 
 	if (pc->status == -1) {
 		errno = pc->error;
-		err(sbx_exec_status(errno), "%s", pc->sbx);
+		err(sbx_spawn_exec_status(errno), "%s", pc->sbx);
 	}
 	if (pc->timedout)
 		errx(SBX_EX_TIMEOUT, "sandbox %s: %s: timed out after %d s",
 		    pc->name, what, pc->timeout);
 	if (pc->status != 0 && sbx_says_restart(pc->err.data))
-		sbx_restart_exit();	/* one line, in place of sbx's */
+		/* one line, in place of sbx's */
+		sbx_says_restart_exit();
 	if (sbx_portcli_missing(pc))
 		errx(SBX_EX_NOSANDBOX, "sandbox %s does not exist", pc->name);
 	if (pc->status != 0) {
@@ -97,37 +100,37 @@ ports_show(const struct ctx *c, const struct sbx_port *p, int why)
 	char url[128], shown[sizeof(url) * 4];
 	const char *ip = p->ip[0] ? p->ip : "127.0.0.1";
 
-	if (sbx_port_url(p, url, sizeof(url)) == -1)
+	if (sbx_portspec_url(p, url, sizeof(url)) == -1)
 		snprintf(url, sizeof(url), "?");
 	if (c->jflag) {
 		printf("{\"url\":");
-		sbx_json_puts(stdout, url);
+		sbx_jsonout_puts(stdout, url);
 		printf(",\"host_ip\":");
-		sbx_json_puts(stdout, ip);
+		sbx_jsonout_puts(stdout, ip);
 		printf(",\"host_port\":%d,\"sandbox_port\":%d,\"protocol\":\"%s\"",
-		    p->host, p->vm, sbx_port_proto(p));
+		    p->host, p->vm, sbx_portspec_proto(p));
 		if (why >= 0)
 			printf(",\"ephemeral\":%s", why >= WHY_LOW ? "true" :
 			    "false");
 		if (why >= WHY_LOW && why <= WHY_RANGE) {
 			printf(",\"reason\":");
-			sbx_json_puts(stdout, reason[why]);
+			sbx_jsonout_puts(stdout, reason[why]);
 		}
-		if (!sbx_ip_loopback(ip))
+		if (!sbx_portspec_ip_loopback(ip))
 			printf(",\"loopback\":false");
 		if (p->cid[0] != '\0' || p->cname[0] != '\0') {
 			/* sync: the container whose port this is */
 			printf(",\"container_id\":");
-			sbx_json_puts(stdout, p->cid);
+			sbx_jsonout_puts(stdout, p->cid);
 			printf(",\"container\":");
-			sbx_json_puts(stdout, p->cname);
+			sbx_jsonout_puts(stdout, p->cname);
 		}
 		printf("}\n");
 		return;
 	}
 	/* the address is sbx's listing's, whatever it holds */
 	printf("%s -> %d/%s", sbx_shown(url, shown, sizeof(shown)), p->vm,
-	    sbx_port_proto(p));
+	    sbx_portspec_proto(p));
 	if (why == WHY_LOW)
 		printf(" (ephemeral: sandbox port %d is below 1024)", p->vm);
 	else if (why == WHY_TAKEN)
@@ -135,7 +138,7 @@ ports_show(const struct ctx *c, const struct sbx_port *p, int why)
 	else if (why == WHY_RANGE)
 		printf(" (ephemeral: sandbox port %d is in the host's "
 		    "ephemeral range)", p->vm);
-	if (!sbx_ip_loopback(ip))
+	if (!sbx_portspec_ip_loopback(ip))
 		printf(" (bound to %s, not loopback)", sbx_shown(ip, shown,
 		    sizeof(shown)));
 	putchar('\n');
@@ -163,7 +166,7 @@ cmd_ls(struct ctx *c, int argc, char **argv)
 	ports_list(c, &l);
 	for (i = 0; i < l.n; i++)
 		ports_show(c, &l.v[i], -1);
-	sbx_ports_free(&l);
+	sbx_portspec_free(&l);
 	return SBX_EX_OK;
 }
 
@@ -181,7 +184,7 @@ specs(int argc, char **argv, struct sbx_ports *out)
 		if (sbx_portspec(argv[i], &p, &errstr) == -1)
 			errx(SBX_EX_USAGE, "%s: %s (want [host:]sandboxport"
 			    "[/proto], ports 1 to 65535)", argv[i], errstr);
-		if (sbx_ports_add(out, &p) == -1)
+		if (sbx_portspec_add(out, &p) == -1)
 			err(SBX_EX_FAIL, NULL);
 	}
 }
@@ -235,7 +238,7 @@ cmd_publish(struct ctx *c, int argc, char **argv)
 			continue;
 		/* every listed mapping holds a host port, hand-made or not */
 		if (l.n + pub.n >= (size_t)c->max) {
-			portset_add(over, p.vm, p.proto);
+			dockerps_portset_add(over, p.vm, p.proto);
 			continue;
 		}
 		/* one loopback stack, named: tcp4 unless the spec says 6 */
@@ -243,11 +246,11 @@ cmd_publish(struct ctx *c, int argc, char **argv)
 			p.fam = 4;
 		if (p.host != 0)
 			why[i] = p.host == p.vm ? WHY_SAME : WHY_GIVEN;
-		else if ((why[i] = choose_host(&p, &pub, NULL)) == -1)
+		else if ((why[i] = hostport_choose(&p, &pub, NULL)) == -1)
 			err(SBX_EX_FAIL, "no free host port for %d/%s", p.vm,
-			    sbx_port_proto(&p));
+			    sbx_portspec_proto(&p));
 		snprintf(p.ip, sizeof(p.ip), p.fam == 6 ? "::1" : "127.0.0.1");
-		if (sbx_ports_add(&pub, &p) == -1)
+		if (sbx_portspec_add(&pub, &p) == -1)
 			err(SBX_EX_FAIL, NULL);
 	}
 	ports_change(c, &pub, &none);
@@ -257,13 +260,13 @@ cmd_publish(struct ctx *c, int argc, char **argv)
 		else if ((have = existing(&l, &want.v[i])) != NULL)
 			ports_show(c, have, -1);
 	}
-	if (refused_say(c, over))
+	if (bound_refused_say(c, over))
 		rv = SBX_EX_FAIL;
 	free(over);
 	free(why);
-	sbx_ports_free(&want);
-	sbx_ports_free(&l);
-	sbx_ports_free(&pub);
+	sbx_portspec_free(&want);
+	sbx_portspec_free(&l);
+	sbx_portspec_free(&pub);
 	return rv;
 }
 
@@ -286,7 +289,7 @@ cmd_unpublish(struct ctx *c, int argc, char **argv)
 	for (i = 0; i < l.n; i++)
 		for (j = 0; j < want.n; j++)
 			if (answers(&l.v[i], &want.v[j])) {
-				if (sbx_ports_add(&unpub, &l.v[i]) == -1)
+				if (sbx_portspec_add(&unpub, &l.v[i]) == -1)
 					err(SBX_EX_FAIL, NULL);
 				break;
 			}
@@ -297,18 +300,18 @@ cmd_unpublish(struct ctx *c, int argc, char **argv)
 				if (unpub.v[j].host == rec.v[i].host &&
 				    unpub.v[j].proto == rec.v[i].proto)
 					break;
-			if (j == unpub.n && sbx_ports_add(&keep, &rec.v[i]))
+			if (j == unpub.n && sbx_portspec_add(&keep, &rec.v[i]))
 				err(SBX_EX_FAIL, NULL);
 		}
 		if (keep.n != rec.n &&
 		    portsmarker_write(dfd, c->pc.name, &keep))
 			portsmarker_warn(c->statedir, c->pc.name);
 	}
-	sbx_ports_free(&want);
-	sbx_ports_free(&l);
-	sbx_ports_free(&unpub);
-	sbx_ports_free(&rec);
-	sbx_ports_free(&keep);
+	sbx_portspec_free(&want);
+	sbx_portspec_free(&l);
+	sbx_portspec_free(&unpub);
+	sbx_portspec_free(&rec);
+	sbx_portspec_free(&keep);
 	return SBX_EX_OK;
 }
 
@@ -325,7 +328,7 @@ static const struct verb {
 	{ "ls", 0, 0, cmd_ls },
 	{ "publish", 1, 1, cmd_publish },
 	{ "unpublish", 1, 1, cmd_unpublish },
-	{ "sync", 0, 1, cmd_sync },
+	{ "sync", 0, 1, sync_cmd },
 	{ NULL, 0, 0, NULL }
 };
 
@@ -345,7 +348,7 @@ verb_find(int argc, char **argv)
 	if (v->specs) {
 		memset(&check, 0, sizeof(check));
 		specs(argc - 1, argv + 1, &check);	/* usage errors first */
-		sbx_ports_free(&check);
+		sbx_portspec_free(&check);
 	}
 	return v;
 }
@@ -357,18 +360,18 @@ verb_run(struct ctx *c, const struct verb *v, int argc, char **argv)
 	struct sbx_envpolicy pol;
 	int dfd, lfd = -1, rv;
 
-	c->pc.name = sbx_xname_pick(c->pc.name);
+	c->pc.name = sbx_xconf_name_pick(c->pc.name);
 	sbx_xconf_check(SBX_CONF_RUN);	/* sync runs sbx-run */
 	c->max = (int)sbx_xconf_int(SBX_CONF_PORTS_MAX);
 
 	c->pc.timeout = sbx_xconf_timeout();
-	if (sbx_xenv_policy(&pol, NULL, 0) == -1 ||
+	if (sbx_xconf_env_policy(&pol, NULL, 0) == -1 ||
 	    (c->pc.env = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_FAIL, NULL);
-	sbx_xcli_find(environ, sbx_xsession_ws(c->pc.name, c->wsbuf,
+	sbx_xcli_find(environ, sbx_xmarkerio_session_ws(c->pc.name, c->wsbuf,
 	    sizeof(c->wsbuf), c->ws), c->sbx, sizeof(c->sbx));
 	c->pc.sbx = c->sbx;
-	if ((dfd = sbx_xstate_open(c->statedir, sizeof(c->statedir))) == -1)
+	if ((dfd = sbx_xstatedir_open(c->statedir, sizeof(c->statedir))) == -1)
 		exit(SBX_EX_FAIL);
 	c->pc.dfd = dfd;
 
@@ -381,7 +384,7 @@ verb_run(struct ctx *c, const struct verb *v, int argc, char **argv)
 	free(c->pc.env);
 	sbx_env_policy_free(&pol);
 	close(dfd);
-	if (sbx_fshut() == -1)
+	if (sbx_io_fshut() == -1)
 		err(SBX_EX_FAIL, "stdout");
 	return rv;
 }

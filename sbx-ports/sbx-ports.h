@@ -28,8 +28,8 @@ struct ctx {
 struct portset {		/* one bit a port: tcp, udp */
 	unsigned char	bit[2][65536 / 8];
 };
-int	 portset_has(const struct portset *, int, int);
-void	 portset_add(struct portset *, int, int);
+int	 dockerps_portset_has(const struct portset *, int, int);
+void	 dockerps_portset_add(struct portset *, int, int);
 #define LOCAL_NAMED	16	/* loopback-only VM ports named, then counted */
 struct vmlocal {		/* VM ports bound to the VM's loopback alone */
 	struct sbx_port	v[LOCAL_NAMED];	/* the first, with their container */
@@ -56,13 +56,13 @@ void	 ports_change(struct ctx *, const struct sbx_ports *,
 	    const struct sbx_ports *);
 
 /* sync.c */
-int	 cmd_sync(struct ctx *, int, char **);
+int	 sync_cmd(struct ctx *, int, char **);
 
 /* hostport.c */
-int	 choose_host(struct sbx_port *, const struct sbx_ports *,
+int	 hostport_choose(struct sbx_port *, const struct sbx_ports *,
 	    const struct sbx_ports *);
 
 /* bound.c */
-int	 in_ephemeral(int);
-int	 refused_say(const struct ctx *, const struct portset *);
+int	 bound_in_ephemeral(int);
+int	 bound_refused_say(const struct ctx *, const struct portset *);
 

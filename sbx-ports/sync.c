@@ -48,7 +48,7 @@ container_ports(struct ctx *c, struct sbx_ports *want,
 		env[i + 1] = environ[i];
 	/* sbx-run applies DOCKER_SANDBOX_TIMEOUT */
 	if (sbx_capture(&cmd, av, env, 0) == -1)
-		err(sbx_exec_status(errno), "%s", run);
+		err(sbx_spawn_exec_status(errno), "%s", run);
 	free(env);
 	if (cmd.status == SBX_EX_RESTART) {
 		(void)sbx_shown_write(STDERR_FILENO, cmd.err.data,
@@ -70,7 +70,7 @@ container_ports(struct ctx *c, struct sbx_ports *want,
 	dockerps_local_say(c->pc.name, &local);
 	for (i = 0; i < want->n; i++)
 		want->v[i].ip[0] = '\0';	/* the VM's bind, not ours */
-	sbx_result_free(&cmd);
+	sbx_supervise_result_free(&cmd);
 }
 
 static int
@@ -97,7 +97,7 @@ show_for(const struct ctx *c, const struct sbx_port *have,
 }
 
 int
-cmd_sync(struct ctx *c, int argc, char **argv)
+sync_cmd(struct ctx *c, int argc, char **argv)
 {
 	struct sbx_ports l, want, rec, pub, unpub, keep, none;
 	struct portset *over;
@@ -134,41 +134,42 @@ cmd_sync(struct ctx *c, int argc, char **argv)
 		if (j == l.n)
 			continue;	/* gone already: forget it */
 		/* still wanted, or wanted past the bound: it stays */
-		if (sbx_ports_findvm(&want, rec.v[i].vm, rec.v[i].proto) ||
-		    portset_has(over, rec.v[i].vm, rec.v[i].proto)) {
-			if (sbx_ports_add(&keep, &rec.v[i]) == -1)
+		if (sbx_portspec_findvm(&want, rec.v[i].vm, rec.v[i].proto) ||
+		    dockerps_portset_has(over, rec.v[i].vm, rec.v[i].proto)) {
+			if (sbx_portspec_add(&keep, &rec.v[i]) == -1)
 				err(SBX_EX_FAIL, NULL);
-		} else if (sbx_ports_add(&unpub, &l.v[j]) == -1)
+		} else if (sbx_portspec_add(&unpub, &l.v[j]) == -1)
 			err(SBX_EX_FAIL, NULL);
 	}
 	/* missing: wanted, unmapped, under max host ports; the rest refused */
 	held = l.n - unpub.n;
 	for (i = 0; i < want.n; i++) {
-		if (sbx_ports_findvm(&l, want.v[i].vm, want.v[i].proto))
+		if (sbx_portspec_findvm(&l, want.v[i].vm, want.v[i].proto))
 			continue;
 		if (held >= (size_t)c->max) {
-			portset_add(over, want.v[i].vm, want.v[i].proto);
+			dockerps_portset_add(over, want.v[i].vm,
+			    want.v[i].proto);
 			continue;
 		}
 		held++;
 		p = want.v[i];
 		p.host = 0;
 		p.fam = 4;	/* the IPv4 loopback, named: tcp4, udp4 */
-		if ((why[i] = choose_host(&p, &pub, &unpub)) == -1)
+		if ((why[i] = hostport_choose(&p, &pub, &unpub)) == -1)
 			err(SBX_EX_FAIL, "no free host port for %d/%s", p.vm,
-			    sbx_port_proto(&p));
+			    sbx_portspec_proto(&p));
 		snprintf(p.ip, sizeof(p.ip), "127.0.0.1");
-		if (sbx_ports_add(&pub, &p) == -1)
+		if (sbx_portspec_add(&pub, &p) == -1)
 			err(SBX_EX_FAIL, NULL);
 	}
 	for (i = 0; i < pub.n; i++)
 		if (!listed(&keep, &pub.v[i]) &&
-		    sbx_ports_add(&keep, &pub.v[i]) == -1)
+		    sbx_portspec_add(&keep, &pub.v[i]) == -1)
 			err(SBX_EX_FAIL, NULL);
 	if (pub.n > 0 || unpub.n > 0) {
 		/* recorded first: a half-done sync still knows its own */
 		for (i = 0; i < unpub.n; i++)
-			if (sbx_ports_add(&keep, &unpub.v[i]) == -1)
+			if (sbx_portspec_add(&keep, &unpub.v[i]) == -1)
 				err(SBX_EX_FAIL, NULL);
 		if (portsmarker_write(dfd, c->pc.name, &keep) == -1)
 			portsmarker_warn(c->statedir, c->pc.name);
@@ -181,23 +182,23 @@ cmd_sync(struct ctx *c, int argc, char **argv)
 		portsmarker_warn(c->statedir, c->pc.name);
 
 	for (i = 0; i < want.n; i++) {
-		if ((have = sbx_ports_findvm(&pub, want.v[i].vm,
+		if ((have = sbx_portspec_findvm(&pub, want.v[i].vm,
 		    want.v[i].proto)) != NULL)
 			show_for(c, have, &want.v[i], why[i]);
-		else if ((have = sbx_ports_findvm(&l, want.v[i].vm,
+		else if ((have = sbx_portspec_findvm(&l, want.v[i].vm,
 		    want.v[i].proto)) != NULL)
 			show_for(c, have, &want.v[i], -1);
 	}
-	if (refused_say(c, over))
+	if (bound_refused_say(c, over))
 		rv = SBX_EX_FAIL;
 	free(over);
 	free(why);
-	sbx_ports_free(&l);
-	sbx_ports_free(&want);
-	sbx_ports_free(&rec);
-	sbx_ports_free(&pub);
-	sbx_ports_free(&unpub);
-	sbx_ports_free(&keep);
+	sbx_portspec_free(&l);
+	sbx_portspec_free(&want);
+	sbx_portspec_free(&rec);
+	sbx_portspec_free(&pub);
+	sbx_portspec_free(&unpub);
+	sbx_portspec_free(&keep);
 	return rv;
 }
 

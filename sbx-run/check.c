@@ -20,7 +20,7 @@ check_workspace(const struct request *r)
 	char statedir[PATH_MAX], ws[PATH_MAX], why[PATH_MAX + 128];
 
 	/* provisioning cannot run without one, so no workspace is used */
-	if (sbx_xstate_path(statedir, sizeof(statedir)) == -1) {
+	if (sbx_xstatedir_path(statedir, sizeof(statedir)) == -1) {
 		warn("state directory (set SBX_STATE_DIR or HOME)");
 		return SBX_EX_FAIL;
 	}
@@ -29,7 +29,7 @@ check_workspace(const struct request *r)
 		return SBX_EX_FAIL;
 	}
 	printf("%s\n", ws);
-	if (sbx_fshut() == -1)
+	if (sbx_io_fshut() == -1)
 		err(SBX_EX_FAIL, "stdout");
 	return SBX_EX_OK;
 }

@@ -204,7 +204,7 @@ subcommand(char *const *av)
 }
 
 void
-check_docker_args(char *const *av)
+dockerargs_check(char *const *av)
 {
 	int sub;
 
@@ -214,7 +214,7 @@ check_docker_args(char *const *av)
 }
 
 int
-subcommand_in(char *const *av, const char *const *list)
+dockerargs_subcommand_in(char *const *av, const char *const *list)
 {
 	int sub = subcommand(av);
 
@@ -225,11 +225,11 @@ subcommand_in(char *const *av, const char *const *list)
 }
 
 int
-long_running(char *const *av)
+dockerargs_long_running(char *const *av)
 {
 	static const char *const slow[] = { "pull", "build", "compose", NULL };
 
-	return subcommand_in(av, slow);
+	return dockerargs_subcommand_in(av, slow);
 }
 
 static const char *const exec_valued[] = {
@@ -258,7 +258,7 @@ shell(const char *w)
  * the subcommand, *index --index's value or NULL), or -1.
  */
 int
-inner_exec(char *const *av, int *top, int *sub, const char **index)
+dockerargs_inner_exec(char *const *av, int *top, int *sub, const char **index)
 {
 	const char *a, *c, *eq;
 	const char *const *v;

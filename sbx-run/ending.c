@@ -15,13 +15,13 @@
 
 /* The words running a command in an inner exec's container as root, or NULL. */
 char **
-inner_words(char *const *av, int *target)
+ending_inner_words(char *const *av, int *target)
 {
 	const char *index;
 	char **w;
 	int top, sub, i, n;
 
-	if ((*target = inner_exec(av, &top, &sub, &index)) == -1)
+	if ((*target = dockerargs_inner_exec(av, &top, &sub, &index)) == -1)
 		return NULL;
 	if ((w = calloc((size_t)(sub - top) + 12, sizeof(*w))) == NULL)
 		err(SBX_EX_CANTRUN, NULL);
@@ -45,7 +45,7 @@ inner_words(char *const *av, int *target)
 }
 
 void
-end_inside(const struct request *r, const char *what)
+ending_inside(const struct request *r, const char *what)
 {
 	struct sbx_ended e;
 	char said[768];

@@ -38,13 +38,13 @@ restart_check(const struct request *r)
 	if (sbx_call(&v, av, r->env, r->calltimeout, -1) == -1)
 		return;
 	if (v.status != 0 && sbx_says_restart(v.err.data))
-		sbx_restart_exit();
-	sbx_result_free(&v);
+		sbx_says_restart_exit();
+	sbx_supervise_result_free(&v);
 }
 
 /*
  * sbx exec [-i] [-e NAME]... NAME -- STAMP [docker -H SOCK] ARG..., STAMP
- * recording the command so end_inside can end it; an inner docker exec
+ * recording the command so ending_inside can end it; an inner docker exec
  * of a shell is stamped in its container too.
  */
 char **
@@ -61,7 +61,7 @@ exec_argv(struct request *r, char **fwd, char **inner, int interactive,
 		;
 	if (sbx_stamp_new(r->stamp, sizeof(r->stamp)) == -1)
 		err(SBX_EX_CANTRUN, "/dev/urandom");
-	if (!raw && (r->inner = inner_words(inner, &target)) != NULL)
+	if (!raw && (r->inner = ending_inner_words(inner, &target)) != NULL)
 		r->container = inner[target];
 	if ((av = calloc(2 * nf + ni + 10 + 2 * SBX_STAMP_NWORDS,
 	    sizeof(*av))) == NULL)
@@ -123,7 +123,7 @@ exec_once(struct request *r, char **av, int in, int *said,
 		s.hold_arg = (void *)r->name;
 	}
 	if (sbx_supervise(&s, &c) == -1)
-		err(sbx_exec_status(errno), "%s", r->sbx);
+		err(sbx_spawn_exec_status(errno), "%s", r->sbx);
 	if (c.holding && c.status == 1 && !c.timedout && c.signo == 0 &&
 	    sbx_says_restart_line(c.err.data, c.err.len) == SBX_NF_LINE)
 		restart_check(r);
@@ -142,19 +142,19 @@ exec_once(struct request *r, char **av, int in, int *said,
 		*held = c.err;
 		memset(&c.err, 0, sizeof(c.err));
 	} else if (c.holding)
-		(void)sbx_writeall(STDERR_FILENO, c.err.data, c.err.len);
+		(void)sbx_io_writeall(STDERR_FILENO, c.err.data, c.err.len);
 	if (c.timedout) {
 		(void)snprintf(why, sizeof(why), "timed out after %d s",
 		    r->timeout);
-		end_inside(r, why);
+		ending_inside(r, why);
 	} else if (c.signo != 0) {
 		(void)snprintf(why, sizeof(why), "ended by signal %d",
 		    c.signo);
-		end_inside(r, why);
+		ending_inside(r, why);
 	}
 	status = c.status;
 	r->relayed = c.relayed;
 	r->cut = c.timedout || c.signo != 0;
-	sbx_result_free(&c);
+	sbx_supervise_result_free(&c);
 	return status;
 }

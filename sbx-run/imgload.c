@@ -23,6 +23,7 @@
 #include "sbxchild.h"
 #include "sbxconf.h"
 #include "sbximg.h"
+#include "sbxmarker.h"
 #include "sbxstate.h"
 #include "sbx-run.h"
 
@@ -56,7 +57,7 @@ static const char *const needy[] = {
 void
 imgload_argv(struct request *r, char *const *argv, int xflag)
 {
-	r->imgneeds = !xflag && subcommand_in(argv, needy);
+	r->imgneeds = !xflag && dockerargs_subcommand_in(argv, needy);
 }
 
 /*
@@ -106,8 +107,8 @@ imgload_wait(const struct request *r)
 	int dfd, lfd;
 
 	if (r->imgneeds)
-		dfd = sbx_xstate_open(statedir, sizeof(statedir));
-	else if (sbx_xstate_path(statedir, sizeof(statedir)) == -1)
+		dfd = sbx_xstatedir_open(statedir, sizeof(statedir));
+	else if (sbx_xstatedir_path(statedir, sizeof(statedir)) == -1)
 		return;
 	else	/* quietly: a call that needs no image has no more to say */
 		dfd = open(statedir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -140,7 +141,7 @@ load_writer(int afd, const struct img_archive *a, int *in)
 	int p[2];
 	pid_t pid;
 
-	if (sbx_pipe(p) == -1)
+	if (sbx_io_pipe(p) == -1)
 		return -1;
 	if ((pid = fork()) == -1) {
 		close(p[0]);
@@ -216,7 +217,7 @@ load_call(const struct request *r, int afd, const struct img_archive *a,
 	} else if (st == 0 && (!WIFEXITED(ws) ||
 	    WEXITSTATUS(ws) != SBX_EX_OK))
 		st = SCRIPT_CHANGED;	/* a script that failed stops reading */
-	sbx_result_free(&c);
+	sbx_supervise_result_free(&c);
 	return st;
 }
 
@@ -229,8 +230,8 @@ detach(const int *keep, size_t nkeep)
 {
 	(void)setsid();
 	sbx_selfpipe_child();
-	sbx_stdio_null();
-	sbx_close_others(keep, nkeep);
+	sbx_detach_stdio_null();
+	sbx_detach_close_others(keep, nkeep);
 }
 
 /*
@@ -249,7 +250,7 @@ loader(const struct request *r, int dfd, int root, int efd, int afd,
 	pid_t pid;
 	char c;
 
-	if (sbx_pipe(p) == -1)
+	if (sbx_io_pipe(p) == -1)
 		return;
 	if ((pid = fork()) == -1) {
 		close(p[0]);

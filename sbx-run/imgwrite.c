@@ -99,7 +99,7 @@ data(int in, const struct img_member *m, int out, char *buf)
 	size_t n;
 
 	if (imgjson_member(m->name)) {
-		if (sbx_writeall(out, buf, (size_t)m->size) == -1)
+		if (sbx_io_writeall(out, buf, (size_t)m->size) == -1)
 			return -1;
 	} else
 		for (done = 0; done < m->size; done += (long long)n) {
@@ -107,12 +107,12 @@ data(int in, const struct img_member *m, int out, char *buf)
 			    CHUNK;
 			if (imgcheck_readat(in, buf, n, m->off + done) == -1 ||
 			    (done == 0 && imgwrite_magic((unsigned char *)buf, n) !=
-			    NULL) || sbx_writeall(out, buf, n) == -1)
+			    NULL) || sbx_io_writeall(out, buf, n) == -1)
 				return -1;
 		}
 	memset(buf, 0, BLOCK);
 	n = (size_t)((BLOCK - m->size % BLOCK) % BLOCK);
-	return sbx_writeall(out, buf, n);
+	return sbx_io_writeall(out, buf, n);
 }
 
 /* One member; a name file is read and checked anew before its header. */
@@ -126,7 +126,7 @@ member(int in, const struct img_member *m, int out, char *buf)
 	    imgjson_names(buf, (size_t)m->size) != NULL))
 		return -1;
 	header(h, m);
-	if (sbx_writeall(out, h, BLOCK) == -1)
+	if (sbx_io_writeall(out, h, BLOCK) == -1)
 		return -1;
 	return m->dir || m->link[0] != '\0' ? 0 : data(in, m, out, buf);
 }
@@ -150,10 +150,10 @@ imgwrite(int in, const struct img_archive *a, int out)
 		rc = member(in, &a->m[i], out, buf);
 	if (rc == 0) {
 		memset(buf, 0, 2 * BLOCK);
-		rc = sbx_writeall(out, buf, 2 * BLOCK);
+		rc = sbx_io_writeall(out, buf, 2 * BLOCK);
 	} else {
 		memset(buf, 0xff, BLOCK);
-		(void)sbx_writeall(out, buf, BLOCK);
+		(void)sbx_io_writeall(out, buf, BLOCK);
 	}
 	free(buf);
 	return rc;

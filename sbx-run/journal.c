@@ -18,6 +18,7 @@
 
 #include "sbx.h"
 #include "sbxjson.h"
+#include "sbxmarker.h"
 #include "sbxstate.h"
 #include "sbx-run.h"
 
@@ -65,7 +66,7 @@ record(char *rec, const struct jcall *j, char *const *argv, int raw,
 		if (i > 0)
 			rec[len++] = ',';
 		rec[len++] = '"';
-		used = sbx_json_esc(rec + len, room - len - 1, argv[i], &n);
+		used = sbx_jsonout_esc(rec + len, room - len - 1, argv[i], &n);
 		len += n;
 		rec[len++] = '"';
 		cut = argv[i][used] != '\0';
@@ -78,7 +79,8 @@ record(char *rec, const struct jcall *j, char *const *argv, int raw,
 static int
 setlock(int fd, short type, int timeout)
 {
-	return sbx_setlk(fd, type, 0, 0, timeout > 0 ? timeout * 1000LL : -1);
+	return sbx_lock_setlk(fd, type, 0, 0,
+	    timeout > 0 ? timeout * 1000LL : -1);
 }
 
 /*
@@ -213,7 +215,7 @@ journal_add(const struct jcall *j, const char *name, char *const *argv,
 	int dfd;
 
 	if (sbx_marker_path(file, sizeof(file), name, SBX_M_JOURNAL) == -1 ||
-	    (dfd = sbx_xstate_open(dir, sizeof(dir))) == -1)
+	    (dfd = sbx_xstatedir_open(dir, sizeof(dir))) == -1)
 		return;
 	if (append(dfd, file, rec, len, j->timeout) == -1)
 		warn("journal %s/%s", dir, file);
@@ -231,13 +233,13 @@ journal_print(const char *name, long long count, int timeout)
 	int dfd, fd, pass;
 
 	if (sbx_marker_path(file, sizeof(file), name, SBX_M_JOURNAL) == -1 ||
-	    (dfd = sbx_xstate_open(dir, sizeof(dir))) == -1)
+	    (dfd = sbx_xstatedir_open(dir, sizeof(dir))) == -1)
 		return SBX_EX_FAIL;
 	fd = openat(dfd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd == -1 && errno != ENOENT)
 		err(SBX_EX_FAIL, "%s/%s", dir, file);
 	if (fd != -1 && (setlock(fd, F_RDLCK, timeout) == -1 ||
-	    sbx_buf_readfd(&b, fd, READ_MAX) == -1))
+	    sbx_io_buf_readfd(&b, fd, READ_MAX) == -1))
 		err(SBX_EX_FAIL, "%s/%s", dir, file);
 	if (b.len > 0 && (calls = trimmed(b.data, b.len)) < 0)
 		calls = 0;
@@ -253,7 +255,7 @@ journal_print(const char *name, long long count, int timeout)
 				if (pass == 0)
 					valid++;
 				else if (seen++ >= first) {
-					sbx_json_putline(stdout, p,
+					sbx_jsonout_putline(stdout, p,
 					    (size_t)(nl - p));
 					putchar('\n');
 				}
@@ -265,11 +267,11 @@ journal_print(const char *name, long long count, int timeout)
 	}
 	if (b.len == 0)
 		printf("{\"calls\":0}\n");
-	sbx_buf_free(&b);
+	sbx_io_buf_free(&b);
 	if (fd != -1)
 		close(fd);
 	close(dfd);
-	if (sbx_fshut() == -1)
+	if (sbx_io_fshut() == -1)
 		err(SBX_EX_FAIL, "stdout");
 	return SBX_EX_OK;
 }

@@ -11,12 +11,13 @@
 #include "sbxchild.h"
 #include "sbxcli.h"
 #include "sbxconf.h"
-#include "sbxstate.h"
+#include "sbxmarker.h"
+#include "sbxname.h"
 #include "sbx-run.h"
 
 /* Has the session our generated name belongs to ended?  Then make nothing. */
 int
-session_ended(const struct request *r)
+orphan_session_ended(const struct request *r)
 {
 	pid_t pid;
 
@@ -34,11 +35,11 @@ owner_of(const struct request *r, int dfd, pid_t *pid,
 	/* a pinned sandbox is the user's: kept whatever becomes of a session */
 	if (pinned != NULL && strcmp(pinned, r->name) == 0)
 		return 0;
-	return sbx_owner_read(dfd, r->name, pid, start) == 0;
+	return sbx_markerio_owner_read(dfd, r->name, pid, start) == 0;
 }
 
 void
-stale_read(const struct request *r, int dfd, struct stale *st)
+orphan_stale_read(const struct request *r, int dfd, struct stale *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->dead = owner_of(r, dfd, &st->pid, &st->start) &&
@@ -58,19 +59,19 @@ orphaned(const struct request *r, int dfd, const struct stale *st)
 	if (owner_of(r, dfd, &pid, &start) && !sbx_proc_alive(pid, start) &&
 	    !(st->dead && pid == st->pid && start == st->start))
 		return 1;
-	return session_ended(r);
+	return orphan_session_ended(r);
 }
 
 /* Remove a sandbox made for an ended session and fail (NAME.created if not). */
 void SBX_DEAD
-withdraw(const struct request *r, int dfd, int timeout)
+orphan_withdraw(const struct request *r, int dfd, int timeout)
 {
 	char *av[] = { (char *)r->sbx, "rm", "--force", (char *)r->name, NULL };
 	struct sbx_result c;
 	int status;
 
 	if (sbx_capture(&c, av, r->env, timeout) == -1)
-		status = sbx_exec_status(errno);
+		status = sbx_spawn_exec_status(errno);
 	else
 		status = c.timedout ? SBX_EX_TIMEOUT : c.status;
 	if (status != 0 &&
@@ -79,7 +80,7 @@ withdraw(const struct request *r, int dfd, int timeout)
 		    "sandbox %s: its session ended while it was being "
 		    "created, and sbx rm --force failed (exit %d)", r->name,
 		    status);
-	sbx_result_free(&c);
+	sbx_supervise_result_free(&c);
 	(void)sbx_marker_drop(dfd, r->name, SBX_MB_ALL & ~SBX_MB_WATCH, 0);
 	errx(SBX_EX_FAIL, "sandbox %s: its session ended while it was being "
 	    "created; removed it", r->name);

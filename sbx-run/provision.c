@@ -19,6 +19,7 @@
 #include "sbxchild.h"
 #include "sbxcli.h"
 #include "sbxconf.h"
+#include "sbxmarker.h"
 #include "sbxstate.h"
 #include "sbx-run.h"
 
@@ -56,7 +57,7 @@ cut_short(const struct request *r, int timeout, const struct sbx_result *c,
 	if (c->signo != 0)
 		exit(SBX_SIGSTATUS(c->signo));
 	if (c->status != 0 && sbx_says_restart(c->err.data))
-		sbx_restart_exit();
+		sbx_says_restart_exit();
 }
 
 /* One create or ls (sbxcall.c). */
@@ -65,7 +66,7 @@ call(const struct request *r, char **av, int timeout, int dfd,
     struct sbx_result *c, const char *verb)
 {
 	if (sbx_call(c, av, r->env, timeout, dfd) == -1)
-		err(sbx_exec_status(errno), "%s", r->sbx);
+		err(sbx_spawn_exec_status(errno), "%s", r->sbx);
 	cut_short(r, timeout, c, verb);
 }
 
@@ -87,7 +88,7 @@ listed(const struct request *r, int dfd)
 	    &errstr);
 	if (found == -1)
 		errx(SBX_EX_FAIL, "sbx ls --json: %s", errstr);
-	sbx_result_free(&c);
+	sbx_supervise_result_free(&c);
 	return found;
 }
 
@@ -129,11 +130,11 @@ create(const struct request *r, const struct create *c, int dfd,
 	struct stale st;
 	int made = 0, already, status, e;
 
-	stale_read(r, dfd, &st);
+	orphan_stale_read(r, dfd, &st);
 	(void)sbx_marker_path(file, sizeof(file), r->name, SBX_M_PRIME);
 	if (c->readonly)
-		prime_dir(dfd, file, c->prime, &made);
-	if (sbx_created_write(dfd, r->name, SBX_CREATING, c->workspace,
+		workspace_prime_dir(dfd, file, c->prime, &made);
+	if (sbx_markerio_created_write(dfd, r->name, SBX_CREATING, c->workspace,
 	    mode) == -1) {
 		if (made)
 			(void)sbx_state_rmtree(dfd, file);
@@ -146,12 +147,12 @@ create(const struct request *r, const struct create *c, int dfd,
 	}
 	timeout = r->given ? r->calltimeout : CREATE_TIMEOUT;
 	if (sbx_call(&cmd, create_argv(r, c, 1), r->env, timeout, dfd) == -1)
-		err(sbx_exec_status(errno), "%s", r->sbx);
+		err(sbx_spawn_exec_status(errno), "%s", r->sbx);
 	if (cmd.status != 0 && sbx_says_restart(cmd.err.data)) {
 		restore(r, dfd, prev);
 		if (made)
 			(void)sbx_state_rmtree(dfd, file);
-		sbx_restart_exit();
+		sbx_says_restart_exit();
 	}
 	already = cmd.status != 0 && !cmd.timedout && cmd.signo == 0 &&
 	    sbx_says_exists(cmd.err.data);
@@ -164,22 +165,22 @@ create(const struct request *r, const struct create *c, int dfd,
 		(void)sbx_shown_write(STDERR_FILENO, cmd.err.data, cmd.err.len);
 	cut_short(r, timeout, &cmd, "create");
 	if (cmd.status == 0 && orphaned(r, dfd, &st))
-		withdraw(r, dfd, timeout);
+		orphan_withdraw(r, dfd, timeout);
 	if (cmd.status == 0) {
-		if (sbx_created_write(dfd, r->name, SBX_READY, c->workspace,
-		    mode) == -1) {
+		if (sbx_markerio_created_write(dfd, r->name, SBX_READY,
+		    c->workspace, mode) == -1) {
 			e = errno;
 			(void)sbx_marker_path(created, sizeof(created),
 			    r->name, SBX_M_CREATED);
 			errno = e;
 			warn("%s", created);	/* the intent stays */
 		}
-		sbx_result_free(&cmd);
+		sbx_supervise_result_free(&cmd);
 		imgload(r, dfd, c->workspace);	/* the project's images */
 		return PROV_RETRY;
 	}
 	status = cmd.status;
-	sbx_result_free(&cmd);
+	sbx_supervise_result_free(&cmd);
 	/* sbx's own word that the sandbox is there */
 	if (already || !listed(r, dfd)) {
 		restore(r, dfd, prev);
@@ -208,10 +209,10 @@ provision(const struct request *r)
 	int dfd, lfd, ret, autocreate, refused;
 
 	memset(&c, 0, sizeof(c));
-	sbx_xcreate_conf(&c.how);
+	sbx_xcreateargv_conf(&c.how);
 	c.readonly = sbx_xconf_word(SBX_CONF_WORKSPACE_RO);
 	autocreate = sbx_xconf_word(SBX_CONF_AUTOCREATE);
-	if ((dfd = sbx_xstate_open(statedir, sizeof(statedir))) == -1)
+	if ((dfd = sbx_xstatedir_open(statedir, sizeof(statedir))) == -1)
 		exit(SBX_EX_FAIL);
 	refused = workspace_check(r, statedir, c.workspace, why, sizeof(why));
 	(void)sbx_marker_path(prime, sizeof(prime), r->name, SBX_M_PRIME);
@@ -223,7 +224,7 @@ provision(const struct request *r)
 	if (!r->prewarm)
 		warmstart_report(r, dfd);	/* one that failed meanwhile */
 	/* a link or garbage in its place is no marker: it is written over */
-	if (sbx_created_text(dfd, r->name, now, sizeof(now)) == -1)
+	if (sbx_markerio_created_text(dfd, r->name, now, sizeof(now)) == -1)
 		now[0] = '\0';
 	ret = PROV_RETRY;
 	if (now[0] != '\0' && strcmp(now, r->before) != 0 &&
@@ -241,7 +242,7 @@ provision(const struct request *r)
 		print_argv(create_argv(r, &c, 0));
 		exit(SBX_EX_NOSANDBOX);
 	}
-	if (session_ended(r) || session_gone(r, dfd, now))
+	if (orphan_session_ended(r) || session_gone(r, dfd, now))
 		errx(SBX_EX_FAIL, "sandbox %s: its session has ended; not "
 		    "provisioning a sandbox no watcher would remove", r->name);
 	ret = create(r, &c, dfd, now);
@@ -303,11 +304,12 @@ provision_snapshot(struct request *r)
 	int dfd;
 
 	r->before[0] = '\0';
-	if (sbx_xstate_path(path, sizeof(path)) == -1 ||
+	if (sbx_xstatedir_path(path, sizeof(path)) == -1 ||
 	    (dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1)
 		return;
-	if (sbx_created_text(dfd, r->name, r->before, sizeof(r->before)) == -1)
+	if (sbx_markerio_created_text(dfd, r->name, r->before,
+	    sizeof(r->before)) == -1)
 		r->before[0] = '\0';
 	r->watcher = watcher(r, dfd);
 	close(dfd);

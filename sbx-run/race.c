@@ -15,7 +15,7 @@
 
 /* As exec_once; a lost race whose command began goes back as the command's. */
 int
-exec_first(struct request *r, char **av, int in, int *absent,
+race_exec_first(struct request *r, char **av, int in, int *absent,
     struct sbx_buf *held)
 {
 	long delay = SBX_RACE_MS;
@@ -32,11 +32,11 @@ exec_first(struct request *r, char **av, int in, int *absent,
 		/* av holds r->stamp: each try is told apart from the last */
 		if (sbx_stamp_new(r->stamp, sizeof(r->stamp)) == -1)
 			break;
-		sbx_buf_free(held);
-		sbx_pause_ms(delay);
+		sbx_io_buf_free(held);
+		sbx_clock_pause_ms(delay);
 		delay *= 2;
 	}
-	(void)sbx_writeall(STDERR_FILENO, held->data, held->len);
-	sbx_buf_free(held);
+	(void)sbx_io_writeall(STDERR_FILENO, held->data, held->len);
+	sbx_io_buf_free(held);
 	return status;
 }

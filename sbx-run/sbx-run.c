@@ -17,6 +17,8 @@
 #include "sbx.h"
 #include "sbxcli.h"
 #include "sbxconf.h"
+#include "sbxenv.h"
+#include "sbxname.h"
 #include "sbx-run.h"
 
 #define LONG_TIMEOUT	600
@@ -37,8 +39,8 @@ static void
 origin_say(void)
 {
 	if (originfd != -1 && getpid() == originpid &&
-	    sbx_writeall(originfd, origin, strlen(origin)) != -1)
-		(void)sbx_writeall(originfd, "\n", 1);
+	    sbx_io_writeall(originfd, origin, strlen(origin)) != -1)
+		(void)sbx_io_writeall(originfd, "\n", 1);
 }
 
 static void SBX_DEAD
@@ -79,7 +81,7 @@ print_name(struct call *c)
 	if (sbx_name_new(name, sizeof(name), (long)getppid()) == -1)
 		err(SBX_EX_FAIL, "/dev/urandom");
 	printf("%s\n", name);
-	if (sbx_fshut() == -1)
+	if (sbx_io_fshut() == -1)
 		err(SBX_EX_FAIL, "stdout");
 	return SBX_EX_OK;
 }
@@ -89,7 +91,7 @@ static int
 print_journal(struct call *c)
 {
 	sbx_xconf_check(SBX_CONF_TIMEOUT);
-	return journal_print(sbx_xname_pick(c->r.name), c->count,
+	return journal_print(sbx_xconf_name_pick(c->r.name), c->count,
 	    sbx_xconf_timeout());
 }
 
@@ -100,9 +102,9 @@ call_prepare(struct call *c, int xflag)
 	struct request *r = &c->r;
 
 	sbx_xconf_check(SBX_CONF_RUN);
-	r->name = sbx_xname_pick(r->name);
+	r->name = sbx_xconf_name_pick(r->name);
 	if (!xflag)
-		check_docker_args(c->argv);
+		dockerargs_check(c->argv);
 	imgload_argv(&c->r, c->argv, xflag);
 	/*
 	 * -t, else DOCKER_SANDBOX_TIMEOUT, bounds every sbx call of the run;
@@ -115,15 +117,15 @@ call_prepare(struct call *c, int xflag)
 	if (c->seconds != -1)
 		r->calltimeout = c->seconds;
 	r->timeout = r->calltimeout;
-	if (!r->given && !xflag && long_running(c->argv))
+	if (!r->given && !xflag && dockerargs_long_running(c->argv))
 		r->timeout = LONG_TIMEOUT;
-	if (sbx_xenv_policy(&c->pol, NULL, 0) == -1 ||
+	if (sbx_xconf_env_policy(&c->pol, NULL, 0) == -1 ||
 	    (r->env = sbx_env_build(environ, &c->pol)) == NULL)
 		err(SBX_EX_CANTRUN, NULL);
 	if (!(c->given & SBX_OPT('P')))
 		warmstart_await(r);	/* a provisioning in flight, or failed */
 	provision_snapshot(r);
-	session_workspaces(r);
+	workspace_session(r);
 	sbx_xcli_find(environ, r->ws, r->sbx, sizeof(r->sbx));
 	c->in = -1;
 	if (!(c->given & SBX_OPT('i')) &&
@@ -175,19 +177,20 @@ run_command(struct call *c)
 	call_prepare(c, xflag);
 	journal_begin(&jc);
 	memset(&held, 0, sizeof(held));
-	status = exec_first(r, c->av, c->in, &absent, &held);
+	status = race_exec_first(r, c->av, c->in, &absent, &held);
 	if (absent) {
 		if (provision(r) == PROV_RETRY)
 			status = exec_once(r, c->av, c->in, NULL, NULL);
 		else	/* not sbx's word after all: give it back */
-			(void)sbx_writeall(STDERR_FILENO, held.data, held.len);
+			(void)sbx_io_writeall(STDERR_FILENO, held.data,
+			    held.len);
 	}
 	if (!r->cut)	/* the status is the exec's: the command's */
 		origin = "command";
 	jc.bytes = r->relayed;
 	jc.timeout = r->timeout;
 	journal_add(&jc, r->name, c->argv, xflag, status);
-	sbx_buf_free(&held);
+	sbx_io_buf_free(&held);
 	call_free(c);
 	return status;
 }

@@ -45,21 +45,22 @@ struct request {
 int	 check_workspace(const struct request *);
 
 /* dockerargs.c */
-void	 check_docker_args(char *const *);
-int	 long_running(char *const *);
-int	 subcommand_in(char *const *, const char *const *);
-int	 inner_exec(char *const *, int *, int *, const char **);
+void	 dockerargs_check(char *const *);
+int	 dockerargs_long_running(char *const *);
+int	 dockerargs_subcommand_in(char *const *, const char *const *);
+int	 dockerargs_inner_exec(char *const *, int *, int *, const char **);
 
 /* ending.c */
-char	**inner_words(char *const *, int *);
-void	 end_inside(const struct request *, const char *);
+char	**ending_inner_words(char *const *, int *);
+void	 ending_inside(const struct request *, const char *);
 
 /* exec.c */
 char	**exec_argv(struct request *, char **, char **, int, int);
 int	 exec_once(struct request *, char **, int, int *, struct sbx_buf *);
 
 /* race.c */
-int	 exec_first(struct request *, char **, int, int *, struct sbx_buf *);
+int	 race_exec_first(struct request *, char **, int, int *,
+	    struct sbx_buf *);
 
 /* provision.c */
 void	 provision_snapshot(struct request *);
@@ -77,10 +78,10 @@ struct stale {			/* NAME.owner before the create, if dead then */
 	pid_t	 pid;
 	unsigned long long start;
 };
-int	 session_ended(const struct request *);
-void	 stale_read(const struct request *, int, struct stale *);
+int	 orphan_session_ended(const struct request *);
+void	 orphan_stale_read(const struct request *, int, struct stale *);
 int	 orphaned(const struct request *, int, const struct stale *);
-void SBX_DEAD withdraw(const struct request *, int, int);
+void SBX_DEAD orphan_withdraw(const struct request *, int, int);
 
 /*
  * The image cache's check and load (sbx-tools(7), IMAGE CACHE): imgcheck.c
@@ -127,7 +128,7 @@ int	 journal_print(const char *, long long, int);
 /* workspace.c */
 int	 workspace_check(const struct request *, const char *, char *, char *,
 	    size_t);
-void	 prime_dir(int, const char *, const char *, int *);
-void	 session_workspaces(struct request *);
+void	 workspace_prime_dir(int, const char *, const char *, int *);
+void	 workspace_session(struct request *);
 
 #endif

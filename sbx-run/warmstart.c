@@ -23,6 +23,7 @@
 
 #include "sbx.h"
 #include "sbxconf.h"
+#include "sbxmarker.h"
 #include "sbxstate.h"
 #include "sbx-run.h"
 
@@ -57,14 +58,15 @@ warm(struct request *r, char **av, int in)
 		return SBX_EX_OK;
 	}
 	memset(&held, 0, sizeof(held));
-	status = exec_first(r, av, in, &absent, &held);
+	status = race_exec_first(r, av, in, &absent, &held);
 	if (absent) {
 		if (provision(r) == PROV_RETRY)
 			status = SBX_EX_OK;
 		else
-			(void)sbx_writeall(STDERR_FILENO, held.data, held.len);
+			(void)sbx_io_writeall(STDERR_FILENO, held.data,
+			    held.len);
 	}
-	sbx_buf_free(&held);
+	sbx_io_buf_free(&held);
 	return status;
 }
 
@@ -85,7 +87,7 @@ pass_words(int fd, char *keep)
 		if (got == 0)
 			break;
 		/* -P's own words, sbx's among them escaped already */
-		(void)sbx_writeall(STDERR_FILENO, buf, (size_t)got);
+		(void)sbx_io_writeall(STDERR_FILENO, buf, (size_t)got);
 		n = (size_t)got;
 		if (n >= SBX_PREWARM_SAID) {
 			memcpy(keep, buf + n - SBX_PREWARM_SAID,
@@ -217,7 +219,7 @@ warmstart(struct request *r, char **av, int in)
 
 	if (!wanted(r))
 		return SBX_EX_OK;
-	if ((dfd = sbx_xstate_open(statedir, sizeof(statedir))) == -1)
+	if ((dfd = sbx_xstatedir_open(statedir, sizeof(statedir))) == -1)
 		exit(SBX_EX_FAIL);
 	lfd = provision_lock(r, dfd, statedir);
 	/* the lock is held: whoever waits for EOF on our stdout may go on */
@@ -255,8 +257,8 @@ warmstart(struct request *r, char **av, int in)
 	status = WIFEXITED(ws) ? WEXITSTATUS(ws) :
 	    WIFSIGNALED(ws) ? SBX_SIGSTATUS(WTERMSIG(ws)) : SBX_EX_FAIL;
 	/* an interrupted prewarm is no failure for the next call to report */
-	if (forwarded == 0 && sbx_prewarm_write(dfd, r->name, status, said,
-	    len) == -1) {
+	if (forwarded == 0 && sbx_markerio_prewarm_write(dfd, r->name, status,
+	    said, len) == -1) {
 		e = errno;
 		(void)sbx_marker_path(file, sizeof(file), r->name,
 		    SBX_M_PREWARM);
@@ -280,14 +282,14 @@ warmstart_await(const struct request *r)
 	char path[PATH_MAX];
 	int dfd, lfd;
 
-	if (sbx_xstate_path(path, sizeof(path)) == -1 ||
+	if (sbx_xstatedir_path(path, sizeof(path)) == -1 ||
 	    (dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1)
 		return;
 	if (sbx_lock_name_holder(dfd, SBX_PROVISION_LOCK, r->name) > 0) {
 		close(dfd);
 		/* it will be written to: the directory's checks first */
-		if ((dfd = sbx_xstate_open(path, sizeof(path))) == -1)
+		if ((dfd = sbx_xstatedir_open(path, sizeof(path))) == -1)
 			exit(SBX_EX_FAIL);
 		lfd = provision_lock(r, dfd, path);
 		warmstart_report(r, dfd);
@@ -309,7 +311,7 @@ warmstart_report(const struct request *r, int dfd)
 	long long when;
 	int status;
 
-	if (sbx_prewarm_read(dfd, r->name, &when, &status, said,
+	if (sbx_markerio_prewarm_read(dfd, r->name, &when, &status, said,
 	    sizeof(said)) == -1 || status == 0)
 		return;
 	(void)sbx_marker_path(file, sizeof(file), r->name, SBX_M_PREWARM);
@@ -318,6 +320,6 @@ warmstart_report(const struct request *r, int dfd)
 	    "failed, exit %d; the next call tries again.  It said:", r->name,
 	    status);
 	/* what -P printed, escaped there: escaping it again would double */
-	(void)sbx_writeall(STDERR_FILENO, said, strlen(said));
+	(void)sbx_io_writeall(STDERR_FILENO, said, strlen(said));
 	exit(status);
 }

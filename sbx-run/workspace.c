@@ -113,7 +113,7 @@ workspace_check(const struct request *r, const char *statedir, char *buf,
 
 /* The workspaces no sbx may come from: NAME.created's and the one to mount. */
 void
-session_workspaces(struct request *r)
+workspace_session(struct request *r)
 {
 	char statedir[PATH_MAX], why[PATH_MAX + 128];
 	size_t n = 0;
@@ -121,7 +121,7 @@ session_workspaces(struct request *r)
 	if (sbx_state_field(r->before, "workspace", r->wsmarker,
 	    sizeof(r->wsmarker)) != NULL && r->wsmarker[0] == '/')
 		r->ws[n++] = r->wsmarker;
-	if (sbx_xstate_path(statedir, sizeof(statedir)) == -1)
+	if (sbx_xstatedir_path(statedir, sizeof(statedir)) == -1)
 		statedir[0] = '\0';
 	if (workspace_check(r, statedir, r->wscall, why, sizeof(why)) == 0)
 		r->ws[n++] = r->wscall;
@@ -161,7 +161,7 @@ opendir_at(int dfd, const char *file)
  * is removed, never followed; *made says whether this run made it.
  */
 void
-prime_dir(int dfd, const char *file, const char *path, int *made)
+workspace_prime_dir(int dfd, const char *file, const char *path, int *made)
 {
 	struct stat st;
 	int fd;

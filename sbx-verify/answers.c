@@ -38,7 +38,7 @@ scan(const struct audit *a, const char *key, const char **pos,
 
 /* The first value of KEY, into buf; NULL if none. */
 const char *
-answer_get(const struct audit *a, const char *key, char *buf, size_t size)
+answers_get(const struct audit *a, const char *key, char *buf, size_t size)
 {
 	const char *pos = NULL, *v;
 	size_t len;
@@ -54,7 +54,7 @@ answer_get(const struct audit *a, const char *key, char *buf, size_t size)
 }
 
 int
-answer_has(const struct audit *a, const char *key, const char *value)
+answers_has(const struct audit *a, const char *key, const char *value)
 {
 	const char *pos = NULL, *v;
 	size_t len;
@@ -67,7 +67,7 @@ answer_has(const struct audit *a, const char *key, const char *value)
 }
 
 int
-answer_all(const struct audit *a, const char *key, char *buf, size_t size)
+answers_all(const struct audit *a, const char *key, char *buf, size_t size)
 {
 	const char *pos = NULL, *v;
 	char val[PATH_MAX];

@@ -8,8 +8,8 @@
 #include <limits.h>
 
 #include "sbx.h"
+#include "sbxmarker.h"
 #include "sbxports.h"
-#include "sbxstate.h"
 
 struct result;			/* result.h */
 
@@ -56,9 +56,9 @@ int	 probe_run(struct audit *);
 void	 probe_cleanup(struct audit *);
 
 /* answers.c: the script's lines "sbxv KEY [VALUE]" */
-const char *answer_get(const struct audit *, const char *, char *, size_t);
-int	 answer_has(const struct audit *, const char *, const char *);
-int	 answer_all(const struct audit *, const char *, char *, size_t);
+const char *answers_get(const struct audit *, const char *, char *, size_t);
+int	 answers_has(const struct audit *, const char *, const char *);
+int	 answers_all(const struct audit *, const char *, char *, size_t);
 
 /* checks.c */
 void	 checks_run(const struct audit *, struct result *);

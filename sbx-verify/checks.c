@@ -8,6 +8,7 @@
 
 #include "sbx.h"
 #include "sbxconf.h"
+#include "sbxmarker.h"
 #include "sbxports.h"
 #include "sbxstate.h"
 #include "result.h"
@@ -23,7 +24,7 @@ rcout(const struct audit *a, const char *key, char *out, size_t size)
 	int rc;
 
 	out[0] = '\0';
-	if (answer_get(a, key, buf, sizeof(buf)) == NULL)
+	if (answers_get(a, key, buf, sizeof(buf)) == NULL)
 		return -1;
 	if ((sp = strchr(buf, ' ')) != NULL) {
 		*sp = '\0';
@@ -61,8 +62,8 @@ transport(const struct audit *a, struct result *r)
 static void
 env_scrub(const struct audit *a, struct result *r)
 {
-	int d = answer_has(a, "env.seen", a->sentinel);
-	int s = answer_has(a, "env.seen", a->sbxsentinel);
+	int d = answers_has(a, "env.seen", a->sentinel);
+	int s = answers_has(a, "env.seen", a->sbxsentinel);
 
 	if (d || s)
 		result_say(r, FAIL, "present inside: %s%s%s", d ? a->sentinel :
@@ -77,8 +78,8 @@ static void
 env_forward(const struct audit *a, struct result *r)
 {
 	char v[64];
-	int leak = answer_has(a, "env.seen", a->denied);
-	int got = answer_get(a, "env.allowed", v, sizeof(v)) != NULL;
+	int leak = answers_has(a, "env.seen", a->denied);
+	int got = answers_get(a, "env.allowed", v, sizeof(v)) != NULL;
 	int passthrough = sbx_xconf_word(SBX_CONF_PASSTHROUGH);
 
 	if (leak)
@@ -136,7 +137,7 @@ mounts(const struct audit *a, struct result *r)
 	seen[0] = '\0';
 	for (i = 0; i < NMOUNTS; i++) {
 		snprintf(n, sizeof(n), "%d", i);
-		if (answer_has(a, "mnt.seen", n))
+		if (answers_has(a, "mnt.seen", n))
 			o += (size_t)snprintf(seen + o, sizeof(seen) - o, "%s%s",
 			    o ? ", " : "", what[i]);
 	}
@@ -151,7 +152,7 @@ mounts(const struct audit *a, struct result *r)
 		result_say(r, PASS, "the canary %s and ~/.docker ~/.ssh ~/.aws "
 		    "~/.kube ~/.config/gcloud of %s are invisible inside%s",
 		    a->canary, a->home, a->project[0] == '\0' ? "" :
-		    answer_get(a, "mnt.project", n, sizeof(n)) ?
+		    answers_get(a, "mnt.project", n, sizeof(n)) ?
 		    ", while the project is seen at its host path" :
 		    "; the project is not seen at its host path either");
 }
@@ -176,12 +177,12 @@ static void
 host_socket(const struct audit *a, struct result *r)
 {
 	char seen[768];
-	int n = answer_all(a, "sock.seen", seen, sizeof(seen));
+	int n = answers_all(a, "sock.seen", seen, sizeof(seen));
 
 	if (n > 0)
 		result_say(r, FAIL, "daemon socket%s visible inside: %s",
 		    n > 1 ? "s" : "", seen);
-	else if (!answer_get(a, "sock.canonical", seen, sizeof(seen)))
+	else if (!answers_get(a, "sock.canonical", seen, sizeof(seen)))
 		result_say(r, FAIL, "%s is not a socket inside",
 		    SBX_DOCKER_HOST);
 	else if (rcout(a, "pin.clean", seen, sizeof(seen)) != 0 ||
@@ -209,15 +210,15 @@ port_binds(const struct audit *a, struct result *r)
 	}
 	list[0] = '\0';
 	for (i = 0; i < a->ports.n; i++)
-		if (!sbx_ip_loopback(a->ports.v[i].ip))
+		if (!sbx_portspec_ip_loopback(a->ports.v[i].ip))
 			bad++;
 	for (i = 0; i < a->ports.n && o + 64 < sizeof(list); i++) {
-		if (bad && sbx_ip_loopback(a->ports.v[i].ip))
+		if (bad && sbx_portspec_ip_loopback(a->ports.v[i].ip))
 			continue;
 		snprintf(url, sizeof(url), strchr(a->ports.v[i].ip, ':') ?
 		    "[%s]:%d->%d/%s" : "%s:%d->%d/%s", a->ports.v[i].ip,
 		    a->ports.v[i].host, a->ports.v[i].vm,
-		    sbx_port_proto(&a->ports.v[i]));
+		    sbx_portspec_proto(&a->ports.v[i]));
 		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s",
 		    o ? ", " : "", url);
 	}
@@ -245,9 +246,9 @@ workspace_ro(const struct audit *a, struct result *r)
 		result_say(r, FAIL, "read-only mode, but no %s marker names "
 		    "the project, so no write could be tried", created);
 	}
-	else if (answer_get(a, "ro.denied", b, sizeof(b)))
+	else if (answers_get(a, "ro.denied", b, sizeof(b)))
 		result_say(r, PASS, "a write to %s failed inside", a->project);
-	else if (answer_get(a, "ro.writable", b, sizeof(b)))
+	else if (answers_get(a, "ro.writable", b, sizeof(b)))
 		result_say(r, FAIL, "a write to %s succeeded inside",
 		    a->project);
 	else

@@ -17,6 +17,7 @@
 #include "sbx.h"
 #include "sbxchild.h"
 #include "sbxconf.h"
+#include "sbxmarker.h"
 #include "sbxstate.h"
 #include "result.h"
 #include "audit.h"
@@ -69,7 +70,7 @@ add(struct sbx_buf *b, const char *fmt, ...)
 	va_start(ap, fmt);
 	s = vfmt(fmt, ap);
 	va_end(ap);
-	if (s == NULL || sbx_buf_add(b, s, strlen(s)) == -1)
+	if (s == NULL || sbx_io_buf_add(b, s, strlen(s)) == -1)
 		err(SBX_EX_NOAUDIT, NULL);
 	free(s);
 }
@@ -81,7 +82,7 @@ addq(struct sbx_buf *b, const char *s)
 	for (; *s != '\0'; s++) {
 		if (*s == '\'')
 			add(b, "'\\''");
-		else if (sbx_buf_add(b, s, 1) == -1)
+		else if (sbx_io_buf_add(b, s, 1) == -1)
 			err(SBX_EX_NOAUDIT, NULL);
 	}
 	add(b, "'");
@@ -92,7 +93,7 @@ mode(struct audit *a)
 {
 	char buf[PATH_MAX + 256], v[16];
 
-	if (sbx_created_text(a->dfd, a->name, buf, sizeof(buf)) == 0) {
+	if (sbx_markerio_created_text(a->dfd, a->name, buf, sizeof(buf)) == 0) {
 		a->marker = 1;
 		if (sbx_state_field(buf, "workspace", a->project,
 		    sizeof(a->project)) == NULL)
@@ -151,10 +152,10 @@ probe_prepare(struct audit *a)
 	    "exit 99\n");
 	snprintf(path, sizeof(path), "%s/docker", a->tmpdir);
 	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_CLOEXEC, 0700)) == -1 || sbx_writeall(fd, b.data, b.len) == -1 ||
-	    close(fd) == -1)
+	    O_CLOEXEC, 0700)) == -1 ||
+	    sbx_io_writeall(fd, b.data, b.len) == -1 || close(fd) == -1)
 		err(SBX_EX_NOAUDIT, "%s", path);
-	sbx_buf_free(&b);
+	sbx_io_buf_free(&b);
 }
 
 void
@@ -341,6 +342,6 @@ probe_run(struct audit *a)
 	for (i = 0; i < 8; i++)
 		free(hold[i]);
 	free(env);
-	sbx_buf_free(&text);
-	return answer_has(a, "end", a->nonce) ? 0 : -1;
+	sbx_io_buf_free(&text);
+	return answers_has(a, "end", a->nonce) ? 0 : -1;
 }

@@ -38,7 +38,7 @@ result_report(const struct result *r, int n, int jflag, int tflag)
 		if (jflag) {
 			printf("{\"check\":\"%s\",\"result\":\"%s\","
 			    "\"evidence\":", r[i].name, json[r[i].verdict]);
-			sbx_json_puts(stdout, r[i].evidence);
+			sbx_jsonout_puts(stdout, r[i].evidence);
 			printf("}\n");
 			continue;
 		}

@@ -17,6 +17,8 @@
 #include "sbxchild.h"
 #include "sbxcli.h"
 #include "sbxconf.h"
+#include "sbxenv.h"
+#include "sbxmarker.h"
 #include "sbxports.h"
 #include "sbxstate.h"
 #include "result.h"
@@ -45,11 +47,11 @@ exists(struct audit *a, char **env)
 		return -1;
 	a->calls++;
 	if (c.status != 0 && sbx_says_restart(c.err.data))
-		sbx_restart_exit();
+		sbx_says_restart_exit();
 	if (c.status == 0)
 		found = sbx_ls_listed(c.out.data ? c.out.data : "", c.out.len,
 		    a->name, &errstr);
-	sbx_result_free(&c);
+	sbx_supervise_result_free(&c);
 	return found;
 }
 
@@ -99,19 +101,20 @@ audit(const struct call *c)
 	int i, rv = SBX_EX_OK;
 
 	a.argv0 = c->argv0;
-	a.name = sbx_xname_pick(c->name);
+	a.name = sbx_xconf_name_pick(c->name);
 	sbx_xconf_check(SBX_CONF_RUN | SBX_CONF_TEARDOWN);
 
-	if (sbx_xenv_policy(&pol, NULL, 0) == -1 ||
+	if (sbx_xconf_env_policy(&pol, NULL, 0) == -1 ||
 	    (env = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_NOAUDIT, NULL);
-	sbx_xcli_find(environ, sbx_xsession_ws(a.name, wsbuf, sizeof(wsbuf), ws),
+	sbx_xcli_find(environ,
+	    sbx_xmarkerio_session_ws(a.name, wsbuf, sizeof(wsbuf), ws),
 	    a.sbx, sizeof(a.sbx));
 	if (sbx_sibling(a.argv0, environ, ws, "sbx-run", a.sbxrun,
 	    sizeof(a.sbxrun)) == -1)
 		errx(SBX_EX_NOAUDIT, "sbx-run: not found beside sbx-verify or "
 		    "on PATH");
-	if ((a.dfd = sbx_xstate_open(a.statedir, sizeof(a.statedir))) == -1)
+	if ((a.dfd = sbx_xstatedir_open(a.statedir, sizeof(a.statedir))) == -1)
 		exit(SBX_EX_NOAUDIT);
 
 	probe_prepare(&a);
@@ -139,12 +142,12 @@ audit(const struct call *c)
 		if (r[i].verdict == FAIL)
 			rv = SBX_EX_FAIL;
 	sbx_portcli_free(&pc);
-	sbx_ports_free(&a.ports);
-	sbx_buf_free(&a.out);
-	sbx_buf_free(&a.err);
+	sbx_portspec_free(&a.ports);
+	sbx_io_buf_free(&a.out);
+	sbx_io_buf_free(&a.err);
 	sbx_env_policy_free(&pol);
 	free(env);
-	if (sbx_fshut() == -1)
+	if (sbx_io_fshut() == -1)
 		err(SBX_EX_NOAUDIT, "stdout");
 	return rv;
 }

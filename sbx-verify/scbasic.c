@@ -71,7 +71,7 @@ jsonver(const char *s, size_t len, char *buf, size_t size, char *srv,
 }
 
 int
-sc_version(struct sc *sc)
+sc_basic_version(struct sc *sc)
 {
 	char *av[] = { NULL, "version", NULL, NULL };
 	struct sbx_result c;
@@ -114,7 +114,7 @@ sc_version(struct sc *sc)
  * sbx-watch and sbx-gc take (the teardown then has nothing to do).
  */
 int
-sc_missing(struct sc *sc)
+sc_basic_missing(struct sc *sc)
 {
 	char *ex[] = { NULL, "exec", sc->name, "--", "true", NULL };
 	char *rm[] = { NULL, "rm", "--force", sc->name, NULL };
@@ -170,12 +170,12 @@ sc_listed(struct sc *sc, char *said, size_t size)
 	sc_said(&c, why, sizeof(why));
 	snprintf(said, size, "%s%s%s", errstr ? errstr : "", errstr ? ": " :
 	    "", why);
-	sbx_result_free(&c);
+	sbx_supervise_result_free(&c);
 	return found;
 }
 
 int
-sc_ls(struct sc *sc)
+sc_basic_ls(struct sc *sc)
 {
 	char said[1100];
 	int found = sc_listed(sc, said, sizeof(said));
@@ -200,7 +200,7 @@ create(struct sc *sc, struct sbx_result *c)
 	char *av[SBX_CREATE_ARGC], ws[PATH_MAX + 8], ro[PATH_MAX + 8];
 	int t = sc->timeout, r;
 
-	sbx_xcreate_conf(&how);
+	sbx_xcreateargv_conf(&how);
 	snprintf(ws, sizeof(ws), "%s/%s", sc->ws, sc->readonly ? "p" : "w");
 	snprintf(ro, sizeof(ro), "%s/w:ro", sc->ws);
 	sbx_create_argv(av, sc->sbx, sc->name, &how, 1, ws, sc->readonly ?
@@ -214,7 +214,7 @@ create(struct sc *sc, struct sbx_result *c)
 }
 
 int
-sc_create(struct sc *sc)
+sc_basic_create(struct sc *sc)
 {
 	struct sbx_result c;
 	char said[1024], ls[1100];
@@ -248,7 +248,7 @@ sc_create(struct sc *sc)
  * rule.
  */
 int
-sc_exists(struct sc *sc)
+sc_basic_exists(struct sc *sc)
 {
 	struct sbx_result c;
 	char said[1024];
@@ -273,7 +273,7 @@ sc_exists(struct sc *sc)
 
 /* exec passes the status through and keeps stdout and stderr apart. */
 int
-sc_exec(struct sc *sc)
+sc_basic_exec(struct sc *sc)
 {
 	char *av[] = { NULL, "exec", sc->name, "--", "sh", "-c",
 	    "echo out.sbxv; echo err.sbxv >&2; exit 7", NULL };
@@ -296,7 +296,7 @@ sc_exec(struct sc *sc)
 }
 
 int
-sc_remove(struct sc *sc)
+sc_basic_remove(struct sc *sc)
 {
 	char *av[] = { NULL, "rm", "--force", sc->name, NULL };
 	struct sbx_result c;
@@ -324,7 +324,7 @@ sc_remove(struct sc *sc)
  * listing (sbx_ls_status): 1 with it in buf, 0 not listed, -1 no listing.
  */
 int
-sc_status(struct sc *sc, char *buf, size_t size)
+sc_basic_status(struct sc *sc, char *buf, size_t size)
 {
 	char *av[] = { NULL, "ls", "--json", NULL };
 	struct sbx_result c;
@@ -337,6 +337,6 @@ sc_status(struct sc *sc, char *buf, size_t size)
 	if (c.status == 0 && (found = sbx_ls_status(c.out.data ? c.out.data :
 	    "", c.out.len, sc->name, st, sizeof(st), &errstr)) == 1)
 		sbx_shown(*st ? st : "unknown", buf, size);
-	sbx_result_free(&c);
+	sbx_supervise_result_free(&c);
 	return found;
 }

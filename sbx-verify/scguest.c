@@ -37,18 +37,18 @@ static int
 await(struct sc *sc, const char *want, long long max, long long *took,
     char *st, size_t size)
 {
-	long long t0 = sbx_now_ms(), el;
+	long long t0 = sbx_clock_now_ms(), el;
 	int r;
 
 	*took = 0;
-	while ((el = sbx_now_ms() - t0) < max) {
+	while ((el = sbx_clock_now_ms() - t0) < max) {
 		/* finer at first: the grace is unknown, real sbx's is 30 s */
 		if (sc_sleep(sc, el < 10000 ? 1000 : 3000) == -1)
 			return -1;
-		if ((r = sc_status(sc, st, size)) != 1)
+		if ((r = sc_basic_status(sc, st, size)) != 1)
 			return r == 0 ? 0 : -1;
 		if (strcmp(st, want) == 0) {
-			*took = sbx_now_ms() - t0;
+			*took = sbx_clock_now_ms() - t0;
 			return 1;
 		}
 	}
@@ -56,7 +56,7 @@ await(struct sc *sc, const char *want, long long max, long long *took,
 }
 
 int
-sc_idle(struct sc *sc)
+sc_guest_idle(struct sc *sc)
 {
 	char said[1024], st[32];
 	long long took;
@@ -92,7 +92,7 @@ sc_idle(struct sc *sc)
  * it again; counted as one call.
  */
 int
-sc_hold(struct sc *sc)
+sc_guest_hold(struct sc *sc)
 {
 	char st[32], *av[SBX_HOLD_ARGC];
 	long long hold = sc->grace + sc->grace / 2 + 2000, took;
@@ -117,7 +117,7 @@ sc_hold(struct sc *sc)
 	}
 	r = await(sc, "running", IDLE_MAX * 1000LL, &took, st, sizeof(st));
 	if (r == 1 && sc_sleep(sc, hold) == 0)
-		r = sc_status(sc, st, sizeof(st));
+		r = sc_basic_status(sc, st, sizeof(st));
 	sc_unspawn(pid);
 	if (sc->signo != 0)
 		return -1;

@@ -57,7 +57,7 @@ plist(struct sc *sc, struct sbx_ports *l, int *woke, char *why, size_t size)
 	char said[1024];
 	int before = sc->pc.calls, r;
 
-	sbx_ports_free(l);
+	sbx_portspec_free(l);
 	memset(l, 0, sizeof(*l));
 	if (woke != NULL)
 		*woke = 0;
@@ -120,7 +120,7 @@ change(struct sc *sc, const struct sbx_port *p, int publish, char *why,
 
 	memset(&set, 0, sizeof(set));
 	memset(&none, 0, sizeof(none));
-	if (sbx_ports_add(&set, p) == -1)
+	if (sbx_portspec_add(&set, p) == -1)
 		return -1;
 	r = publish ? sbx_portcli_change(&sc->pc, &set, &none, &errstr) :
 	    sbx_portcli_change(&sc->pc, &none, &set, &errstr);
@@ -128,12 +128,12 @@ change(struct sc *sc, const struct sbx_port *p, int publish, char *why,
 	if (r == -1)
 		snprintf(why, size, "%s: %s", errstr, pcsaid(&sc->pc, said,
 		    sizeof(said)));
-	sbx_ports_free(&set);
+	sbx_portspec_free(&set);
 	return r;
 }
 
 int
-sc_dialect(struct sc *sc)
+sc_ports_dialect(struct sc *sc)
 {
 	struct sbx_ports l;
 	char why[1200];
@@ -154,7 +154,7 @@ sc_dialect(struct sc *sc)
 	sc_say(sc, SC_DIALECT, PASS, "sbx speaks `%s`%s; its listing parses "
 	    "(%zu mappings)", dialect_word[sc->pc.dialect], sc->pc.noport ?
 	    " (it has no `port` group)" : " (the `port` group)", l.n);
-	sbx_ports_free(&l);
+	sbx_portspec_free(&l);
 	return 0;
 }
 
@@ -194,31 +194,32 @@ roundtrip(struct sc *sc, enum sccheck pk, enum sccheck uk, const char *where)
 		sc_say(sc, pk, FAIL, "%spublished 127.0.0.1:%d:%d/tcp4, then "
 		    "the listing %s", where, h, VMPORT, have == NULL && *why ==
 		    '\0' ? "does not show it" : why);
-		sbx_ports_free(&l);
+		sbx_portspec_free(&l);
 		return -1;
 	}
 	listed = *have;
 	sc_say(sc, pk, PASS, "%spublished 127.0.0.1:%d:%d/tcp4; listed as "
 	    "%s:%d -> %d/%s", where, h, VMPORT, listed.ip, listed.host,
-	    listed.vm, sbx_port_proto(&listed));
+	    listed.vm, sbx_portspec_proto(&listed));
 	why[0] = '\0';
 	if (change(sc, &listed, 0, why, sizeof(why)) == -1 ||
 	    plist(sc, &l, NULL, why, sizeof(why)) == -1 ||
 	    row(&l, h) != NULL) {
 		sc_say(sc, uk, FAIL, "%sunpublish of %s:%d:%d/%s as listed: "
-		    "%s", where, listed.ip, h, VMPORT, sbx_port_proto(&listed),
+		    "%s", where, listed.ip, h, VMPORT,
+		    sbx_portspec_proto(&listed),
 		    *why ? why : "still listed after");
-		sbx_ports_free(&l);
+		sbx_portspec_free(&l);
 		return -1;
 	}
 	sc_say(sc, uk, PASS, "%sunpublish with the listed protocol (%s) "
-	    "removed it", where, sbx_port_proto(&listed));
-	sbx_ports_free(&l);
+	    "removed it", where, sbx_portspec_proto(&listed));
+	sbx_portspec_free(&l);
 	return 0;
 }
 
 int
-sc_publish(struct sc *sc)
+sc_ports_publish(struct sc *sc)
 {
 	return roundtrip(sc, SC_PUBLISH, SC_UNPUBLISH, "");
 }
@@ -229,7 +230,7 @@ sc_publish(struct sc *sc)
  * a publication made after it.
  */
 int
-sc_stopped(struct sc *sc)
+sc_ports_stopped(struct sc *sc)
 {
 	char *av[] = { NULL, "stop", sc->name, NULL };
 	struct sbx_result c;
@@ -237,7 +238,8 @@ sc_stopped(struct sc *sc)
 	char why[1200], said[1024], st[32];
 	int woke, r;
 
-	if (sc_status(sc, st, sizeof(st)) != 1 || strcmp(st, "stopped") != 0) {
+	if (sc_basic_status(sc, st, sizeof(st)) != 1 ||
+	    strcmp(st, "stopped") != 0) {
 		if (sc_sbx(sc, &c, av) == -1)
 			return -1;
 		r = c.status;
@@ -255,7 +257,7 @@ sc_stopped(struct sc *sc)
 		    "(409), but after one exec to start it" : "", why);
 		return 0;
 	}
-	sbx_ports_free(&l);
+	sbx_portspec_free(&l);
 	/* its publish and unpublish lines are taken by this one */
 	r = roundtrip(sc, SC_STOPPED, SC_STOPPED, "on the stopped sandbox: ");
 	if (r == 0)

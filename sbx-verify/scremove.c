@@ -29,7 +29,7 @@
 
 /* A new empty directory for the sandbox's workspace, under TMPDIR. */
 int
-sc_workspace(struct sc *sc)
+sc_remove_workspace(struct sc *sc)
 {
 	const char *t = getenv("TMPDIR");
 	int n;
@@ -78,11 +78,11 @@ rm_once(struct sc *sc)
 		return -1;
 	gone = c.status == 0 || sbx_gone(&c, sc->sbx, sc->env, sc->name,
 	    sc->timeout > 0 ? sc->timeout : RM_TIMEOUT, -1);
-	sbx_result_free(&c);
+	sbx_supervise_result_free(&c);
 	return gone ? 0 : -1;
 }
 
-/* The child of sbx_lifeline: after fork, until the lifeline speaks. */
+/* The child of sbx_guard_lifeline: after fork, until the lifeline speaks. */
 static void SBX_DEAD
 remover(int line, const sigset_t *old, void *arg)
 {
@@ -102,7 +102,7 @@ remover(int line, const sigset_t *old, void *arg)
 	(void)sigaction(SIGPIPE, &sa, NULL);
 	sigprocmask(SIG_SETMASK, old, NULL);
 	/* nobody reads us, and a reader of our parent's output must not wait */
-	sbx_stdio_null();
+	sbx_detach_stdio_null();
 	while ((r = read(line, &b, 1)) == -1 && errno == EINTR)
 		;
 	if (r == 1)
@@ -119,7 +119,7 @@ remover(int line, const sigset_t *old, void *arg)
 int
 sc_remover_start(struct sc *sc)
 {
-	sc->remover = sbx_lifeline(&sc->line, remover, sc);
+	sc->remover = sbx_guard_lifeline(&sc->line, remover, sc);
 	return sc->remover == -1 ? -1 : 0;
 }
 
@@ -154,7 +154,7 @@ sc_remover_release(struct sc *sc)
 
 	if (sc->remover == -1)
 		return;
-	(void)sbx_writeall(sc->line, &b, 1);
+	(void)sbx_io_writeall(sc->line, &b, 1);
 	close(sc->line);
 	sc->line = -1;
 	(void)reap(sc);

@@ -56,7 +56,7 @@ beat(struct sc *sc, const char *file, char *said, size_t size)
 }
 
 int
-sc_guest(struct sc *sc)
+sc_stamp_guest(struct sc *sc)
 {
 	char id[SBX_STAMP_LEN + 1], file[64], said[3][1024], ended[512];
 	char *av[5 + SBX_STAMP_NWORDS + 5];

@@ -4,7 +4,7 @@
  * verb and, when sbx refuses it as cobra refuses a flag it does not know,
  * calls again without it and remembers that (sbx-no-input), so the first
  * call of sbx's own words tells whether the installed sbx takes it.  The
- * restart prompt: every answer was looked at for it (sccall.c).
+ * restart prompt: every answer was looked at for it (sc.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -16,11 +16,11 @@
 #include "selfcheck.h"
 
 /*
- * After sc_version: the self-check's cache (empty before) says whether
+ * After sc_basic_version: the self-check's cache (empty before) says whether
  * sbx refused --no-input on that first call.
  */
 int
-sc_noinput(struct sc *sc)
+sc_words_noinput(struct sc *sc)
 {
 	char *av[] = { NULL, "version", NULL };
 	struct sbx_result c;
@@ -48,13 +48,13 @@ sc_noinput(struct sc *sc)
 	else
 		sc_say(sc, SC_NOINPUT, FAIL, "version, called as the programs "
 		    "call it, failed: %s", said);
-	sbx_result_free(&c);
+	sbx_supervise_result_free(&c);
 	return 0;
 }
 
 /* The restart line, once the checks ran or stopped. */
 void
-sc_restart(struct sc *sc)
+sc_words_restart(struct sc *sc)
 {
 	if (sc->restart)
 		sc_say(sc, SC_RESTART, FAIL, "sbx answered with its daemon "

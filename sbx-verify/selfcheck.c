@@ -21,6 +21,8 @@
 #include "sbxchild.h"
 #include "sbxcli.h"
 #include "sbxconf.h"
+#include "sbxenv.h"
+#include "sbxname.h"
 #include "sbxports.h"
 #include "result.h"
 #include "selfcheck.h"
@@ -38,9 +40,10 @@ static const char *const names[SC_COUNT] = {
 
 /* The checks in their order; each needs what those before it made. */
 static int (*const steps[])(struct sc *) = {
-	sc_version, sc_noinput, sc_missing, sc_ls, sc_create, sc_exists,
-	sc_exec, sc_guest, sc_dialect, sc_publish, sc_idle, sc_hold,
-	sc_stopped
+	sc_basic_version, sc_words_noinput, sc_basic_missing, sc_basic_ls,
+	sc_basic_create, sc_basic_exists, sc_basic_exec, sc_stamp_guest,
+	sc_ports_dialect, sc_ports_publish, sc_guest_idle, sc_guest_hold,
+	sc_ports_stopped
 };
 #define NSTEPS	(sizeof(steps) / sizeof(steps[0]))
 
@@ -57,7 +60,7 @@ workspace(struct sc *sc)
 {
 	char d[PATH_MAX + 4];
 
-	if (sc_workspace(sc) == -1)
+	if (sc_remove_workspace(sc) == -1)
 		err(SBX_EX_NOAUDIT, "a workspace for the self-check");
 	snprintf(d, sizeof(d), "%s/c", sc->ws);
 	if (mkdir(d, 0700) == -1 || (sc->cdfd = open(d, O_RDONLY |
@@ -81,7 +84,7 @@ setup(struct sc *sc, struct sbx_envpolicy *pol)
 	sc->timeout = sbx_xconf_timeout();
 	sc->given = sbx_conf_given(SBX_CONF_TIMEOUT) != NULL;
 	sc->readonly = sbx_xconf_word(SBX_CONF_WORKSPACE_RO);
-	if (sbx_xenv_policy(pol, NULL, 0) == -1 ||
+	if (sbx_xconf_env_policy(pol, NULL, 0) == -1 ||
 	    (sc->env = sbx_env_build(environ, pol)) == NULL)
 		err(SBX_EX_NOAUDIT, NULL);
 	sbx_xcli_find(environ, NULL, sc->sbx, sizeof(sc->sbx));
@@ -114,7 +117,7 @@ unreached(struct sc *sc, const char *why)
 		if (sc->r[i].evidence[0] == '\0')
 			sc_say(sc, (enum sccheck)i, SKIP, "not reached: %s",
 			    why);
-	sc_restart(sc);
+	sc_words_restart(sc);
 }
 
 /*
@@ -187,7 +190,7 @@ selfcheck(int jflag, int tflag, int fast)
 	else if (sc.restart)
 		snprintf(why, sizeof(why), "sbx awaits its daemon restart");
 	if (sc.created && sc.signo == 0)
-		(void)sc_remove(&sc);
+		(void)sc_basic_remove(&sc);
 	if (sc.gone || !sc.created) {
 		sc_remover_release(&sc);
 		removed = 1;
@@ -209,7 +212,7 @@ selfcheck(int jflag, int tflag, int fast)
 	close(sc.cdfd);
 	sbx_env_policy_free(&pol);
 	free(sc.env);
-	if (sbx_fshut() == -1)
+	if (sbx_io_fshut() == -1)
 		err(SBX_EX_NOAUDIT, "stdout");
 	return rv;
 }

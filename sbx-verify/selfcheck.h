@@ -1,7 +1,7 @@
 /*
  * selfcheck.h: the self-check (-S), the one header of its files, as
  * audit.h is the audit's; result.h is all the two share.  selfcheck.c
- * runs it; sccall.c makes the calls and words the verdicts; scremove.c
+ * runs it; sc.c makes the calls and words the verdicts; scremove.c
  * removes the sandbox; scbasic.c, scwords.c, scstamp.c, scguest.c and
  * scports.c hold the checks.
  */
@@ -54,7 +54,7 @@ struct sc {
 /* selfcheck.c */
 int	 selfcheck(int, int, int);
 
-/* sccall.c */
+/* sc.c */
 void	 sc_say(struct sc *, enum sccheck, enum verdict, const char *, ...)
 	    PRINTFLIKE(4, 5);
 int	 sc_sbx(struct sc *, struct sbx_result *, char **);
@@ -69,35 +69,35 @@ const char *sc_said(const struct sbx_result *, char *, size_t);
 const char *sc_heard(struct sbx_result *, char *, size_t);
 
 /* scremove.c */
-int	 sc_workspace(struct sc *);
+int	 sc_remove_workspace(struct sc *);
 int	 sc_remover_start(struct sc *);
 int	 sc_remover_fire(struct sc *);
 void	 sc_remover_release(struct sc *);
 
 /* scbasic.c */
-int	 sc_version(struct sc *);
-int	 sc_missing(struct sc *);
-int	 sc_ls(struct sc *);
-int	 sc_create(struct sc *);
-int	 sc_exists(struct sc *);
-int	 sc_exec(struct sc *);
-int	 sc_remove(struct sc *);
-int	 sc_status(struct sc *, char *, size_t);
+int	 sc_basic_version(struct sc *);
+int	 sc_basic_missing(struct sc *);
+int	 sc_basic_ls(struct sc *);
+int	 sc_basic_create(struct sc *);
+int	 sc_basic_exists(struct sc *);
+int	 sc_basic_exec(struct sc *);
+int	 sc_basic_remove(struct sc *);
+int	 sc_basic_status(struct sc *, char *, size_t);
 
 /* scwords.c */
-int	 sc_noinput(struct sc *);
-void	 sc_restart(struct sc *);
+int	 sc_words_noinput(struct sc *);
+void	 sc_words_restart(struct sc *);
 
 /* scstamp.c */
-int	 sc_guest(struct sc *);
+int	 sc_stamp_guest(struct sc *);
 
 /* scguest.c */
-int	 sc_idle(struct sc *);
-int	 sc_hold(struct sc *);
+int	 sc_guest_idle(struct sc *);
+int	 sc_guest_hold(struct sc *);
 
 /* scports.c */
-int	 sc_dialect(struct sc *);
-int	 sc_publish(struct sc *);
-int	 sc_stopped(struct sc *);
+int	 sc_ports_dialect(struct sc *);
+int	 sc_ports_publish(struct sc *);
+int	 sc_ports_stopped(struct sc *);
 
 #endif /* SELFCHECK_H */

@@ -20,6 +20,7 @@
 #include "sbxcli.h"
 #include "sbxconf.h"
 #include "sbximg.h"
+#include "sbxmarker.h"
 #include "sbxstate.h"
 #include "sbxtime.h"
 #include "sbx-watch.h"
@@ -45,7 +46,7 @@ struct images {
 static int
 left(const struct images *im)
 {
-	long long ms = im->deadline - sbx_now_ms();
+	long long ms = im->deadline - sbx_clock_now_ms();
 
 	return ms <= 0 ? 0 : (int)((ms + 999) / 1000);
 }
@@ -67,7 +68,7 @@ running(const struct watch *w, const char *sbx)
 	if (c.status == 0 && sbx_ls_status(c.out.data != NULL ? c.out.data :
 	    "", c.out.len, w->name, st, sizeof(st), &errstr) == 1)
 		up = strcmp(st, "running") == 0;
-	sbx_result_free(&c);
+	sbx_supervise_result_free(&c);
 	return up;
 }
 
@@ -150,7 +151,7 @@ tofile(const struct watch *w, const struct images *im, char **argv, int fd,
 	s.outmax = max;
 	s.err = nul;
 	ok = sbx_supervise(&s, &c) == 0 && c.status == 0 && !c.toolarge;
-	sbx_result_free(&c);
+	sbx_supervise_result_free(&c);
 	close(nul);
 	return ok ? 0 : -1;
 }
@@ -181,7 +182,7 @@ listing(const struct watch *w, const char *sbx, int root, struct images *im)
 	(void)unlinkat(root, tmp, 0);	/* the descriptor is enough */
 	rv = tofile(w, im, argv, fd, LIST_MAX);
 	if (rv == 0 && (lseek(fd, 0, SEEK_SET) == -1 ||
-	    sbx_buf_readfd(&b, fd, LIST_MAX + 1) == -1 || b.data == NULL))
+	    sbx_io_buf_readfd(&b, fd, LIST_MAX + 1) == -1 || b.data == NULL))
 		rv = -1;
 	close(fd);
 	/*
@@ -201,7 +202,7 @@ listing(const struct watch *w, const char *sbx, int root, struct images *im)
 			if (strcmp(line, stores[i]) == 0)
 				memcpy(im->m.store, line, strlen(line) + 1);
 	}
-	sbx_buf_free(&b);
+	sbx_io_buf_free(&b);
 	return rv == 0 && im->m.store[0] != '\0' && im->nids > 0 ? 0 : -1;
 }
 
@@ -248,11 +249,12 @@ imgsave(const struct watch *w, int bound, unsigned long long *ids)
 		return 0;
 	if ((im = calloc(1, sizeof(*im))) == NULL)
 		return 0;
-	im->deadline = sbx_now_ms() + (long long)bound * 1000;
-	if (sbx_created_text(w->dfd, w->name, text, sizeof(text)) == -1 ||
+	im->deadline = sbx_clock_now_ms() + (long long)bound * 1000;
+	if (sbx_markerio_created_text(w->dfd, w->name, text,
+	    sizeof(text)) == -1 ||
 	    sbx_state_field(text, "state", state, sizeof(state)) == NULL ||
 	    strcmp(state, SBX_READY) != 0 ||
-	    sbx_created_workspace(w->dfd, w->name, im->m.workspace,
+	    sbx_markerio_created_workspace(w->dfd, w->name, im->m.workspace,
 	    sizeof(im->m.workspace)) == -1 ||
 	    stat(im->m.workspace, &st) == -1 || !S_ISDIR(st.st_mode))
 		goto out;
@@ -310,7 +312,8 @@ imgsave_abandon(const struct watch *w, long pid)
 	char tmp[SBX_IMG_NAME_MAX + 32];
 	int root;
 
-	if (sbx_created_workspace(w->dfd, w->name, ws, sizeof(ws)) == -1 ||
+	if (sbx_markerio_created_workspace(w->dfd, w->name, ws,
+	    sizeof(ws)) == -1 ||
 	    stat(ws, &st) == -1 ||
 	    (root = sbx_imgcache_open(ws, 0, path, sizeof(path))) == -1)
 		return;

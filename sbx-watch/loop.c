@@ -18,7 +18,7 @@
 #include "sbxchild.h"
 #include "sbxcli.h"
 #include "sbxconf.h"
-#include "sbxstate.h"
+#include "sbxmarker.h"
 #include "sbxtime.h"
 #include "sbx-watch.h"
 
@@ -62,7 +62,7 @@ keepalive(const struct watch *w)
 	if (kapid > 0 ||
 	    !sbx_marker_present(w->dfd, w->name, SBX_M_CREATED))
 		return;
-	kastart = sbx_now_ms();
+	kastart = sbx_clock_now_ms();
 	if ((kapid = fork()) != 0) {
 		if (kapid == -1)
 			kapid = 0;
@@ -72,10 +72,10 @@ keepalive(const struct watch *w)
 	if (w->lifeline != -1)
 		close(w->lifeline);
 	memset(&c, 0, sizeof(c));
-	if (watch_sbxpath(w, path, sizeof(path), &c) == 0 &&
+	if (teardown_sbxpath(w, path, sizeof(path), &c) == 0 &&
 	    sbx_capture(&c, sbx_hold_argv(argv, path, w->name), w->envp,
 	    SBX_HOLD_TIMEOUT) == -1)
-		c.status = sbx_exec_status(errno);
+		c.status = sbx_spawn_exec_status(errno);
 	_exit(c.status);
 }
 
@@ -114,7 +114,7 @@ keepalive_stop(void)
 	for (i = 0; i < 200; i++) {
 		if (waitpid(kapid, &ws, WNOHANG) != 0)
 			return;
-		sbx_pause_ms(10);
+		sbx_clock_pause_ms(10);
 	}
 	(void)kill(kapid, SIGKILL);
 	while (waitpid(kapid, &ws, 0) == -1 && errno == EINTR)
@@ -147,7 +147,7 @@ fill(const struct watch *w)
 	unsigned long long ids = filled;
 	int p[2];
 
-	if (fillpid > 0 || sbx_pipe(p) == -1)
+	if (fillpid > 0 || sbx_io_pipe(p) == -1)
 		return;
 	if ((fillpid = fork()) != 0) {
 		close(p[1]);
@@ -163,7 +163,7 @@ fill(const struct watch *w)
 	if (w->lifeline != -1)
 		close(w->lifeline);
 	if (imgsave(w, FILL_MAX, &ids) == 1)
-		(void)sbx_writeall(p[1], &ids, sizeof(ids));
+		(void)sbx_io_writeall(p[1], &ids, sizeof(ids));
 	_exit(SBX_EX_OK);
 }
 
@@ -214,14 +214,14 @@ ended(struct watch *w, struct pollfd *p, int *waitfd)
 		if (p->revents & (POLLERR | POLLNVAL)) {
 			close(*waitfd);
 			*waitfd = -1;
-		} else if (pw_ended(*waitfd))
+		} else if (pidwait_ended(*waitfd))
 			return 1;
 	}
 	return 0;
 }
 
 void
-watch_run(struct watch *w)
+loop_run(struct watch *w)
 {
 	struct pollfd pfd[2];
 	long long now, next_ka = 0, next_check = 0, next_ports = 0, t;
@@ -233,9 +233,9 @@ watch_run(struct watch *w)
 	for (i = 0; i < NWATCHED; i++)
 		(void)sbx_selfpipe_trap(watched[i]);
 	if (w->lifeline == -1)
-		waitfd = pw_arm(w->pid, w->pidfd);
+		waitfd = pidwait_arm(w->pid, w->pidfd);
 	while (!end) {
-		now = sbx_now_ms();
+		now = sbx_clock_now_ms();
 		t = -1;
 		if (w->lifeline == -1) {
 			/* the start time catches a reused pid */
@@ -243,7 +243,7 @@ watch_run(struct watch *w)
 				if (!sbx_proc_alive(w->pid, w->start))
 					break;
 				next_check = now + (waitfd == -1 ? POLL_MS :
-				    pw_recheck_ms());
+				    pidwait_recheck_ms());
 			}
 			t = next_check - now;
 		}
@@ -285,7 +285,7 @@ watch_run(struct watch *w)
 		if (poll(pfd, 2, (int)t) == -1) {
 			if (errno == EINTR)
 				continue;
-			sbx_pause_ms(POLL_MS);
+			sbx_clock_pause_ms(POLL_MS);
 			continue;
 		}
 		if (pfd[0].revents & POLLIN) {
@@ -295,7 +295,7 @@ watch_run(struct watch *w)
 		}
 		if (kapid > 0 && waitpid(kapid, &ws, WNOHANG) == kapid) {
 			kapid = 0;
-			next_ka = next_hold(w, sbx_now_ms(), &delay);
+			next_ka = next_hold(w, sbx_clock_now_ms(), &delay);
 		}
 		if (fillpid > 0 && waitpid(fillpid, &ws, WNOHANG) == fillpid)
 			fill_reaped();
@@ -311,6 +311,6 @@ watch_run(struct watch *w)
 		sbx_selfpipe_untrap(watched[i]);
 	ignore(SIGTERM);
 	ignore(SIGINT);
-	(void)watch_teardown(w, 0);
+	(void)teardown_run(w, 0);
 	(void)sbx_marker_drop(w->dfd, w->name, SBX_MB_WATCH, SBX_DROP_HELD);
 }

@@ -6,6 +6,7 @@
 #include "sbx.h"
 #include "sbxchild.h"
 #include "sbxcli.h"
+#include "sbxmarker.h"
 #include "sbxstate.h"
 #include "sbx-watch.h"
 
@@ -23,7 +24,7 @@ listed(const struct watch *w)
 	if (c.status == 0)
 		found = sbx_ls_listed(c.out.data ? c.out.data : "", c.out.len,
 		    w->name, &errstr);
-	sbx_result_free(&c);
+	sbx_supervise_result_free(&c);
 	return found;
 }
 
@@ -44,7 +45,7 @@ now_teardown(const struct watch *w, const char *statedir)
 	if ((lfd = sbx_lock(w->dfd, lock, 0)) == -1 && errno != EAGAIN)
 		err(SBX_EX_FAIL, "%s/%s", statedir, lock);
 	ours = sbx_marker_present(w->dfd, w->name, SBX_M_CREATED);
-	rv = watch_teardown(w, 1);
+	rv = teardown_run(w, 1);
 	if (rv == SBX_EX_NOSANDBOX && !ours && listed(w) == 1)
 		rv = SBX_EX_NOTOURS;
 	if (lfd != -1) {
@@ -71,6 +72,6 @@ now_teardown(const struct watch *w, const char *statedir)
 		    statedir, file);
 	}
 	else if (rv == SBX_EX_RESTART)
-		sbx_restart_exit();
+		sbx_says_restart_exit();
 	return rv;
 }

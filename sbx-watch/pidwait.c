@@ -32,7 +32,7 @@
 #include "sbx-watch.h"
 
 int
-pw_open(pid_t pid)
+pidwait_open(pid_t pid)
 {
 #if defined(HAVE_PIDFD)
 	int fd;
@@ -49,7 +49,7 @@ pw_open(pid_t pid)
 
 /* After the last fork: the descriptor to poll, or -1 to poll kill(2). */
 int
-pw_arm(pid_t pid, int pidfd)
+pidwait_arm(pid_t pid, int pidfd)
 {
 #if defined(HAVE_KQUEUE)
 	struct kevent ev;
@@ -74,7 +74,7 @@ pw_arm(pid_t pid, int pidfd)
 
 /* How often to check anyway: poll(2) on a kqueue fails on some macOS. */
 int
-pw_recheck_ms(void)
+pidwait_recheck_ms(void)
 {
 #if defined(HAVE_KQUEUE)
 	return 1000;
@@ -84,7 +84,7 @@ pw_recheck_ms(void)
 }
 
 int
-pw_ended(int fd)
+pidwait_ended(int fd)
 {
 #if defined(HAVE_KQUEUE)
 	struct timespec zero = { 0, 0 };

@@ -21,6 +21,9 @@
 #include "sbxchild.h"
 #include "sbxcli.h"
 #include "sbxconf.h"
+#include "sbxenv.h"
+#include "sbxmarker.h"
+#include "sbxname.h"
 #include "sbxstate.h"
 #include "sbx-watch.h"
 
@@ -83,7 +86,7 @@ tell(int fd, int code, int error, const char *what)
 	r.error = error;
 	if (what != NULL)
 		snprintf(r.what, sizeof(r.what), "%s", what);
-	(void)sbx_writeall(fd, &r, sizeof(r));
+	(void)sbx_io_writeall(fd, &r, sizeof(r));
 }
 
 /* The detached watcher: take the lock, write the owner, say so, watch. */
@@ -99,8 +102,8 @@ watcher(struct watch *w, int readyfd, pid_t owner,
 	keep[2] = w->pidfd;
 	keep[3] = readyfd;
 	(void)chdir("/");
-	sbx_stdio_null();
-	sbx_close_others(keep, 4);
+	sbx_detach_stdio_null();
+	sbx_detach_close_others(keep, 4);
 	(void)sbx_marker_path(lock, sizeof(lock), w->name, SBX_M_LOCK);
 	if (sbx_lock(w->dfd, lock, 0) == -1) {
 		if (errno == EAGAIN) {
@@ -110,7 +113,7 @@ watcher(struct watch *w, int readyfd, pid_t owner,
 		tell(readyfd, READY_FAILED, errno, lock);
 		_exit(SBX_EX_FAIL);
 	}
-	if (sbx_owner_write(w->dfd, w->name, owner, ownerstart,
+	if (sbx_markerio_owner_write(w->dfd, w->name, owner, ownerstart,
 	    getpid()) == -1) {
 		tell(readyfd, READY_FAILED, errno, "owner marker");
 		(void)sbx_state_remove(w->dfd, lock);
@@ -118,7 +121,7 @@ watcher(struct watch *w, int readyfd, pid_t owner,
 	}
 	tell(readyfd, READY_WATCHING, 0, NULL);
 	close(readyfd);
-	watch_run(w);
+	loop_run(w);
 	_exit(SBX_EX_OK);
 }
 
@@ -223,7 +226,7 @@ owner_find(struct call *c)
 		if (sbx_proc_start(w->pid, &w->start) == -1)
 			errx(SBX_EX_FAIL, "pid %ld: no such process",
 			    (long)w->pid);
-		w->pidfd = pw_open(w->pid);
+		w->pidfd = pidwait_open(w->pid);
 		c->owner = w->pid;
 		c->ownerstart = w->start;
 	} else {
@@ -274,12 +277,13 @@ call_prepare(struct call *c, const char *name)
 	if (!nflag)
 		owner_find(c);
 	if (w->mode != MODE_NONE || w->keepalive > 0)
-		sbx_xcli_find(environ, sbx_xsession_ws(w->name, wsbuf,
+		sbx_xcli_find(environ, sbx_xmarkerio_session_ws(w->name, wsbuf,
 		    sizeof(wsbuf), ws), w->sbx, sizeof(w->sbx));
 	memset(&pol, 0, sizeof(pol));	/* strict: the host set only */
 	if ((w->envp = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_FAIL, "environment");
-	if ((w->dfd = sbx_xstate_open(c->statedir, sizeof(c->statedir))) == -1)
+	if ((w->dfd = sbx_xstatedir_open(c->statedir,
+	    sizeof(c->statedir))) == -1)
 		exit(SBX_EX_FAIL);
 }
 

@@ -30,7 +30,7 @@ struct watch {
 	int	 lifeline;	/* -f: the read end, or -1 */
 	pid_t	 pid;		/* -p (or the parent): the session, or -1 */
 	unsigned long long start;	/* its start time; 0 if unknown */
-	int	 pidfd;		/* from pw_open, or -1 */
+	int	 pidfd;		/* from pidwait_open, or -1 */
 	int	 dfd;		/* the state directory */
 	char	 sbx[PATH_MAX];	/* the sbx CLI, absolute */
 	char	**envp;		/* its scrubbed environment */
@@ -40,11 +40,11 @@ struct watch {
 };
 
 /* loop.c: after detaching: wait for the end, then tear down once */
-void	 watch_run(struct watch *);
+void	 loop_run(struct watch *);
 
 /* teardown.c: the one teardown, and the sbx of every call */
-int	 watch_teardown(const struct watch *, int);
-int	 watch_sbxpath(const struct watch *, char *, size_t,
+int	 teardown_run(const struct watch *, int);
+int	 teardown_sbxpath(const struct watch *, char *, size_t,
 	    struct sbx_result *);
 
 /* imgsave.c: the image cache's save, while the VM is up */
@@ -58,9 +58,9 @@ int	 now_teardown(const struct watch *, const char *);
 int	 warmhold(const struct watch *);
 
 /* pidwait.c: learn of a process's death without polling, where we can */
-int	 pw_open(pid_t);
-int	 pw_arm(pid_t, int);
-int	 pw_ended(int);
-int	 pw_recheck_ms(void);
+int	 pidwait_open(pid_t);
+int	 pidwait_arm(pid_t, int);
+int	 pidwait_ended(int);
+int	 pidwait_recheck_ms(void);
 
 #endif /* SBX_WATCH_H */

@@ -16,6 +16,7 @@
 #include "sbx.h"
 #include "sbxchild.h"
 #include "sbxcli.h"
+#include "sbxmarker.h"
 #include "sbxstate.h"
 #include "sbxtime.h"
 #include "sbx-watch.h"
@@ -30,20 +31,21 @@ extern char **environ;
 
 /* The sbx for this call: its workspace is known once NAME.created names it. */
 int
-watch_sbxpath(const struct watch *w, char *buf, size_t size,
+teardown_sbxpath(const struct watch *w, char *buf, size_t size,
     struct sbx_result *c)
 {
 	char ws[PATH_MAX], *wsl[2] = { NULL, NULL };
 	const char *why;
 
-	if (sbx_created_workspace(w->dfd, w->name, ws, sizeof(ws)) == 0)
+	if (sbx_markerio_created_workspace(w->dfd, w->name, ws,
+	    sizeof(ws)) == 0)
 		wsl[0] = ws;
 	if (sbx_cli_find(environ, wsl, buf, size) == 0)
 		return 0;
 	c->status = errno == EPERM ? SBX_EX_NOEXEC : SBX_EX_NOTFOUND;
 	why = errno == EPERM ? "sbx: DOCKER_SANDBOX_SBX lies in the session "
 	    "workspace\n" : "sbx: none found outside the session workspace\n";
-	(void)sbx_buf_add(&c->err, why, strlen(why));
+	(void)sbx_io_buf_add(&c->err, why, strlen(why));
 	return -1;
 }
 
@@ -56,7 +58,7 @@ sbx(const struct watch *w, const char *verb, const char *flag,
 	int n = 0;
 
 	memset(c, 0, sizeof(*c));
-	if (watch_sbxpath(w, path, sizeof(path), c) == -1)
+	if (teardown_sbxpath(w, path, sizeof(path), c) == -1)
 		return c->status;
 	argv[n++] = path;
 	argv[n++] = (char *)verb;
@@ -67,7 +69,7 @@ sbx(const struct watch *w, const char *verb, const char *flag,
 	/* the removal's bound is the tools': no setting extends it */
 	if (sbx_call(c, argv, w->envp, w->timeout > 0 && w->timeout < CALL_MAX ?
 	    w->timeout : CALL_MAX, w->dfd) == -1)
-		c->status = sbx_exec_status(errno);
+		c->status = sbx_spawn_exec_status(errno);
 	return c->status;
 }
 
@@ -78,8 +80,8 @@ gone_indeed(const struct watch *w, const struct sbx_result *c)
 	struct sbx_result p;
 
 	memset(&p, 0, sizeof(p));
-	if (watch_sbxpath(w, path, sizeof(path), &p) == -1) {
-		sbx_result_free(&p);
+	if (teardown_sbxpath(w, path, sizeof(path), &p) == -1) {
+		sbx_supervise_result_free(&p);
 		return 0;
 	}
 	return sbx_gone(c, path, w->envp, w->name, w->timeout, w->dfd);
@@ -94,7 +96,8 @@ record_failure(const struct watch *w, const char *verb, int tries,
 
 	sbx_shown(e, why, strcspn(e, "\n") + 1 < sizeof(why) ?
 	    strcspn(e, "\n") + 1 : sizeof(why));
-	(void)sbx_failed_write(w->dfd, w->name, verb, tries, c->status, why);
+	(void)sbx_markerio_failed_write(w->dfd, w->name, verb, tries, c->status,
+	    why);
 }
 
 /*
@@ -135,7 +138,7 @@ watch_provlock(const struct watch *w, int bounded)
  * for sbx-gc.
  */
 int
-watch_teardown(const struct watch *w, int fg)
+teardown_run(const struct watch *w, int fg)
 {
 	const char *verb = w->mode == MODE_STOP ? "stop" : "rm";
 	const char *flag = w->mode == MODE_STOP ? NULL : "--force";
@@ -161,11 +164,11 @@ watch_teardown(const struct watch *w, int fg)
 		    (gone = gone_indeed(w, &c))) {
 			ok = 1;
 			removed = w->mode == MODE_REMOVE || gone;
-			sbx_result_free(&c);
+			sbx_supervise_result_free(&c);
 			break;
 		}
 		if (sbx_says_restart(c.err.data)) {
-			sbx_result_free(&c);
+			sbx_supervise_result_free(&c);
 			if (fg) {
 				if (lfd != -1)
 					close(lfd);
@@ -175,18 +178,18 @@ watch_teardown(const struct watch *w, int fg)
 			cap = (w->backoff > 10 ? w->backoff : 10) * RESTART_CAP;
 			if (delay < 10)
 				delay = 10;
-			sbx_pause_ms(delay);
+			sbx_clock_pause_ms(delay);
 			delay = delay * 2 > cap ? cap : delay * 2;
 			try--;	/* sbx did nothing: no try spent */
 			continue;
 		}
 		if (try == TRIES) {
 			record_failure(w, verb, try, &c);
-			sbx_result_free(&c);
+			sbx_supervise_result_free(&c);
 			break;
 		}
-		sbx_result_free(&c);
-		sbx_pause_ms(delay);
+		sbx_supervise_result_free(&c);
+		sbx_clock_pause_ms(delay);
 		delay *= 2;
 	}
 	/* a stopped or failed sandbox keeps its marker and scratch dir; */

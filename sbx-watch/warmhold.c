@@ -6,7 +6,7 @@
  */
 #include <time.h>
 
-#include "sbxstate.h"
+#include "sbxmarker.h"
 #include "sbx-watch.h"
 
 /* Is the sandbox within the hold of a prewarm that succeeded? */
@@ -17,8 +17,8 @@ warmhold(const struct watch *w)
 	long long when;
 	int status;
 
-	if (w->prewarmhold <= 0 || sbx_prewarm_read(w->dfd, w->name, &when,
-	    &status, said, sizeof(said)) == -1 || status != 0)
+	if (w->prewarmhold <= 0 || sbx_markerio_prewarm_read(w->dfd, w->name,
+	    &when, &status, said, sizeof(said)) == -1 || status != 0)
 		return 0;
 	return (long long)time(NULL) < when + w->prewarmhold;
 }

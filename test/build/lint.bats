@@ -62,3 +62,23 @@ comments_copy() {
 	[ "$status" -eq 1 ]
 	[ "$output" = "lint: lib/zz.c:1: file head of 9 comment lines (at most 8)" ] || fail "$output"
 }
+
+@test "lint: prefix: the tree passes; a function not named for its file fails" {
+	comments_copy
+	run sh "$TOP/test/lint" prefix "$C"
+	[ "$status" -eq 0 ] || fail "$output"
+	[ -z "$output" ] || fail "$output"
+	# static, main, and the file's own prefix (with sbx_ or sbx_x) pass
+	printf 'static int\nstray(void)\n{\n\treturn 0;\n}\n' >>"$C/lib/portspec.c"
+	printf 'int\nsbx_xportspec_ok(void)\n{\n\treturn 0;\n}\n' >>"$C/lib/portspec.c"
+	printf 'int\nmain(void)\n{\n\treturn 0;\n}\n' >>"$C/sbx-gc/markers.c"
+	run sh "$TOP/test/lint" prefix "$C"
+	[ "$status" -eq 0 ] || fail "$output"
+	printf 'int\nsbx_port_stray(void)\n{\n\treturn 0;\n}\n' >>"$C/lib/portspec.c"
+	printf 'void\ngc_stray2(void)\n{\n}\n' >>"$C/sbx-gc/markers.c"
+	run sh "$TOP/test/lint" prefix "$C"
+	[ "$status" -eq 1 ]
+	[ "${lines[0]}" = "lint: lib/portspec.c: sbx_port_stray: prefix does not name the file" ] || fail "$output"
+	[ "${lines[1]}" = "lint: sbx-gc/markers.c: gc_stray2: prefix does not name the file" ] || fail "$output"
+	[ "${#lines[@]}" -eq 2 ] || fail "$output"
+}

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "sbxconf.h"
+#include "sbxenv.h"
 #include "sbx-internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);

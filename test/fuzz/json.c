@@ -56,13 +56,13 @@ putstr(struct sbx_buf *b, const char *s)
 {
 	char esc[8];
 
-	if (sbx_buf_add(b, "\"", 1) == -1)
+	if (sbx_io_buf_add(b, "\"", 1) == -1)
 		abort();
 	for (; *s != '\0'; s++) {
 		if (*s == '"' || *s == '\\') {
 			esc[0] = '\\';
 			esc[1] = *s;
-			if (sbx_buf_add(b, esc, 2) == -1)
+			if (sbx_io_buf_add(b, esc, 2) == -1)
 				abort();
 		} else if ((unsigned char)*s < 0x20) {
 			esc[0] = '\\';
@@ -71,12 +71,12 @@ putstr(struct sbx_buf *b, const char *s)
 			esc[3] = '0';
 			esc[4] = "0123456789abcdef"[(unsigned char)*s >> 4];
 			esc[5] = "0123456789abcdef"[*s & 0xf];
-			if (sbx_buf_add(b, esc, 6) == -1)
+			if (sbx_io_buf_add(b, esc, 6) == -1)
 				abort();
-		} else if (sbx_buf_add(b, s, 1) == -1)
+		} else if (sbx_io_buf_add(b, s, 1) == -1)
 			abort();
 	}
-	if (sbx_buf_add(b, "\"", 1) == -1)
+	if (sbx_io_buf_add(b, "\"", 1) == -1)
 		abort();
 }
 
@@ -87,31 +87,31 @@ print(struct sbx_buf *b, const struct sbx_json *j, int one)
 	for (; j != NULL; j = one ? NULL : j->next) {
 		if (j->key != NULL) {
 			putstr(b, j->key);
-			sbx_buf_add(b, ":", 1);
+			sbx_io_buf_add(b, ":", 1);
 		}
 		switch (j->type) {
 		case SBX_JNULL:
-			sbx_buf_add(b, "null", 4);
+			sbx_io_buf_add(b, "null", 4);
 			break;
 		case SBX_JBOOL:
-			sbx_buf_add(b, j->boolean ? "true" : "false",
+			sbx_io_buf_add(b, j->boolean ? "true" : "false",
 			    j->boolean ? 4 : 5);
 			break;
 		case SBX_JNUM:
-			sbx_buf_add(b, j->str, j->len);
+			sbx_io_buf_add(b, j->str, j->len);
 			break;
 		case SBX_JSTR:
 			putstr(b, j->str);
 			break;
 		case SBX_JARR:
 		case SBX_JOBJ:
-			sbx_buf_add(b, j->type == SBX_JARR ? "[" : "{", 1);
+			sbx_io_buf_add(b, j->type == SBX_JARR ? "[" : "{", 1);
 			print(b, j->child, 0);
-			sbx_buf_add(b, j->type == SBX_JARR ? "]" : "}", 1);
+			sbx_io_buf_add(b, j->type == SBX_JARR ? "]" : "}", 1);
 			break;
 		}
 		if (!one && j->next != NULL)
-			sbx_buf_add(b, ",", 1);
+			sbx_io_buf_add(b, ",", 1);
 	}
 }
 
@@ -144,14 +144,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (j->key != NULL || j->next != NULL)
 			abort();
 		check(j, 1, 0);
-		if (sbx_buf_add(&b, "", 0) == -1)
+		if (sbx_io_buf_add(&b, "", 0) == -1)
 			abort();
 		print(&b, j, 1);
 		if ((k = sbx_json_parse(b.data, b.len, &errstr)) == NULL ||
 		    !same(j, k))
 			abort();
 		sbx_json_free(k);
-		sbx_buf_free(&b);
+		sbx_io_buf_free(&b);
 		/* lookups on whatever came back */
 		if (j->type == SBX_JOBJ && j->child != NULL &&
 		    sbx_json_get(j, j->child->key) != j->child)

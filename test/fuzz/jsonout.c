@@ -1,12 +1,12 @@
 /*
- * Fuzz target (libFuzzer) for lib's JSON escaper, sbx_json_esc and
- * sbx_json_puts.  The first input byte is the buffer size, the rest the
+ * Fuzz target (libFuzzer) for lib's JSON escaper, sbx_jsonout_esc and
+ * sbx_jsonout_puts.  The first input byte is the buffer size, the rest the
  * text (cut at a NUL).  Invariants: the output is well-formed UTF-8 (as
  * checked here by a decoder of its own), holds no C0, DEL or C1 control,
  * no line separator and no bidirectional control raw, and reads back
  * through sbx_json_parse as a string that is the text itself when the
  * text was well-formed UTF-8; a cut stops at a character boundary, and
- * only when the next character would not fit; sbx_json_puts writes the
+ * only when the next character would not fit; sbx_jsonout_puts writes the
  * whole escape, quoted.  Built by "make fuzz".
  */
 #include <stdint.h>
@@ -101,7 +101,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	len = strlen(s);
 
 	/* all of it, with room to spare */
-	all = sbx_json_esc(full + 1, 6 * size, s, &flen);
+	all = sbx_jsonout_esc(full + 1, 6 * size, s, &flen);
 	if (all != len || !clean(full + 1, flen))
 		abort();
 	full[0] = '"';
@@ -117,7 +117,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* cut to bsize bytes: exactly that much room, for ASan to watch */
 	if ((dst = malloc(bsize ? bsize : 1)) == NULL)
 		abort();
-	used = sbx_json_esc(dst, bsize, s, &wlen);
+	used = sbx_jsonout_esc(dst, bsize, s, &wlen);
 	if (used > len || wlen > bsize || !clean(dst, wlen) ||
 	    wlen > flen || memcmp(dst, full + 1, wlen) != 0)
 		abort();
@@ -125,14 +125,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* the prefix consumed escapes to what was written... */
 		if ((q = strndup(s, used)) == NULL)
 			abort();
-		(void)sbx_json_esc(full, 6 * size, q, &w2);
+		(void)sbx_jsonout_esc(full, 6 * size, q, &w2);
 		if (w2 != wlen)
 			abort();
 		/* ...and one more character would not have fitted */
 		free(q);
 		if ((q = strndup(s, used + 4 < len ? used + 4 : len)) == NULL)
 			abort();
-		u2 = sbx_json_esc(full, wlen + 6, q, &w2);
+		u2 = sbx_jsonout_esc(full, wlen + 6, q, &w2);
 		if (u2 <= used || w2 <= bsize)
 			abort();
 		free(q);
@@ -142,7 +142,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the stream form: the same escape, quoted */
 	if ((fp = open_memstream(&mem, &msize)) == NULL)
 		abort();
-	sbx_json_puts(fp, s);
+	sbx_jsonout_puts(fp, s);
 	if (fclose(fp) != 0 || msize != flen + 2 || mem[0] != '"' ||
 	    mem[msize - 1] != '"' || !clean(mem + 1, msize - 2))
 		abort();

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "sbx.h"
-#include "sbxstate.h"
+#include "sbxmarker.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -36,7 +36,7 @@ put(const char *file, const uint8_t *data, size_t size)
 	int fd;
 
 	fd = openat(dfd, file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd == -1 || sbx_writeall(fd, data, size) == -1)
+	if (fd == -1 || sbx_io_writeall(fd, data, size) == -1)
 		abort();
 	close(fd);
 }
@@ -89,13 +89,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	put("pi-sbx-1-fuzz.owner", data, size);
 	put("pi-sbx-1-fuzz.created", data, size);
-	if (sbx_owner_read(dfd, "pi-sbx-1-fuzz", &pid, &start) == 0) {
+	if (sbx_markerio_owner_read(dfd, "pi-sbx-1-fuzz", &pid, &start) == 0) {
 		if (pid < 1)
 			abort();
 		agree(data, size, "pid", pid);
 		agree(data, size, "start", (long long)start);
 	}
-	if (sbx_created_read(dfd, "pi-sbx-1-fuzz", &when) == 0) {
+	if (sbx_markerio_created_read(dfd, "pi-sbx-1-fuzz", &when) == 0) {
 		if (when < 0)
 			abort();
 		agree(data, size, "created", when);

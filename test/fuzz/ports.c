@@ -49,8 +49,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (sbx_portspec(s, &p, &errstr) == 0) {
 		if (p.vm < 1 || p.vm > 65535 || p.host < 0 || p.host > 65535 ||
-		    sbx_port_url(&p, buf, sizeof(buf)) == -1 ||
-		    sbx_port_sbxspec(&p, buf, sizeof(buf)) == -1)
+		    sbx_portspec_url(&p, buf, sizeof(buf)) == -1 ||
+		    sbx_portspec_sbxspec(&p, buf, sizeof(buf)) == -1)
 			abort();
 	} else if (errstr == NULL)
 		abort();
@@ -58,7 +58,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&l, 0, sizeof(l));
 	if (dockerps_text(s, &l, NULL, &errstr) == 0)
 		valid(&l);
-	sbx_ports_free(&l);
+	sbx_portspec_free(&l);
 
 	/* the parse of what the VM says is bounded whatever it says */
 	if (dockerps_parse(s, size, &l, NULL, &loc, &n, &errstr) == 0) {
@@ -68,18 +68,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		/* a port bound to the VM's loopback alone is never wanted */
 		for (n = 0; n < loc.n; n++)
-			if (sbx_ports_findvm(&l, loc.v[n].vm, loc.v[n].proto))
+			if (sbx_portspec_findvm(&l, loc.v[n].vm,
+			    loc.v[n].proto))
 				abort();
 	}
-	sbx_ports_free(&l);
+	sbx_portspec_free(&l);
 
-	if (sbx_ports_sbxjson(s, size, &l, &errstr) == 0) {
+	if (sbx_portspec_sbxjson(s, size, &l, &errstr) == 0) {
 		valid(&l);
-		if (l.n > 0 && (sbx_port_url(&l.v[0], buf, sizeof(buf)) == -1 ||
-		    sbx_port_sbxspec(&l.v[0], buf, sizeof(buf)) == -1))
+		if (l.n > 0 &&
+		    (sbx_portspec_url(&l.v[0], buf, sizeof(buf)) == -1 ||
+		    sbx_portspec_sbxspec(&l.v[0], buf, sizeof(buf)) == -1))
 			abort();
 	}
-	sbx_ports_free(&l);
+	sbx_portspec_free(&l);
 	free(s);
 	return 0;
 }

@@ -28,14 +28,14 @@ main(int argc, char *argv[])
 		b.data = NULL;
 		b.len = b.cap = 0;
 		while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
-			if (sbx_buf_add(&b, chunk, n) == -1)
+			if (sbx_io_buf_add(&b, chunk, n) == -1)
 				abort();
 		if (ferror(fp))
 			abort();
 		fclose(fp);
 		LLVMFuzzerTestOneInput((const uint8_t *)(b.data ? b.data : ""),
 		    b.len);
-		sbx_buf_free(&b);
+		sbx_io_buf_free(&b);
 	}
 	printf("replayed %d inputs\n", argc - 1);
 	return 0;

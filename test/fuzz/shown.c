@@ -72,8 +72,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		blen = strlen(buf);
 		for (i = 0; i < blen; i += n)
-			if ((n = sbx_utf8len(buf + i, blen - i, &cp)) == 0 ||
-			    sbx_unsafe(cp))
+			if ((n = sbx_shown_utf8len(buf + i, blen - i,
+			    &cp)) == 0 ||
+			    sbx_shown_unsafe(cp))
 				abort();
 		n = undo(buf, back);
 		if (n > len || memcmp(back, s, n) != 0)

@@ -98,7 +98,7 @@ last_timeout() {
 	tail -n 1 "$SBX_STATE_DIR/$N.journal" | sed 's/.*"timeout":\([0-9]*\).*/\1/'
 }
 
-@test "pinning class: long_running reads the words by the same grammar" {
+@test "pinning class: dockerargs_long_running reads the words by the same grammar" {
 	stub_sandbox "$N"
 	# with no bound given, build, pull and compose get 600 s, however the
 	# globals look; the journal records the bound each call had

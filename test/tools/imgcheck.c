@@ -71,5 +71,5 @@ main(int argc, char *argv[])
 	/* the caller hands fd on as docker load's stdin */
 	if ((off = lseek(fd, 0, SEEK_CUR)) != 0 && off != -1)
 		errx(SBX_EX_FAIL, "imgcheck moved the file offset");
-	return sbx_fshut() == 0 && rc == 0 ? 0 : 1;
+	return sbx_io_fshut() == 0 && rc == 0 ? 0 : 1;
 }

@@ -43,7 +43,7 @@ main(int argc, char *argv[])
 	/* the orphan comes to us, so its status can be read */
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1);
 #endif
-	if (sbx_pipe(ep) == -1)
+	if (sbx_io_pipe(ep) == -1)
 		return 2;
 	memset(&s, 0, sizeof(s));
 	s.argv = av;
@@ -71,5 +71,5 @@ main(int argc, char *argv[])
 	if (read(ep[0], &e, sizeof(e)) != sizeof(e))
 		e = 0;
 	printf("status=%d errno=%s\n", status, e == 0 ? "none" : strerror(e));
-	return sbx_fshut() == 0 ? 0 : 1;
+	return sbx_io_fshut() == 0 ? 0 : 1;
 }

@@ -1,6 +1,6 @@
 /*
  * rfc3339: print the Unix seconds of each RFC 3339 argument as
- * gc_rfc3339 reads it, or "invalid"; the sbx-gc suite compares them
+ * rfc3339_parse reads it, or "invalid"; the sbx-gc suite compares them
  * with date(1).
  */
 #include <stdio.h>
@@ -15,10 +15,10 @@ main(int argc, char *argv[])
 	int i;
 
 	for (i = 1; i < argc; i++) {
-		if (gc_rfc3339(argv[i], &t) == 0)
+		if (rfc3339_parse(argv[i], &t) == 0)
 			printf("%lld\n", t);
 		else
 			printf("invalid\n");
 	}
-	return sbx_fshut() == 0 ? 0 : 1;
+	return sbx_io_fshut() == 0 ? 0 : 1;
 }

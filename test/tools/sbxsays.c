@@ -47,9 +47,9 @@ main(int argc, char *argv[])
 	arg = argc > 2 ? argv[2] : NULL;
 	memset(&b, 0, sizeof(b));
 	while ((r = fread(chunk, 1, sizeof(chunk), stdin)) > 0)
-		if (sbx_buf_add(&b, chunk, r) == -1)
+		if (sbx_io_buf_add(&b, chunk, r) == -1)
 			return 2;
-	if (sbx_buf_add(&b, "", 1) == -1)	/* a NUL after it */
+	if (sbx_io_buf_add(&b, "", 1) == -1)	/* a NUL after it */
 		return 2;
 	b.len--;
 	if (strcmp(what, "notfound-line") == 0 ||
@@ -57,8 +57,8 @@ main(int argc, char *argv[])
 	    strcmp(what, "race-line") == 0) {
 		for (i = each ? 0 : b.len; i <= b.len; i++)
 			printf("%s\n", nf[held(what, b.data, i, arg)]);
-		sbx_buf_free(&b);
-		return sbx_fshut() == 0 ? 0 : 1;
+		sbx_io_buf_free(&b);
+		return sbx_io_fshut() == 0 ? 0 : 1;
 	}
 	if (strcmp(what, "notfound") == 0)
 		yes = sbx_says_notfound(b.data, arg);
@@ -76,9 +76,9 @@ main(int argc, char *argv[])
 		yes = sbx_says_notice(b.data, b.len);
 	else
 		yes = -1;
-	sbx_buf_free(&b);	/* a leak would be a sanitizer's report */
+	sbx_io_buf_free(&b);	/* a leak would be a sanitizer's report */
 	if (yes == -1)
 		return 2;
 	printf("%s\n", yes ? "yes" : "no");
-	return sbx_fshut() == 0 ? 0 : 1;
+	return sbx_io_fshut() == 0 ? 0 : 1;
 }

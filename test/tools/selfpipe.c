@@ -98,7 +98,7 @@ shared(void)
 	    "the caller did not get its USR1 back, once");
 	check(sbx_selfpipe_trapped(SIGUSR1) && !sbx_selfpipe_trapped(SIGTERM),
 	    "restored", "the run left the trapped set changed");
-	sbx_result_free(&res);
+	sbx_supervise_result_free(&res);
 }
 
 /* A child starts with the default dispositions and no pipe. */
@@ -124,5 +124,5 @@ main(void)
 	nesting();
 	shared();
 	child();
-	return failed || sbx_fshut() != 0;
+	return failed || sbx_io_fshut() != 0;
 }

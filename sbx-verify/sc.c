@@ -1,5 +1,5 @@
 /*
- * sccall.c: the self-check's sbx calls, their evidence and verdicts.
+ * sc.c: the self-check's sbx calls, their evidence and verdicts.
  * Every call runs as the programs run theirs (stdin /dev/null, its own
  * process group, the scrubbed environment, the timeout, lib's sbx_call),
  * is counted, and is looked at for the restart prompt.  A signal that
@@ -75,7 +75,8 @@ sc_after(struct sc *sc, int n, int status, const char *err)
 
 /*
  * Run av (av[0] is filled in with the sbx found) for its output.  0 with
- * c filled (sbx_result_free it), or -1 with errno when it could not run.
+ * c filled (sbx_supervise_result_free it), or -1 with errno when it could
+ * not run.
  */
 int
 sc_sbx(struct sc *sc, struct sbx_result *c, char **av)
@@ -137,12 +138,12 @@ void
 sc_unspawn(pid_t pid)
 {
 	struct timespec ts = { 0, 50000000 };
-	long long end = sbx_now_ms() + 3000;
+	long long end = sbx_clock_now_ms() + 3000;
 	int ws;
 
 	(void)kill(-pid, SIGTERM);
 	while (waitpid(pid, &ws, WNOHANG) == 0)
-		if (sbx_now_ms() > end) {
+		if (sbx_clock_now_ms() > end) {
 			(void)kill(-pid, SIGKILL);
 			(void)waitpid(pid, &ws, 0);
 			break;
@@ -155,11 +156,11 @@ int
 sc_sleep(struct sc *sc, long long ms)
 {
 	struct pollfd p;
-	long long end = sbx_now_ms() + ms, left;
+	long long end = sbx_clock_now_ms() + ms, left;
 
 	p.fd = sbx_selfpipe();
 	p.events = POLLIN;
-	while (sc->signo == 0 && (left = end - sbx_now_ms()) > 0) {
+	while (sc->signo == 0 && (left = end - sbx_clock_now_ms()) > 0) {
 		p.revents = 0;
 		if (poll(&p, 1, (int)(left > 60000 ? 60000 : left)) == -1 &&
 		    errno != EINTR)
@@ -225,7 +226,7 @@ const char *
 sc_heard(struct sbx_result *c, char *buf, size_t size)
 {
 	sc_said(c, buf, size);
-	sbx_result_free(c);
+	sbx_supervise_result_free(c);
 	return buf;
 }
 

@@ -1,4 +1,4 @@
-/* num.c: strtonum(3)'s bounded parse, so no number is read with atoi. */
+/* strtonum.c: strtonum(3)'s bounded parse, so no number is read with atoi. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>

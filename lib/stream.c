@@ -1,5 +1,5 @@
 /*
- * relay.c: one output stream of a supervised child: captured, held, or
+ * stream.c: one output stream of a supervised child: captured, held, or
  * passed on in PIPE_BUF pieces as the destination polls writable.  The
  * child's pipe is not read while anything is pending, so a stalled reader
  * stalls the child, not us.
@@ -44,7 +44,7 @@ pass(struct sbx_stream *st, const char *p, size_t n)
 		return 0;
 	if (st->off == st->pend.len)
 		st->off = st->pend.len = 0;
-	return sbx_buf_add(&st->pend, p, n);
+	return sbx_io_buf_add(&st->pend, p, n);
 }
 
 static int
@@ -84,7 +84,7 @@ sbx_stream_read(struct sbx_stream *st)
 	if (st->capture || held(st)) {
 		if (st->buf->len + (size_t)r > CAPTURE_MAX)
 			return 1;
-		if (sbx_buf_add(st->buf, chunk, (size_t)r) == -1)
+		if (sbx_io_buf_add(st->buf, chunk, (size_t)r) == -1)
 			return -1;
 		return held(st) && hold_check(st) == -1 ? -1 : 1;
 	}
