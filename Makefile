@@ -229,7 +229,7 @@ test/tools/failalloc.so: test/tools/failalloc.c
 
 # make check: its three parts in turn, each whatever the last found, then
 # the one closing line "N passed, N failed" over all three
-# the three parts side by side, SBX_TEST_JOBS suites at a time (default 3)
+# the three parts side by side, SBX_TEST_JOBS suites at a time (default 4)
 check: all $(TESTTOOLS)
 	@MAKEFLAGS= MAKELEVEL= MFLAGS= sh test/run-suites
 

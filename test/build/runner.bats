@@ -72,7 +72,7 @@ setup() {
 
 @test "runner: a part records what it counted; SBX_SANITIZE=0 runs no sanitized suite" {
 	runner "" reset
-	SBX_SANITIZE=0 run runner "" sanitized
+	SBX_SANITIZE=0 SBX_TEST_JOBS=3 run runner "" sanitized
 	[ "$status" -eq 0 ]
 	# the seed of the run's varied words first, the seed reset wrote
 	[ "${lines[0]}" = "# sim words: vary, seed $(cat "$BATS_TEST_TMPDIR/seed") (replay: SBX_SIM_WORDS=vary SBX_SIM_SEED=$(cat "$BATS_TEST_TMPDIR/seed") test/run-suites test/DIR/NAME.bats)" ] ||
