@@ -58,6 +58,21 @@ setup() {
 	[ "$stderr" = "$E: unknown flag: --version" ]
 }
 
+@test "starts.log has a call's line while it still runs, its words quoted" {
+	rm -f "$SBX_SIM_ROOT/starts.log"
+	"$SIM" exec sim-a -- sh -c 'sleep 30 # a b' &
+	p=$!
+	for _ in $(seq 100); do
+		[ -s "$SBX_SIM_ROOT/starts.log" ] && break
+		sleep 0.1
+	done
+	kill -0 "$p"
+	run -0 cat "$SBX_SIM_ROOT/starts.log"
+	[[ $output =~ ^[0-9]{10}\.[0-9]{3}\ [0-9]+\ \'exec\'\ \'sim-a\'\ \'--\'\ \'sh\'\ \'-c\'\ \'sleep\ 30\ \#\ a\ b\'$ ]]
+	kill -9 "$p"
+	wait "$p" || true
+}
+
 @test "ls: table, -q and --json with name, id, agent, status, workspaces, last_used_at" {
 	run -0 --separate-stderr "$SIM" ls
 	[[ ${lines[0]} =~ ^SANDBOX\ +AGENT\ +STATUS\ +PORTS\ +WORKSPACE$ ]]

@@ -19,6 +19,11 @@ now_ms() {
 	printf '%s.%s' "${t%.*}" "$(printf '%.3s' "${t#*.}")"
 }
 
+log_start() {	# one line per call as it begins (README.md, "Calls log")
+	[ -n "${ROOT:-}" ] && [ -d "$ROOT" ] || return 0
+	printf '%s %s %s\n' "$(now_ms)" "$$" "${*@Q}" >>"$ROOT/starts.log"
+}
+
 log_call() {	# log_call status: one line per call, appended at the end
 	local rc=$1 line w t
 	((LOGGED)) && return 0
