@@ -7,11 +7,12 @@ include config.mk
 
 # alphabetical: the archive lets the linker find the order
 LIBOBJ = lib/capture.o lib/clock.o lib/conf.o lib/confparse.o \
-	lib/createargv.o lib/detach.o lib/env.o lib/guard.o lib/holdargv.o \
+	lib/createargv.o lib/detach.o lib/egressapply.o lib/egressrec.o \
+	lib/env.o lib/guard.o lib/holdargv.o \
 	lib/imgcache.o lib/imgevict.o lib/imgmeta.o lib/io.o lib/json.o \
 	lib/jsonout.o lib/lock.o lib/marker.o lib/markerio.o lib/mode.o \
-	lib/name.o lib/portcli.o lib/portspec.o lib/proc.o lib/sbxcall.o \
-	lib/sbxcli.o lib/sbxgone.o lib/sbxline.o lib/sbxls.o lib/sbxsays.o \
+	lib/name.o lib/policycli.o lib/policyls.o lib/portcli.o \
+	lib/portspec.o lib/proc.o lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o lib/sbxline.o lib/sbxls.o lib/sbxsays.o \
 	lib/selfpipe.o lib/shown.o lib/sibling.o lib/spawn.o lib/stamp.o \
 	lib/stampsh.o lib/state.o lib/statedir.o lib/stream.o lib/strtonum.o \
 	lib/supervise.o lib/unplaced.o
@@ -21,13 +22,14 @@ RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
 	sbx-run/journal.o sbx-run/workspace.o sbx-run/ending.o \
 	sbx-run/warmstart.o sbx-run/orphan.o sbx-run/race.o \
 	sbx-run/check.o sbx-run/exec.o sbx-run/imgload.o sbx-run/imgcheck.o sbx-run/imgjson.o \
-	sbx-run/imgwrite.o
+	sbx-run/imgwrite.o sbx-run/outward.o
 WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/teardown.o \
 	sbx-watch/pidwait.o sbx-watch/warmhold.o sbx-watch/imgsave.o \
-	sbx-watch/now.o
+	sbx-watch/now.o sbx-watch/rules.o
 GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o sbx-gc/rfc3339.o
 PORTSOBJ = sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-ports/hostport.o \
-	sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/portsmarker.o
+	sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/portsmarker.o \
+	sbx-ports/outbound.o
 VERIFYOBJ = sbx-verify/sbx-verify.o sbx-verify/result.o sbx-verify/probe.o \
 	sbx-verify/answers.o sbx-verify/checks.o sbx-verify/selfcheck.o \
 	sbx-verify/sc.o sbx-verify/scremove.o sbx-verify/scbasic.o \

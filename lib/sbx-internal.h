@@ -37,6 +37,8 @@ struct sbx_stream {
 	void	*hold_arg;
 	int	*holding;	/* held back now; NULL: never */
 	unsigned long long *counted;	/* relayed: bytes read, else NULL */
+	char	*tail;		/* relayed: the last SBX_TAIL_MAX bytes */
+	size_t	*taillen;
 };
 void	 sbx_stream_init(struct sbx_stream *, int, int, struct sbx_buf *);
 int	 sbx_stream_pending(const struct sbx_stream *);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sbxchild.h"
 #include "sbxcli.h"
@@ -17,8 +18,9 @@
 #include "sbxtime.h"
 #include "sbx-internal.h"
 
-static void
-identity(const char *sbx, char *buf, size_t size)
+/* Which sbx binary this is, as a cache of its refusals records it. */
+void
+sbx_call_identity(const char *sbx, char *buf, size_t size)
 {
 	struct stat st;
 
@@ -46,10 +48,38 @@ int
 sbx_call(struct sbx_result *res, char *const *argv, char *const *envp,
     int timeout, int dfd)
 {
+	return sbx_call_input(res, argv, envp, timeout, dfd, NULL, 0);
+}
+
+/* A pipe holding the whole of in, for the child's stdin; -1 (errno). */
+static int
+input_pipe(const char *in, size_t len)
+{
+	int p[2], e;
+
+	if (sbx_io_pipe(p) == -1)
+		return -1;
+	/* a credential's bound is far below any pipe's capacity */
+	if (len > SBX_CALL_INPUT_MAX || sbx_io_writeall(p[1], in, len) == -1) {
+		e = len > SBX_CALL_INPUT_MAX ? EFBIG : errno;
+		close(p[0]);
+		close(p[1]);
+		errno = e;
+		return -1;
+	}
+	close(p[1]);
+	return p[0];
+}
+
+/* sbx_call with in (len bytes, NULL: nothing) on sbx's stdin. */
+int
+sbx_call_input(struct sbx_result *res, char *const *argv, char *const *envp,
+    int timeout, int dfd, const char *in, size_t len)
+{
 	char **av, id[128];
 	size_t n, i;
 	long delay = SBX_RACE_MS;
-	int try, flag, rv = 0;
+	int try, flag, fd, r, rv = 0;
 
 	for (n = 0; argv[n] != NULL; n++)
 		;
@@ -59,7 +89,7 @@ sbx_call(struct sbx_result *res, char *const *argv, char *const *envp,
 	}
 	if ((av = calloc(n + 2, sizeof(*av))) == NULL)
 		return -1;
-	identity(argv[0], id, sizeof(id));
+	sbx_call_identity(argv[0], id, sizeof(id));
 	flag = !refused_before(dfd, id);
 	for (try = 1;; try++) {
 		av[0] = argv[0];
@@ -69,7 +99,16 @@ sbx_call(struct sbx_result *res, char *const *argv, char *const *envp,
 			av[i++] = "--no-input";
 		memcpy(av + i, argv + 2, (n - 2) * sizeof(*av));
 		av[i + n - 2] = NULL;
-		if (sbx_capture(res, av, envp, timeout) == -1) {
+		if (in == NULL)
+			fd = -1;
+		else if ((fd = input_pipe(in, len)) == -1) {
+			rv = -1;
+			break;
+		}
+		r = sbx_capture_in(res, av, envp, timeout, fd);
+		if (fd != -1)
+			close(fd);
+		if (r == -1) {
 			rv = -1;
 			break;
 		}

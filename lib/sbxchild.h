@@ -30,6 +30,7 @@ struct sbx_spawn {		/* what to run, and how */
 	int	(*hold_err)(const char *, size_t, void *);
 	void	*hold_arg;
 };
+#define SBX_TAIL_MAX	4096
 struct sbx_result {		/* what came of it */
 	struct sbx_buf out;
 	struct sbx_buf err;
@@ -40,6 +41,8 @@ struct sbx_result {		/* what came of it */
 	int	 tries;		/* sbx_call: the sbx runs it took (1 and up) */
 	int	 toolarge;	/* out grew past outmax: stopped */
 	unsigned long long relayed;	/* bytes read from both streams */
+	char	 tail[SBX_TAIL_MAX];	/* relayed: the last of both, as read */
+	size_t	 taillen;
 };
 int	 sbx_supervise(const struct sbx_spawn *, struct sbx_result *);
 void	 sbx_supervise_result_free(struct sbx_result *);
@@ -56,6 +59,8 @@ void	 sbx_selfpipe_child(void);
 
 /* capture.c: run for the output, stdin on /dev/null, own process group */
 int	 sbx_capture(struct sbx_result *, char *const *, char *const *, int);
+int	 sbx_capture_in(struct sbx_result *, char *const *, char *const *, int,
+	    int);
 
 /* guard.c: a child that reads EOF on its lifeline when the caller ends */
 pid_t	 sbx_guard_lifeline(int *, void (*)(int, const sigset_t *, void *),

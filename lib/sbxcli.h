@@ -20,10 +20,14 @@ int	 sbx_cli_runnable(const char *);
 int	 sbx_sibling(const char *, char *const *, char *const *, const char *,
 	    char *, size_t);
 
-/* sbxcall.c: one sbx call: no stdin, --no-input, the start race retried */
+/* sbxcall.c: one sbx call: no stdin (or one given), --no-input, the start race retried */
 #define SBX_RACE_TRIES	5
 #define SBX_RACE_MS	100
+#define SBX_CALL_INPUT_MAX	16384	/* bytes sbx_call_input hands sbx */
 int	 sbx_call(struct sbx_result *, char *const *, char *const *, int, int);
+int	 sbx_call_input(struct sbx_result *, char *const *, char *const *, int,
+	    int, const char *, size_t);
+void	 sbx_call_identity(const char *, char *, size_t);
 
 /* sbxsays.c: what sbx's words mean (every wording matched is there) */
 #define SBX_NF_NO	0	/* not sbx's line, and cannot become it */

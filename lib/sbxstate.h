@@ -35,6 +35,7 @@ pid_t	 sbx_lock_name_holder(int, const char *, const char *);
 #define SBX_GC_LOCK		".gc.lock"		/* sbx-gc sweeps */
 #define SBX_DIALECT_CACHE	"sbx-port-dialect"	/* sbx's port verbs */
 #define SBX_NOINPUT_CACHE	"sbx-no-input"		/* sbx refused --no-input */
+#define SBX_SPELLING_CACHE	"sbx-policy-operand"	/* sbx refused --sandbox */
 #define SBX_UNPLACED_CACHE	"sbx-unplaced"	/* its version was shown */
 
 #endif /* SBXSTATE_H */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "sbx.h"
+#include "sbxchild.h"
 #include "sbx-internal.h"
 
 #define HOLD_MAX	(64 * 1024)	/* stderr held back at most */
@@ -69,6 +70,23 @@ hold_check(struct sbx_stream *st)
 	return 0;
 }
 
+/* The last SBX_TAIL_MAX bytes relayed, kept for a reading after the end. */
+static void
+tail_add(struct sbx_stream *st, const char *p, size_t n)
+{
+	size_t keep;
+
+	if (n >= SBX_TAIL_MAX) {
+		memcpy(st->tail, p + n - SBX_TAIL_MAX, SBX_TAIL_MAX);
+		*st->taillen = SBX_TAIL_MAX;
+		return;
+	}
+	keep = *st->taillen + n > SBX_TAIL_MAX ? SBX_TAIL_MAX - n : *st->taillen;
+	memmove(st->tail, st->tail + *st->taillen - keep, keep);
+	memcpy(st->tail + keep, p, n);
+	*st->taillen = keep + n;
+}
+
 int
 sbx_stream_read(struct sbx_stream *st)
 {
@@ -81,6 +99,8 @@ sbx_stream_read(struct sbx_stream *st)
 		return 0;
 	if (st->counted != NULL)
 		*st->counted += (unsigned long long)r;
+	if (st->tail != NULL)
+		tail_add(st, chunk, (size_t)r);
 	if (st->capture || held(st)) {
 		if (st->buf->len + (size_t)r > CAPTURE_MAX)
 			return 1;

@@ -279,8 +279,11 @@ sbx_supervise(const struct sbx_spawn *s, struct sbx_result *res)
 	u.st[1].holding = &res->holding;
 	u.st[1].hold = s->hold_err;
 	u.st[1].hold_arg = s->hold_arg;
-	if (s->relay)
+	if (s->relay) {
 		u.st[0].counted = u.st[1].counted = &res->relayed;
+		u.st[0].tail = u.st[1].tail = res->tail;
+		u.st[0].taillen = u.st[1].taillen = &res->taillen;
+	}
 	for (k = 0; k < NPASSED; k++)
 		mine[k] = 0;
 	for (k = 0; k < NPASSED; k++)

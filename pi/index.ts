@@ -10,6 +10,7 @@ import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-age
 import { findProgram, installHint, modeLines, PROGRAMS, refusal } from "./src/config.ts";
 import { Session } from "./src/session.ts";
 import { registerContainerTools } from "./src/tools/containers.ts";
+import { registerEgressTool } from "./src/tools/egress.ts";
 import { readJournal, registerHistoryTool } from "./src/tools/history.ts";
 import { registerHostTools } from "./src/tools/host.ts";
 import { registerProjectTools } from "./src/tools/project.ts";
@@ -35,6 +36,7 @@ export const TOOLS = [
 	"docker_sandbox_rm",
 	"docker_gc",
 	"docker_history",
+	"docker_egress",
 ] as const;
 
 function missingPrograms(): string[] {
@@ -67,6 +69,26 @@ function guarded(pi: ExtensionAPI, s: Session): ExtensionAPI {
 	return api;
 }
 
+/**
+ * /docker allow|deny HOST...: the user's own rules for the session's
+ * sandbox, through sbx-ports; a command, so never the agent's.
+ */
+async function ruleCommand(s: Session, words: string[], ctx: ExtensionContext): Promise<void> {
+	const [verb, ...hosts] = words;
+	if ((verb !== "allow" && verb !== "deny") || !hosts.length) {
+		ctx.ui.notify("usage: /docker [allow HOST... | deny HOST...]", "warning");
+		return;
+	}
+	try {
+		const r = await s.ports([verb, ...hosts], { what: `sbx-ports ${verb}`, allowFail: true });
+		const said = r.stderr.trim();
+		if (r.code === 0) ctx.ui.notify(`docker sandbox: ${verb === "allow" ? "allowed" : "denied"} ${hosts.join(", ")} for sandbox ${s.sandbox()}${said ? `\n${said}` : ""}`, "info");
+		else ctx.ui.notify(`docker sandbox: sbx-ports ${verb} failed (exit ${r.code}): ${said || "no message"}`, "error");
+	} catch (e) {
+		ctx.ui.notify(`docker sandbox: ${(e as Error).message}`, "error");
+	}
+}
+
 export default function sbxTools(pi: ExtensionAPI): void {
 	const s = new Session();
 	const tools = guarded(pi, s);
@@ -75,11 +97,17 @@ export default function sbxTools(pi: ExtensionAPI): void {
 	registerContainerTools(tools, s);
 	registerProjectTools(tools, s);
 	registerHistoryTool(tools, s);
+	registerEgressTool(tools, s);
 
 	pi.registerCommand("docker", {
-		description: "Show the docker sandbox of this session: name, docker calls made, workspace, modes and tools",
-		handler: async (_args: string, ctx: ExtensionContext) => {
+		description: "Show the docker sandbox of this session: name, docker calls made, workspace, modes and tools; /docker allow HOST... or /docker deny HOST... changes what it may reach",
+		handler: async (args: string, ctx: ExtensionContext) => {
 			s.begin(ctx.cwd);
+			const words = args.trim().split(/\s+/).filter(Boolean);
+			if (words.length) {
+				await ruleCommand(s, words, ctx);
+				return;
+			}
 			const missing = missingPrograms();
 			let name: string;
 			try {

@@ -23,6 +23,7 @@
 #include "sbxchild.h"
 #include "sbxmarker.h"
 #include "sbxname.h"
+#include "sbxpolicy.h"
 #include "sbxstate.h"
 #include "sbx-gc.h"
 
@@ -53,15 +54,16 @@ markers_say(const char *what, const char *name, const char *why)
 	printf("%s %s: %s\n", what, name, why);
 }
 
-/* Remove every marker of name; a lock file only if nobody holds it. */
+/* Remove every marker of name but keep; a lock only if nobody holds it. */
 void
-markers_drop(const struct gc *g, const char *name)
+markers_drop(const struct gc *g, const char *name, unsigned keep)
 {
 	char file[SBX_MARKER_MAX];
 	unsigned failed;
 	int m, e;
 
-	if ((failed = sbx_marker_drop(g->dfd, name, SBX_MB_ALL, 0)) == 0)
+	if ((failed = sbx_marker_drop(g->dfd, name, SBX_MB_ALL & ~keep,
+	    0)) == 0)
 		return;
 	e = errno;
 	for (m = 0; m < SBX_M_COUNT; m++)
@@ -70,6 +72,40 @@ markers_drop(const struct gc *g, const char *name)
 			errno = e;
 			warn("%s/%s", g->statedir, file);
 		}
+}
+
+/*
+ * The rules and credentials NAME.egress records for an ended session,
+ * removed from sbx: 0, or -1 (said; the record stays for the next sweep).
+ * Only what the record names: never a rule the user made.
+ */
+int
+markers_rules(const struct gc *g, const char *name)
+{
+	struct sbx_policycli pc;
+	char why[512];
+
+	if (!sbx_marker_present(g->dfd, name, SBX_M_EGRESS))
+		return 0;
+	if (g->nflag) {
+		markers_say("would remove the network rules of", name,
+		    "its session ended");
+		return 0;
+	}
+	memset(&pc, 0, sizeof(pc));
+	pc.sbx = g->sbx;
+	pc.env = g->env;
+	pc.name = name;
+	pc.timeout = g->timeout;
+	pc.dfd = g->dfd;
+	if (sbx_egressapply_remove(&pc, g->dfd, why, sizeof(why)) == -1) {
+		warnx("sandbox %s: its network rules: %s", name, why);
+		return -1;
+	}
+	if (g->vflag)
+		markers_say("removed the network rules of", name,
+		    "its session ended");
+	return 0;
 }
 
 /* Is name of the generated shape for our prefix?  Its pid to *pid. */
@@ -251,7 +287,8 @@ orphan(const struct gc *g, const char *name)
 		markers_say("would remove markers of", name, "no such sandbox");
 		return;
 	}
-	markers_drop(g, name);
+	markers_drop(g, name, markers_rules(g, name) == -1 ?
+	    SBX_MB(SBX_M_EGRESS) : 0);
 	if (g->vflag)
 		markers_say("removed markers of", name, "no such sandbox");
 }

@@ -168,7 +168,8 @@ sweep_one(const struct box *b)
 		return rv;
 	}
 	sbx_supervise_result_free(&c);
-	markers_drop(&gc, b->name);
+	markers_drop(&gc, b->name, markers_rules(&gc, b->name) == -1 ?
+	    SBX_MB(SBX_M_EGRESS) : 0);
 	close(lfd);
 	if (gc.vflag)
 		markers_say("removed", b->name, why);
@@ -324,6 +325,9 @@ sweep_all(void)
 	memset(&pol, 0, sizeof(pol));	/* strict: the host set only */
 	if ((sbxenv = sbx_env_build(environ, &pol)) == NULL)
 		err(SBX_EX_FAIL, "environment");
+	gc.sbx = sbxpath;
+	gc.env = sbxenv;
+	gc.timeout = timeout;
 
 	since = time(NULL);
 	boxes = listing(&tree, &nboxes);

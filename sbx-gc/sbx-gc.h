@@ -30,13 +30,17 @@ struct gc {
 	size_t		 nexcluded;
 	int		 dfd;			/* the state directory */
 	char		 statedir[PATH_MAX];
+	const char	*sbx;			/* the sbx CLI, absolute */
+	char		**env;			/* for the sbx child */
+	int		 timeout;		/* seconds per sbx call */
 };
 
 /* markers.c (sbx-gc.c calls it; it calls nothing of sbx-gc.c) */
 int	 markers_excluded(const struct gc *, const char *);
 int	 markers_boxcmp(const void *, const void *);
 void	 markers_say(const char *, const char *, const char *);
-void	 markers_drop(const struct gc *, const char *);
+void	 markers_drop(const struct gc *, const char *, unsigned);
+int	 markers_rules(const struct gc *, const char *);
 int	 markers_alive(const struct gc *, const char *, char *, size_t);
 int	 markers_namepid(const struct gc *, const char *, pid_t *);
 void	 markers_sweep_orphans(const struct gc *, const struct box *, size_t,

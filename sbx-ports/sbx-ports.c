@@ -18,6 +18,7 @@
 #include "sbxchild.h"
 #include "sbxcli.h"
 #include "sbxconf.h"
+#include "sbxegress.h"
 #include "sbxenv.h"
 #include "sbxjson.h"
 #include "sbxmarker.h"
@@ -31,7 +32,8 @@ static void SBX_DEAD
 usage(void)
 {
 	fprintf(stderr, "usage: sbx-ports [-j] [-s name] ls | publish spec ... "
-	    "| unpublish spec ... | sync\n");
+	    "| unpublish spec ... | sync |\n"
+	    "       allow host ... | deny host ... | rules | blocked\n");
 	exit(SBX_EX_USAGE);
 }
 
@@ -316,19 +318,26 @@ cmd_unpublish(struct ctx *c, int argc, char **argv)
 }
 
 /*
- * The verbs, whether their operands are port specs (else none), and
+ * The verbs, what their operands are (none, port specs or hosts), and
  * whether they change the ports (and so hold the sandbox's ports lock).
  */
+#define OPS_NONE	0
+#define OPS_SPECS	1
+#define OPS_HOSTS	2
 static const struct verb {
 	const char	*name;
-	int		 specs;
+	int		 ops;
 	int		 changes;
 	int		(*run)(struct ctx *, int, char **);
 } verbs[] = {
-	{ "ls", 0, 0, cmd_ls },
-	{ "publish", 1, 1, cmd_publish },
-	{ "unpublish", 1, 1, cmd_unpublish },
-	{ "sync", 0, 1, sync_cmd },
+	{ "ls", OPS_NONE, 0, cmd_ls },
+	{ "publish", OPS_SPECS, 1, cmd_publish },
+	{ "unpublish", OPS_SPECS, 1, cmd_unpublish },
+	{ "sync", OPS_NONE, 1, sync_cmd },
+	{ "allow", OPS_HOSTS, 0, outbound_allow },
+	{ "deny", OPS_HOSTS, 0, outbound_deny },
+	{ "rules", OPS_NONE, 0, outbound_rules },
+	{ "blocked", OPS_NONE, 0, outbound_blocked },
 	{ NULL, 0, 0, NULL }
 };
 
@@ -336,6 +345,7 @@ static const struct verb {
 static const struct verb *
 verb_find(int argc, char **argv)
 {
+	static struct sbx_egress hosts;
 	const struct verb *v;
 	struct sbx_ports check;
 
@@ -343,13 +353,15 @@ verb_find(int argc, char **argv)
 		usage();
 	for (v = verbs; v->name != NULL && strcmp(argv[0], v->name) != 0; v++)
 		;
-	if (v->name == NULL || (!v->specs && argc > 1))
+	if (v->name == NULL || (v->ops == OPS_NONE && argc > 1))
 		usage();
-	if (v->specs) {
+	/* usage errors first, before any sbx call */
+	if (v->ops == OPS_SPECS) {
 		memset(&check, 0, sizeof(check));
-		specs(argc - 1, argv + 1, &check);	/* usage errors first */
+		specs(argc - 1, argv + 1, &check);
 		sbx_portspec_free(&check);
-	}
+	} else if (v->ops == OPS_HOSTS)
+		outbound_hosts(v->name, argc - 1, argv + 1, &hosts);
 	return v;
 }
 

@@ -55,6 +55,14 @@ void	 ports_show(const struct ctx *, const struct sbx_port *, int);
 void	 ports_change(struct ctx *, const struct sbx_ports *,
 	    const struct sbx_ports *);
 
+/* outbound.c: the rules outward, and what sbx blocked */
+struct sbx_egress;
+void	 outbound_hosts(const char *, int, char **, struct sbx_egress *);
+int	 outbound_allow(struct ctx *, int, char **);
+int	 outbound_deny(struct ctx *, int, char **);
+int	 outbound_rules(struct ctx *, int, char **);
+int	 outbound_blocked(struct ctx *, int, char **);
+
 /* sync.c */
 int	 sync_cmd(struct ctx *, int, char **);
 

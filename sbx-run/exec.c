@@ -154,6 +154,8 @@ exec_once(struct request *r, char **av, int in, int *said,
 	}
 	status = c.status;
 	r->relayed = c.relayed;
+	memcpy(r->tail, c.tail, c.taillen);
+	r->taillen = c.taillen;
 	r->cut = c.timedout || c.signo != 0;
 	sbx_supervise_result_free(&c);
 	return status;

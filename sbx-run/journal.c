@@ -36,6 +36,45 @@ journal_begin(struct jcall *j)
 	clock_gettime(CLOCK_MONOTONIC, &j->mbegan);
 }
 
+/*
+ * "blocked":[...], from "a,b": the hosts sbx blocked during the call,
+ * within JOURNAL_BLOCKED_MAX bytes of the record.
+ */
+static size_t
+blocked(char *rec, size_t len, const char *list)
+{
+	const char *c;
+	size_t n, host, end = len + JOURNAL_BLOCKED_MAX;
+	char one[JOURNAL_BLOCKED_MAX];
+
+	if (list == NULL || *list == '\0')
+		return len;
+	memcpy(rec + len, "\"blocked\":[", 11);
+	len += 11;
+	for (; ; list = c + 1) {
+		c = strchr(list, ',');
+		host = c != NULL ? (size_t)(c - list) : strlen(list);
+		if (host >= sizeof(one) || len + host + 8 > end)
+			break;
+		memcpy(one, list, host);
+		one[host] = '\0';
+		rec[len++] = '"';
+		if (sbx_jsonout_esc(rec + len, end - len - 4, one, &n) < host) {
+			len--;	/* no room for it whole: left out */
+			break;
+		}
+		len += n;
+		rec[len++] = '"';
+		if (c == NULL)
+			break;
+		rec[len++] = ',';
+	}
+	if (rec[len - 1] == ',')
+		len--;
+	memcpy(rec + len, "],", 2);
+	return len + 2;
+}
+
 static size_t
 record(char *rec, const struct jcall *j, char *const *argv, int raw,
     int status)
@@ -55,9 +94,12 @@ record(char *rec, const struct jcall *j, char *const *argv, int raw,
 		strcpy(when, "1970-01-01T00:00:00");
 	len = (size_t)snprintf(rec, RECORD_MAX, "{\"time\":\"%s.%03ldZ\","
 	    "\"status\":%d,\"ms\":%lld,\"bytes\":%llu,\"timeout\":%d,"
-	    "\"raw\":%s,\"argv\":[",
+	    "\"raw\":%s,",
 	    when, j->began.tv_nsec / 1000000, status, ms, j->bytes,
 	    j->timeout, raw ? "true" : "false");
+	len = blocked(rec, len, j->blocked);
+	memcpy(rec + len, "\"argv\":[", 8);
+	len += 8;
 	for (i = 0; argv[i] != NULL && !cut; i++) {
 		if (len + 3 > room) {
 			cut = 1;

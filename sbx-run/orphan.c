@@ -62,9 +62,13 @@ orphaned(const struct request *r, int dfd, const struct stale *st)
 	return orphan_session_ended(r);
 }
 
-/* Remove a sandbox made for an ended session and fail (NAME.created if not). */
+/*
+ * Remove a sandbox just made that must not serve (why says why), and
+ * fail; NAME.created stays if the removal failed, NAME.egress always, so
+ * a sweep still finds what sbx may keep of the session's rules.
+ */
 void SBX_DEAD
-orphan_withdraw(const struct request *r, int dfd, int timeout)
+orphan_withdraw(const struct request *r, int dfd, int timeout, const char *why)
 {
 	char *av[] = { (char *)r->sbx, "rm", "--force", (char *)r->name, NULL };
 	struct sbx_result c;
@@ -77,11 +81,10 @@ orphan_withdraw(const struct request *r, int dfd, int timeout)
 	if (status != 0 &&
 	    !sbx_gone(&c, r->sbx, r->env, r->name, timeout, dfd))
 		errx(status == SBX_EX_TIMEOUT ? SBX_EX_TIMEOUT : SBX_EX_FAIL,
-		    "sandbox %s: its session ended while it was being "
-		    "created, and sbx rm --force failed (exit %d)", r->name,
-		    status);
+		    "sandbox %s: %s, and sbx rm --force failed (exit %d)",
+		    r->name, why, status);
 	sbx_supervise_result_free(&c);
-	(void)sbx_marker_drop(dfd, r->name, SBX_MB_ALL & ~SBX_MB_WATCH, 0);
-	errx(SBX_EX_FAIL, "sandbox %s: its session ended while it was being "
-	    "created; removed it", r->name);
+	(void)sbx_marker_drop(dfd, r->name, SBX_MB_ALL & ~SBX_MB_WATCH &
+	    ~SBX_MB(SBX_M_EGRESS), 0);
+	errx(SBX_EX_FAIL, "sandbox %s: %s; removed it", r->name, why);
 }

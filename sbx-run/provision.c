@@ -123,7 +123,8 @@ static int
 create(const struct request *r, const struct create *c, int dfd,
     const char *prev)
 {
-	char file[SBX_MARKER_MAX], created[SBX_MARKER_MAX];
+	char file[SBX_MARKER_MAX], created[SBX_MARKER_MAX], why[1024];
+	char said[1100];
 	const char *mode = c->readonly ? "ro" : "rw";
 	int timeout;
 	struct sbx_result cmd;
@@ -165,7 +166,14 @@ create(const struct request *r, const struct create *c, int dfd,
 		(void)sbx_shown_write(STDERR_FILENO, cmd.err.data, cmd.err.len);
 	cut_short(r, timeout, &cmd, "create");
 	if (cmd.status == 0 && orphaned(r, dfd, &st))
-		orphan_withdraw(r, dfd, timeout);
+		orphan_withdraw(r, dfd, timeout, ORPHAN_ENDED);
+	/* not ready without the session's rules and credentials */
+	if (cmd.status == 0 && outward_setup(r, dfd, why, sizeof(why)) == -1) {
+		sbx_supervise_result_free(&cmd);
+		snprintf(said, sizeof(said), "%s; a sandbox without the "
+		    "session's rules is not ready", why);
+		orphan_withdraw(r, dfd, timeout, said);
+	}
 	if (cmd.status == 0) {
 		if (sbx_markerio_created_write(dfd, r->name, SBX_READY,
 		    c->workspace, mode) == -1) {

@@ -19,6 +19,7 @@
 #include "sbxconf.h"
 #include "sbxenv.h"
 #include "sbxname.h"
+#include "sbxpolicy.h"
 #include "sbx-run.h"
 
 #define LONG_TIMEOUT	600
@@ -29,6 +30,7 @@ extern char **environ;
 static int originfd = -1;	/* -O: says whose the exit status is */
 static pid_t originpid;		/* ours, not a child's that exits */
 static const char *origin = "sbx-run";
+static struct sbx_buf notes;	/* -O: lines after the word (outward.c) */
 
 /*
  * -O: one line at exit, "command" when the status is what the exec
@@ -39,8 +41,9 @@ static void
 origin_say(void)
 {
 	if (originfd != -1 && getpid() == originpid &&
-	    sbx_io_writeall(originfd, origin, strlen(origin)) != -1)
-		(void)sbx_io_writeall(originfd, "\n", 1);
+	    sbx_io_writeall(originfd, origin, strlen(origin)) != -1 &&
+	    sbx_io_writeall(originfd, "\n", 1) != -1)
+		(void)sbx_io_writeall(originfd, notes.data, notes.len);
 }
 
 static void SBX_DEAD
@@ -172,6 +175,7 @@ run_command(struct call *c)
 	struct request *r = &c->r;
 	struct sbx_buf held;
 	struct jcall jc;
+	char blocked[JOURNAL_BLOCKED_MAX];
 	int status, absent, xflag = (c->given & SBX_OPT('x')) != 0;
 
 	call_prepare(c, xflag);
@@ -187,6 +191,16 @@ run_command(struct call *c)
 	}
 	if (!r->cut)	/* the status is the exec's: the command's */
 		origin = "command";
+	/* what sbx blocked meanwhile: a success costs no sbx call */
+	if (status != 0) {
+		outward_denials(r, (long long)jc.began.tv_sec - 1, blocked,
+		    sizeof(blocked), &notes);
+		jc.blocked = blocked;
+		if (sbx_policylog_certhint(r->tail, r->taillen)) {
+			warnx("%s", sbx_policylog_certadvice());
+			(void)sbx_io_buf_add(&notes, "certificate\n", 12);
+		}
+	}
 	jc.bytes = r->relayed;
 	jc.timeout = r->timeout;
 	journal_add(&jc, r->name, c->argv, xflag, status);

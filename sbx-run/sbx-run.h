@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "sbx.h"
+#include "sbxchild.h"
 #include "sbxstamp.h"
 
 struct request {
@@ -30,6 +31,8 @@ struct request {
 	int		 cut;		/* out: the exec ended by timeout or signal */
 	pid_t		 watcher;	/* NAME.lock's holder before the exec, or 0 */
 	int		 imgneeds;	/* its command may need an image (imgload.c) */
+	char		 tail[SBX_TAIL_MAX];	/* out: the exec's last output */
+	size_t		 taillen;
 };
 
 /* What a held exec's stderr was: the command's, or sbx's answer of... */
@@ -81,7 +84,13 @@ struct stale {			/* NAME.owner before the create, if dead then */
 int	 orphan_session_ended(const struct request *);
 void	 orphan_stale_read(const struct request *, int, struct stale *);
 int	 orphaned(const struct request *, int, const struct stale *);
-void SBX_DEAD orphan_withdraw(const struct request *, int, int);
+void SBX_DEAD orphan_withdraw(const struct request *, int, int, const char *);
+#define ORPHAN_ENDED	"its session ended while it was being created"
+
+/* outward.c: the sandbox's network rules and registry credentials */
+int	 outward_setup(const struct request *, int, char *, size_t);
+void	 outward_denials(const struct request *, long long, char *, size_t,
+	    struct sbx_buf *);
 
 /*
  * The image cache's check and load (sbx-tools(7), IMAGE CACHE): imgcheck.c
@@ -119,7 +128,9 @@ struct jcall {			/* one call of sbx-run, as its record tells it */
 	struct timespec	 mbegan;	/* CLOCK_MONOTONIC: for its ms */
 	unsigned long long bytes;	/* output of the last exec */
 	int		 timeout;	/* its bound in seconds (the lock's); 0: none */
+	const char	*blocked;	/* "a,b": hosts sbx blocked, or NULL */
 };
+#define JOURNAL_BLOCKED_MAX	1024	/* bytes of blocked recorded */
 void	 journal_begin(struct jcall *);
 void	 journal_add(const struct jcall *, const char *, char *const *, int,
 	    int);

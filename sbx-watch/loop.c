@@ -79,12 +79,14 @@ keepalive(const struct watch *w)
 	_exit(c.status);
 }
 
-/* Should the VM be held up now? */
+/* Should the VM be held up now?  A deny rule lost at a stop fails open. */
 static int
 wanted(const struct watch *w)
 {
-	if (w->keepalive == SBX_KEEPALIVE_ALWAYS)
+	if (w->keepalive == SBX_KEEPALIVE_ALWAYS || rules_deny_held(w))
 		return 1;
+	if (w->keepalive == SBX_KEEPALIVE_NEVER)
+		return 0;
 	/* the first minutes after a prewarm too (warmhold.c) */
 	return warmhold(w) || (w->keepalive == SBX_KEEPALIVE_PORTS &&
 	    sbx_marker_present(w->dfd, w->name, SBX_M_PORTS));
@@ -227,7 +229,7 @@ loop_run(struct watch *w)
 	long long now, next_ka = 0, next_check = 0, next_ports = 0, t;
 	long long delay = (long long)w->kaperiod * 1000, next_j = 0, last = 0;
 	size_t i;
-	int sig, waitfd = -1, end = 0, ws, want = 0, dirty = 0;
+	int sig, waitfd = -1, end = 0, ws, want = 0, dirty = 0, lost = 0;
 	int saving = w->mode == MODE_REMOVE && sbx_xconf_image_cache() != 0;
 
 	for (i = 0; i < NWATCHED; i++)
@@ -247,21 +249,25 @@ loop_run(struct watch *w)
 			}
 			t = next_check - now;
 		}
-		if (w->keepalive != SBX_KEEPALIVE_NEVER) {
-			if (now >= next_ports) {
-				want = wanted(w);
-				next_ports = now + PORTS_MS;
-			}
-			if (!want)
-				keepalive_stop();
-			else if (kapid == 0 && now >= next_ka)
-				keepalive(w);
-			if (w->keepalive == SBX_KEEPALIVE_PORTS &&
-			    (t == -1 || next_ports - now < t))
-				t = next_ports - now;
-			if (want && kapid == 0 && (t == -1 || next_ka - now < t))
-				t = next_ka - now < 0 ? 0 : next_ka - now;
+		if (now >= next_ports) {
+			want = wanted(w);
+			next_ports = now + PORTS_MS;
 		}
+		if (!want)
+			keepalive_stop();
+		else if (kapid == 0 && now >= next_ka) {
+			keepalive(w);
+			/* the hold ended: the VM may have stopped, and sbx
+			   with it dropped the session's rules */
+			if (lost && kapid > 0)
+				(void)rules_reapply(w);
+			lost = 0;
+		}
+		if (w->keepalive != SBX_KEEPALIVE_ALWAYS &&
+		    (t == -1 || next_ports - now < t))
+			t = next_ports - now;
+		if (want && kapid == 0 && (t == -1 || next_ka - now < t))
+			t = next_ka - now < 0 ? 0 : next_ka - now;
 		if (saving) {
 			if (now >= next_j) {
 				if (called(w)) {
@@ -295,6 +301,7 @@ loop_run(struct watch *w)
 		}
 		if (kapid > 0 && waitpid(kapid, &ws, WNOHANG) == kapid) {
 			kapid = 0;
+			lost = 1;
 			next_ka = next_hold(w, sbx_clock_now_ms(), &delay);
 		}
 		if (fillpid > 0 && waitpid(fillpid, &ws, WNOHANG) == fillpid)

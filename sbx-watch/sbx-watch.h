@@ -47,6 +47,11 @@ int	 teardown_run(const struct watch *, int);
 int	 teardown_sbxpath(const struct watch *, char *, size_t,
 	    struct sbx_result *);
 
+/* rules.c: the session's network rules: held, put back, removed */
+int	 rules_deny_held(const struct watch *);
+int	 rules_reapply(const struct watch *);
+int	 rules_remove(const struct watch *);
+
 /* imgsave.c: the image cache's save, while the VM is up */
 int	 imgsave(const struct watch *, int, unsigned long long *);
 void	 imgsave_abandon(const struct watch *, long);

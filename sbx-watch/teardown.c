@@ -145,6 +145,7 @@ teardown_run(const struct watch *w, int fg)
 	struct sbx_result c;
 	long delay = w->backoff, cap;
 	int try, ok = 0, removed = 0, gone = 0, lfd;
+	unsigned kept;
 
 	/* a lock not ours, or held past the bound: torn down all the same */
 	if ((lfd = watch_provlock(w, fg)) == -1 && fg)
@@ -159,6 +160,9 @@ teardown_run(const struct watch *w, int fg)
 	/* the images of a VM surely up, before a removal (imgsave.c) */
 	if (fresh(w))
 		(void)imgsave(w, SAVE_MAX, NULL);
+	/* the session's rules go with it, kept or not; a failure keeps
+	   NAME.egress for sbx-gc */
+	kept = rules_remove(w) == -1 ? SBX_MB(SBX_M_EGRESS) : 0;
 	for (try = 1; w->mode != MODE_NONE && try <= TRIES; try++) {
 		if (sbx(w, verb, flag, &c) == 0 ||
 		    (gone = gone_indeed(w, &c))) {
@@ -195,8 +199,9 @@ teardown_run(const struct watch *w, int fg)
 	/* a stopped or failed sandbox keeps its marker and scratch dir; */
 	/* a prewarm's record goes; the lock and owner are the watcher's */
 	(void)sbx_marker_drop(w->dfd, w->name, removed ?
-	    SBX_MB_ALL & ~SBX_MB_WATCH : SBX_MB(SBX_M_PREWARM) |
-	    (ok ? SBX_MB(SBX_M_FAILED) : 0), 0);
+	    SBX_MB_ALL & ~SBX_MB_WATCH & ~kept : SBX_MB(SBX_M_PREWARM) |
+	    (ok ? SBX_MB(SBX_M_FAILED) : 0) | (kept ? 0 : SBX_MB(SBX_M_EGRESS)),
+	    0);
 	if (lfd != -1)
 		close(lfd);
 	if (w->mode == MODE_NONE)

@@ -30,6 +30,29 @@ export interface RunResult {
 	log?: LogSink;
 	/** the status is the program's own; with origin, false when it is the command's */
 	own?: boolean;
+	/** with origin: what sbx-run found after a failed call (sbx-run(1), -O) */
+	outward?: Outward;
+}
+
+/** Hosts sbx blocked during a call, and what sbx-run did about it. */
+export interface Outward {
+	blocked: { host: string; reason: string }[];
+	/** the session's rules had been lost at a stop and were put back */
+	reapplied: boolean;
+	/** the output shows a container refusing the sandbox proxy's certificate */
+	certificate: boolean;
+}
+
+/** The lines after -O's first: "blocked HOST REASON", "reapplied", "certificate". */
+export function outwardOf(origin: string): Outward {
+	const o: Outward = { blocked: [], reapplied: false, certificate: false };
+	for (const l of origin.split("\n").slice(1)) {
+		const m = /^blocked ([^ ]+) (.*)$/.exec(l);
+		if (m) o.blocked.push({ host: m[1], reason: m[2] });
+		else if (l === "reapplied") o.reapplied = true;
+		else if (l === "certificate") o.certificate = true;
+	}
+	return o;
 }
 
 export interface LogSink {
@@ -166,7 +189,8 @@ export function runProgram(path: string, args: string[], opts: RunOptions = {}):
 			const status = code ?? 128 + signalNumber(sig);
 			const word = origin.split("\n")[0];
 			const own = !opts.origin ? true : word === "sbx-run" ? true : word === "command" ? false : undefined;
-			resolve({ code: status, stdout: out.text(), stderr: err.text(), output: both.text(), dropped: both.dropped, own });
+			const outward = opts.origin ? outwardOf(origin) : undefined;
+			resolve({ code: status, stdout: out.text(), stderr: err.text(), output: both.text(), dropped: both.dropped, own, outward });
 		});
 	});
 }

@@ -96,8 +96,27 @@ export function failure(what: string, r: RunResult, command?: string[]): Error {
 	if (command?.length) lines.push(`command: ${shellLine(command)}`);
 	const kept = t.truncated || r.dropped ? `last ${t.outputLines} of ${t.totalLines} lines` : "all of it";
 	const log = t.truncated || r.dropped ? logOf(r) : undefined;
+	lines.push(...outwardLines(r));
 	lines.push(`output (stdout and stderr as they came, ${kept}${log ? `; ${logSays(r, log)}` : ""}):`, t.content);
 	return new Error(lines.join("\n"));
+}
+
+/**
+ * What sbx-run found outward after a failed call, from its -O lines (the
+ * sandbox cannot write them).  The agent may not widen the rules: it asks.
+ */
+export function outwardLines(r: RunResult): string[] {
+	const o = r.outward;
+	if (!o) return [];
+	const lines: string[] = [];
+	if (o.blocked.length) {
+		lines.push("sbx blocked, for this sandbox, during the call:");
+		for (const b of o.blocked) lines.push(`  ${b.host}: ${b.reason}`);
+		if (o.reapplied) lines.push("The session's own network rules had been lost when the sandbox stopped; they are back now: run the call again.");
+		else lines.push("The sandbox's network rules do not let it reach these hosts. You cannot change them: if one is needed, ask the user, who can allow it with /docker allow HOST.");
+	}
+	if (o.certificate) lines.push("A container refused the sandbox proxy's TLS certificate (the sandbox intercepts TLS with its own CA); sbx-run's advice is at the end of the output.");
+	return lines;
 }
 
 /**
