@@ -32,8 +32,8 @@ static void SBX_DEAD
 usage(void)
 {
 	fprintf(stderr, "usage: sbx-ports [-j] [-s name] ls | publish spec ... "
-	    "| unpublish spec ... | sync |\n"
-	    "       allow host ... | deny host ... | rules | blocked\n");
+	    "| unpublish spec ... | sync | allow host ... | deny host ... "
+	    "| rules | blocked\n");
 	exit(SBX_EX_USAGE);
 }
 
@@ -353,7 +353,8 @@ verb_find(int argc, char **argv)
 		usage();
 	for (v = verbs; v->name != NULL && strcmp(argv[0], v->name) != 0; v++)
 		;
-	if (v->name == NULL || (v->ops == OPS_NONE && argc > 1))
+	if (v->name == NULL || (v->ops == OPS_NONE && argc > 1) ||
+	    (v->ops == OPS_HOSTS && argc == 1))
 		usage();
 	/* usage errors first, before any sbx call */
 	if (v->ops == OPS_SPECS) {

@@ -20,11 +20,11 @@ teardown() {
 # ---------------------------------------------------------------- tier 1
 
 @test "usage: no verb, an unknown verb, an unknown flag, operands to ls and sync" {
-	for args in "" "frob" "-Z ls" "ls x" "sync x" "publish" "unpublish"; do
+	for args in "" "frob" "-Z ls" "ls x" "sync x" "publish" "unpublish" "rules x" "blocked x" "allow" "deny"; do
 		# shellcheck disable=SC2086
 		run -64 --separate-stderr sbx-ports $args
 		[ -z "$output" ] || fail "stdout for '$args': $output"
-		[ "${stderr_lines[0]}" = "usage: sbx-ports [-j] [-s name] ls | publish spec ... | unpublish spec ... | sync" ] ||
+		[ "${stderr_lines[0]}" = "usage: sbx-ports [-j] [-s name] ls | publish spec ... | unpublish spec ... | sync | allow host ... | deny host ... | rules | blocked" ] ||
 		    fail "stderr for '$args': $stderr"
 	done
 	[ "$(stub_count)" -eq 0 ]
