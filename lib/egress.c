@@ -343,7 +343,7 @@ shown(const char *s, size_t len, char *buf, size_t size)
 	raw[n] = '\0';
 	sbx_shown(raw, buf, size - 4);
 	if (n < len)
-		strcat(buf, "...");
+		memcpy(buf + strlen(buf), "...", 4);
 	return buf;
 }
 
