@@ -12,6 +12,7 @@
 
 #include "sbx.h"
 #include "sbxconf.h"
+#include "sbxegress.h"
 #include "sbxenv.h"
 #include "sbxname.h"
 #include "sbx-internal.h"
@@ -94,6 +95,38 @@ show_image_cache(char *buf, size_t size)
 	return buf;
 }
 
+/* An egress list, checked, as sbx gets it: canonical, joined. */
+static const char *
+show_egress(unsigned bit, char *out, size_t size)
+{
+	struct sbx_egress e;
+	const char *v;
+
+	if ((v = sbx_xconf_str(bit)) == NULL)
+		return "";
+	(void)sbx_egress_parse(sbx_conf_name(bit), v, &e, out, size);
+	(void)sbx_egress_join(&e, out, size);
+	return out;
+}
+
+static const char *
+show_allow(char *buf, size_t size)
+{
+	static char out[SBX_EGRESS_JOINMAX];
+
+	(void)buf, (void)size;
+	return show_egress(SBX_CONF_EGRESS_ALLOW, out, sizeof(out));
+}
+
+static const char *
+show_deny(char *buf, size_t size)
+{
+	static char out[SBX_EGRESS_JOINMAX];
+
+	(void)buf, (void)size;
+	return show_egress(SBX_CONF_EGRESS_DENY, out, sizeof(out));
+}
+
 /* In the order sbx-env -c prints them. */
 static const struct setting table[] = {
 	{ SBX_CONF_PINNED, STR, "DOCKER_SANDBOX", NULL,
@@ -129,6 +162,14 @@ static const struct setting table[] = {
 	{ SBX_CONF_IMAGE_CACHE, NUM, "DOCKER_SANDBOX_IMAGE_CACHE", "10g",
 	    .max = IMAGE_CACHE_MAX, .num = sbx_xconfparse_bytes,
 	    .show = show_image_cache },
+	/* sbx-run puts them in force for its sandbox */
+	{ SBX_CONF_EGRESS_ALLOW, STR, "DOCKER_SANDBOX_EGRESS_ALLOW", NULL,
+	    .str = sbx_xconfparse_egress, .show = show_allow },
+	{ SBX_CONF_EGRESS_DENY, STR, "DOCKER_SANDBOX_EGRESS_DENY", NULL,
+	    .str = sbx_xconfparse_egress, .show = show_deny },
+	/* where each credential is kept: shown, never read here */
+	{ SBX_CONF_REGISTRY_AUTH, STR, "DOCKER_SANDBOX_REGISTRY_AUTH", NULL,
+	    .str = sbx_xconfparse_regauth },
 	/* unset: sbxcli.c's lookup, which sbx-env -c shows resolved */
 	{ SBX_CONF_SBX, STR, "DOCKER_SANDBOX_SBX", NULL, .str = NULL },
 };

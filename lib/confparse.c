@@ -10,8 +10,10 @@
 #include <strings.h>
 
 #include "sbx.h"
+#include "sbxegress.h"
 #include "sbxenv.h"
 #include "sbxname.h"
+#include "sbxregauth.h"
 #include "sbx-internal.h"
 
 #define MIB_MAX		(1024LL * 1024)	/* 1 TiB */
@@ -221,5 +223,29 @@ sbx_xconfparse_name(const char *var, const char *v)
 	if (!sbx_name_valid(v))
 		errx(SBX_EX_USAGE, "%s: invalid sandbox name: want "
 		    SBX_NAME_RULE, var);
+	return v;
+}
+
+/* Network rules: every entry checked by egress.c's grammar. */
+const char *
+sbx_xconfparse_egress(const char *var, const char *v)
+{
+	struct sbx_egress e;
+	char why[512];
+
+	if (sbx_egress_parse(var, v, &e, why, sizeof(why)) == -1)
+		errx(SBX_EX_USAGE, "%s", why);
+	return v;
+}
+
+/* Where registry credentials are kept; none is read here. */
+const char *
+sbx_xconfparse_regauth(const char *var, const char *v)
+{
+	struct sbx_regauth ra;
+	char why[512];
+
+	if (sbx_regauth_parse(var, v, &ra, why, sizeof(why)) == -1)
+		errx(SBX_EX_USAGE, "%s", why);
 	return v;
 }

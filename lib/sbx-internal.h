@@ -16,6 +16,7 @@ struct sbx_spawn;		/* sbxchild.h */
 struct sbx_port;		/* sbxports.h */
 struct sbx_ports;
 struct sbx_envpolicy;		/* sbxenv.h */
+struct sbx_egress_rule;		/* sbxegress.h */
 
 /* spawn.c: fork and exec one child (supervise.c; test/tools/orphan) */
 pid_t	 sbx_spawn(const struct sbx_spawn *, int, int, pid_t);
@@ -75,12 +76,27 @@ void	 sbx_xconfparse_memory(const char *, const char *, char *, size_t);
 const char *sbx_xconfparse_ref(const char *, const char *);
 const char *sbx_xconfparse_names(const char *, const char *);
 const char *sbx_xconfparse_name(const char *, const char *);
+const char *sbx_xconfparse_egress(const char *, const char *);
+const char *sbx_xconfparse_regauth(const char *, const char *);
 
 /* env.c: its name tests (confparse.c; test/fuzz/env), an allow-list */
 int	 sbx_env_isdocker(const char *);
 int	 sbx_env_ishostset(const char *);
 int	 sbx_env_validname(const char *, size_t);
 int	 sbx_env_addnames(struct sbx_envpolicy *, const char *, const char *);
+
+/* egress.c: one entry (regauth.c's hosts); egressaddr.c: addresses */
+int	 sbx_egress_rule(struct sbx_egress_rule *, const char *, size_t, char *,
+	    size_t);
+int	 sbx_egress_each(const char *, const char *, size_t,
+	    int (*)(void *, const char *, size_t, char *, size_t), void *,
+	    char *, size_t);
+int	 sbx_egressaddr_parse4(const char *, size_t, unsigned char[4]);
+int	 sbx_egressaddr_parse6(const char *, size_t, unsigned char[16]);
+size_t	 sbx_egressaddr_format6(const unsigned char[16], char *);
+int	 sbx_egressaddr_within(const unsigned char *, const unsigned char *,
+	    int);
+void	 sbx_egressaddr_mask(unsigned char *, size_t, int);
 
 /* name.c: random bytes (stamp.c) */
 int	 sbx_name_urandom(unsigned char *, size_t);

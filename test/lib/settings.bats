@@ -55,6 +55,9 @@ table() {
 	PORTS_MAX|sbx-ports sbx-ports-sync sbx-env-c|-1 1025 abc 1.5 0x10 64k ''
 	PREWARM|sbx-env-c|maybe 2 ' 1' autos -1
 	IMAGE_CACHE|$RUNNERS sbx-watch sbx-gc|-1 10x 1.5g g 10t 1048577g 99999999999999999999 ' 10g' 0x10
+	EGRESS_ALLOW|$RUNNERS|localhost '*' a.com, 127.0.0.1:80 http://x.com x:0 ::1 0x7f.1 '**.internal' ''
+	EGRESS_DENY|$RUNNERS|localhost '**' ,a.com 169.254.169.254 'a b' -x 0.0.0.0/0 a.com,A.COM
+	REGISTRY_AUTH|$RUNNERS|ghcr.io ghcr.io=file:k ghcr.io=env:1 '*.x=env:T' localhost=env:T a.io=env:A, ''
 	EOS
 }
 
