@@ -192,6 +192,7 @@ stop_sandbox() {	# stop_sandbox dir [fast]: every guest process goes, files stay
 	fi
 	cg_v1_remove "$id"
 	ports_release "$d"
+	policy_drop "$d" "${2:-}"
 	rm -f "$d/d.sock" "$d/dockerd.pid" "$d/started"
 }
 

@@ -129,6 +129,7 @@ init_root() {
 	fi
 	TAG=$(cat "$ROOT/tag")
 	mkdir -p "$ROOT/s" "$ROOT/faults" "$ROOT/hostcfg"
+	policy_root
 	CG=
 	if [ -f /sys/fs/cgroup/unified/cgroup.procs ]; then
 		CG=/sys/fs/cgroup/unified/sbxsim-$TAG

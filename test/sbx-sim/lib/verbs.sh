@@ -343,6 +343,7 @@ Available Commands:
   exec        Run a command in a sandbox
   inspect     Show a sandbox
   ls          List sandboxes
+  policy      Manage network policies
   port        Manage published ports
   ports       Manage published ports (to 0.47; an alias of port on 0.55)
   rm          Remove sandboxes
