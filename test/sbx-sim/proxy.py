@@ -9,6 +9,7 @@ HTTP requests to that registry.
 
 Run with Debian's /usr/bin/python3, standard library only:
     proxy.py ROOT SANDBOX_DIR SANDBOX_NAME
+    proxy.py --check ROOT SANDBOX_NAME HOST:PORT   (the rules' verdict)
 The credential is read from its file at each request and kept nowhere
 else: not in argv, not in the environment, not in any log.
 """
@@ -486,10 +487,27 @@ def watch(server):
             os._exit(0)
 
 
+def check(target):
+    """The rules' verdict on one target, as `policy check` judges it
+    (the loopback refusal and the names aside): a test compares both."""
+    try:
+        host, port = parse_target(target, 443)
+    except (ValueError, IndexError):
+        sys.stderr.write("proxy.py: bad target %s\n" % target)
+        return 64
+    decision, rule, _res = decide(host, port)
+    print("%s\t%s" % (decision, rule))
+    return 0
+
+
 def main():
     global ROOT, SBDIR, NAME
+    if len(sys.argv) == 5 and sys.argv[1] == "--check":
+        ROOT, NAME = sys.argv[2:4]
+        return check(sys.argv[4])
     if len(sys.argv) != 4:
-        sys.stderr.write("usage: proxy.py ROOT SANDBOX_DIR NAME\n")
+        sys.stderr.write("usage: proxy.py ROOT SANDBOX_DIR NAME\n"
+                         "       proxy.py --check ROOT NAME HOST:PORT\n")
         return 64
     ROOT, SBDIR, NAME = sys.argv[1:4]
     sock = os.path.join(SBDIR, "proxy.sock")
