@@ -9,6 +9,10 @@
 # loopback: the sandbox's daemon sees a loopback registry, which docker
 # takes as insecure by default, so the simulator needs no new setting.
 #
+# A registry may instead be reached by name through each sandbox's proxy
+# (reg_named: SBX_SIM_HOSTS), with htpasswd authentication (reg_htpasswd,
+# REG_HTPASSWD), the credential put in by the proxy (test/sim/proxy.bats).
+#
 # The caller sets REG_DIR (a work directory) and SBX_SIM_ROOT, and runs
 # reg_stop at its end; every process started here is in REG_PIDS and is
 # ended by its pid.  Needs: root, docker-registry, socat, nsenter, curl, ss.
