@@ -1,12 +1,17 @@
 # registry.bash: a real registry for the simulator's sandboxes, and the
 # blob bytes it serves (issue 19 section 2).  Sourced by
-# test/lib/imgcache.bats and test/bench/imgcache-probe.
+# test/lib/imgcache.bats, test/sim/proxy.bats and
+# test/bench/imgcache-probe.
 #
 # The registry is Debian's docker-registry on this host's loopback.  A
 # sandbox reaches it through a forwarder that listens on 127.0.0.1:5000
 # inside the sandbox's network namespace and connects back to the host's
 # loopback: the sandbox's daemon sees a loopback registry, which docker
 # takes as insecure by default, so the simulator needs no new setting.
+#
+# A registry may instead be reached by name through each sandbox's proxy
+# (reg_named: SBX_SIM_HOSTS), with htpasswd authentication (reg_htpasswd,
+# REG_HTPASSWD), the credential put in by the proxy (test/sim/proxy.bats).
 #
 # The caller sets REG_DIR (a work directory) and SBX_SIM_ROOT, and runs
 # reg_stop at its end; every process started here is in REG_PIDS and is
@@ -55,7 +60,8 @@ reg_wait_http() {	# reg_wait_http URL: until it answers, at most 10 s
 # reg_start NAME PORT [UPSTREAM_PORT]: a registry in $REG_DIR/NAME on
 # 127.0.0.1:PORT (a pull-through cache of UPSTREAM_PORT when given); its
 # access log, one line per request with the bytes sent, is
-# $REG_DIR/NAME/access.log
+# $REG_DIR/NAME/access.log.  With REG_HTPASSWD set (a file of
+# reg_htpasswd's) it asks for basic authentication.
 reg_start() {
 	local d="$REG_DIR/$1"
 	mkdir -p "$d/data"
@@ -67,11 +73,46 @@ reg_start() {
 		if [ -n "${3:-}" ]; then
 			printf 'proxy:\n  remoteurl: http://127.0.0.1:%s\n' "$3"
 		fi
+		if [ -n "${REG_HTPASSWD:-}" ]; then
+			printf 'auth:\n  htpasswd:\n    realm: sbx-sim\n    path: %s\n' "$REG_HTPASSWD"
+		fi
 	} >"$d/config.yml"
 	# its own session: no signal meant for the caller's group reaches it
 	setsid "$REGISTRY" serve "$d/config.yml" >>"$d/access.log" 2>>"$d/app.log" </dev/null &
 	REG_PIDS+=("$!")
-	reg_wait_http "http://127.0.0.1:$2/v2/"
+	if [ -n "${REG_HTPASSWD:-}" ]; then
+		reg_wait_401 "http://127.0.0.1:$2/v2/"
+	else
+		reg_wait_http "http://127.0.0.1:$2/v2/"
+	fi
+}
+
+reg_wait_401() {	# reg_wait_401 URL: until it asks for authentication, at most 10 s
+	for _ in $(seq 100); do
+		[ "$(curl -s -o /dev/null -w '%{http_code}' "$1")" = 401 ] && return 0
+		sleep 0.1
+	done
+	reg_fail "$1 does not ask for authentication"
+}
+
+# reg_htpasswd USER PASSFILE OUT: an htpasswd file (bcrypt) for USER
+# with the password in PASSFILE (one line), so the password is never
+# on a command line; Debian's python3 (crypt, deprecated from 3.11 and
+# gone in 3.13) makes the hash
+reg_htpasswd() {
+	/usr/bin/python3 -W ignore -c '
+import crypt, sys
+pw = open(sys.argv[2]).read().rstrip("\n")
+h = crypt.crypt(pw, crypt.mksalt(crypt.METHOD_BLOWFISH))
+open(sys.argv[3], "w").write("%s:%s\n" % (sys.argv[1], h))
+' "$1" "$2" "$3"
+}
+
+# reg_named NAME PORT: SBX_SIM_HOSTS gets NAME for the host's
+# 127.0.0.1:PORT, so a sandbox reaches the registry by that name
+# through its proxy (test/sbx-sim/README.md, "Network")
+reg_named() {
+	export SBX_SIM_HOSTS="${SBX_SIM_HOSTS:+$SBX_SIM_HOSTS,}$1=127.0.0.1:$2"
 }
 
 # reg_netns SANDBOX: the network namespace file of a simulated sandbox

@@ -27,6 +27,11 @@ internal_inside() {
 			mnt -o remount,bind,ro "$r$p"
 		fi
 	done
+	# the gateway's name (README.md, "Network")
+	if [ -e "$r/etc/hosts" ]; then
+		mnt --bind "$d/etc-hosts" "$r/etc/hosts"
+		mnt -o remount,bind,ro "$r/etc/hosts"
+	fi
 	mkdir -p "$r/dev" "$r/proc" "$r/sys" "$r/tmp" "$r/run" "$r/root" \
 	    "$r/home/agent" "$r/var/tmp" "$r/var/lib" "$r/var/cache" "$r/var/log"
 	chmod 0700 "$r/root"
@@ -239,6 +244,7 @@ cmd_exec() {
 		done < <(env -0)
 	fi
 	nameval+=("PATH=$BASE_PATH" "HOME=/home/agent" "HOSTNAME=$name" "LANG=C.UTF-8")
+	while IFS= read -r e; do nameval+=("$e"); done < <(proxy_env)
 	((tty)) && nameval+=("TERM=${TERM:-xterm}")
 	while IFS= read -r -d '' e; do nameval+=("$e"); done <"$d/env"
 	for v in "${envs[@]}"; do

@@ -91,6 +91,7 @@ spawn_detached() {	# spawn_detached logfile cmd...: own session, no inherited fd
 start_sandbox() {	# start_sandbox dir: start its dockerd unless running
 	local d=$1 id=${1##*/} ns i pid
 	if [ -n "$(daemon_pid "$d")" ]; then
+		proxy_start "$d"
 		reaper_start "$d"
 		return 0
 	fi
@@ -102,14 +103,20 @@ start_sandbox() {	# start_sandbox dir: start its dockerd unless running
 	fi
 	vm_addr "$ns"
 	rm -f "$d/d.sock" "$d/dockerd.pid" "$d/stopping"
+	proxy_start "$d"
 	# what a daemon that died left (containerd, shims) would be in the way
 	kill_containers "$id"
 	cg_kill "$id" d
 	cg_make "$id" d
+	# the daemon's environment: the proxy's variables and nothing of
+	# the caller's (its /proc entry is visible inside)
+	local penv=()
+	mapfile -t penv < <(proxy_env)
 	(
 		cg_join "$id" d
 		close_fds
-		exec setsid nsenter --net="/run/netns/$ns" -- \
+		exec setsid env -i PATH="$BASE_PATH" "${penv[@]}" \
+		    nsenter --net="/run/netns/$ns" -- \
 		    unshare --mount --propagation private -- \
 		    /bin/bash "$SELF" __daemon "$d" "$ns"
 	) </dev/null >>"$d/dockerd.log" 2>&1 &
@@ -193,6 +200,7 @@ stop_sandbox() {	# stop_sandbox dir [fast]: every guest process goes, files stay
 	cg_v1_remove "$id"
 	ports_release "$d"
 	policy_drop "$d" "${2:-}"
+	proxy_stop "$d"
 	rm -f "$d/d.sock" "$d/dockerd.pid" "$d/started"
 }
 
@@ -248,6 +256,7 @@ remove_sandbox() {	# remove_sandbox dir
 	unforward_all "$d"
 	ip netns del "$(netns_of "$id")" 2>/dev/null
 	cg_remove "$id"
+	secret_drop "$d"
 	rm -rf "$d"
 }
 
@@ -349,7 +358,10 @@ internal_daemon() {
 	if [ -d /etc/docker ]; then
 		mnt --bind "$d/etc-docker" /etc/docker
 	fi
-	printf '{}\n' >"$d/daemon.json"
+	# the gateway's name, as in an exec; the proxy and insecure
+	# registries (README.md, "Network")
+	[ -e /etc/hosts ] && mnt --bind "$d/etc-hosts" /etc/hosts
+	proxy_daemon_json "$d"
 	# its temporary files (containerd's stack dumps) go with the sandbox,
 	# never into the caller's TMPDIR
 	mkdir -p "$d/dtmp"

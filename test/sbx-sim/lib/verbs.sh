@@ -347,6 +347,7 @@ Available Commands:
   port        Manage published ports
   ports       Manage published ports (to 0.47; an alias of port on 0.55)
   rm          Remove sandboxes
+  secret      Manage registry secrets
   stop        Stop sandboxes
   template    Manage templates
   version     Show the version
