@@ -246,7 +246,7 @@ sbdir() {	# sbdir NAME: the sandbox's state directory
 	[ "${lines[-1]}" = 403 ]
 }
 
-@test "the proxy ends with a stop and comes back with the next start" {
+@test "the proxy ends with a stop and comes back with the next start, the sandbox's rules gone" {
 	rules_set "r-00000017 sandbox px allow web.test"
 	fetch px http://web.test/
 	[ "${lines[-1]}" = 200 ]
@@ -260,6 +260,10 @@ sbdir() {	# sbdir NAME: the sandbox's state directory
 	[ ! -e "$d/proxy.sock" ]
 	ns=/run/netns/sbxsim-$(sim_tag)-${d##*/}
 	run ! grep -q ':3128 ' <<<"$(nsenter --net="$ns" ss -Hltn)"
+	# the stop dropped the sandbox's rule (policy.sh, #311): denied now
+	fetch px http://web.test/
+	[ "${lines[-1]}" = 403 ]
+	rules_set "r-00000017 sandbox px allow web.test"
 	fetch px http://web.test/
 	[ "${lines[-1]}" = 200 ]
 	sim_alive "$(cat "$d/proxy.pid")"
