@@ -229,7 +229,7 @@ loop_run(struct watch *w)
 	long long now, next_ka = 0, next_check = 0, next_ports = 0, t;
 	long long delay = (long long)w->kaperiod * 1000, next_j = 0, last = 0;
 	size_t i;
-	int sig, waitfd = -1, end = 0, ws, want = 0, dirty = 0, lost = 0;
+	int sig, waitfd = -1, end = 0, ws, want = 0, dirty = 0;
 	int saving = w->mode == MODE_REMOVE && sbx_xconf_image_cache() != 0;
 
 	for (i = 0; i < NWATCHED; i++)
@@ -255,14 +255,8 @@ loop_run(struct watch *w)
 		}
 		if (!want)
 			keepalive_stop();
-		else if (kapid == 0 && now >= next_ka) {
+		else if (kapid == 0 && now >= next_ka)
 			keepalive(w);
-			/* the hold ended: the VM may have stopped, and sbx
-			   with it dropped the session's rules */
-			if (lost && kapid > 0)
-				(void)rules_reapply(w);
-			lost = 0;
-		}
 		if (w->keepalive != SBX_KEEPALIVE_ALWAYS &&
 		    (t == -1 || next_ports - now < t))
 			t = next_ports - now;
@@ -301,7 +295,9 @@ loop_run(struct watch *w)
 		}
 		if (kapid > 0 && waitpid(kapid, &ws, WNOHANG) == kapid) {
 			kapid = 0;
-			lost = 1;
+			/* the VM may have stopped, and sbx with it dropped the
+			   session's rules: back before a call can start it */
+			(void)rules_reapply(w);
 			next_ka = next_hold(w, sbx_clock_now_ms(), &delay);
 		}
 		if (fillpid > 0 && waitpid(fillpid, &ws, WNOHANG) == fillpid)
