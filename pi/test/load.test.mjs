@@ -31,7 +31,7 @@ const PRIOR = {
 	docker_gc: ["hours"],
 };
 // Added here: the session's docker history (sbx-run's journal).
-const ADDED = { docker_history: ["last"] };
+const ADDED = { docker_history: ["last"], docker_egress: [] };
 const REQUIRED = {
 	docker_pull: ["image"],
 	docker_run: ["image"],
@@ -56,12 +56,12 @@ after(() => {
 	w?.cleanup();
 });
 
-test(`[${FLAVOUR}] 20 tools: the prior extension's 19 with their parameter names, and docker_history`, (t) => {
+test(`[${FLAVOUR}] 21 tools: the prior extension's 19 with their parameter names, docker_history and docker_egress`, (t) => {
 	if (!need(t, noPi, "pi")) return;
 	const got = Object.fromEntries(pi.tools.map((d) => [d.name, Object.keys(d.parameters.properties ?? {}).sort()]));
 	const want = Object.fromEntries(Object.entries({ ...PRIOR, ...ADDED }).map(([k, v]) => [k, [...v].sort()]));
 	assert.deepEqual(got, want);
-	assert.equal(pi.tools.length, 20);
+	assert.equal(pi.tools.length, 21);
 	for (const d of pi.tools) {
 		assert.equal(d.parameters.type, "object", d.name);
 		assert.deepEqual([...(d.parameters.required ?? [])].sort(), [...(REQUIRED[d.name] ?? [])].sort(), `${d.name} required`);
