@@ -8,15 +8,15 @@ include config.mk
 # alphabetical: the archive lets the linker find the order
 LIBOBJ = lib/capture.o lib/clock.o lib/conf.o lib/confparse.o \
 	lib/createargv.o lib/detach.o lib/egress.o lib/egressaddr.o \
-	lib/egressapply.o lib/egressrec.o lib/env.o lib/guard.o \
-	lib/holdargv.o lib/imgcache.o lib/imgevict.o lib/imgmeta.o lib/io.o \
-	lib/json.o lib/jsonout.o lib/lock.o lib/marker.o lib/markerio.o \
-	lib/mode.o lib/name.o lib/policycli.o lib/policyls.o lib/portcli.o \
-	lib/portspec.o lib/proc.o lib/regauth.o lib/sbxcall.o lib/sbxcli.o \
-	lib/sbxgone.o lib/sbxline.o lib/sbxls.o lib/sbxsays.o \
-	lib/selfpipe.o lib/shown.o lib/sibling.o lib/spawn.o lib/stamp.o \
-	lib/stampsh.o lib/state.o lib/statedir.o lib/stream.o lib/strtonum.o \
-	lib/supervise.o lib/unplaced.o
+	lib/egressapply.o lib/egressrec.o lib/egressrefuse.o lib/env.o \
+	lib/guard.o lib/holdargv.o lib/imgcache.o lib/imgevict.o \
+	lib/imgmeta.o lib/io.o lib/json.o lib/jsonout.o lib/lock.o \
+	lib/marker.o lib/markerio.o lib/mode.o lib/name.o lib/policycli.o \
+	lib/policyls.o lib/portcli.o lib/portspec.o lib/proc.o lib/regauth.o \
+	lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o lib/sbxline.o lib/sbxls.o \
+	lib/sbxsays.o lib/selfpipe.o lib/shown.o lib/sibling.o lib/spawn.o \
+	lib/stamp.o lib/stampsh.o lib/state.o lib/statedir.o lib/stream.o \
+	lib/strtonum.o lib/supervise.o lib/unplaced.o
 BIN = sbx-env/sbx-env sbx-run/sbx-run sbx-watch/sbx-watch sbx-gc/sbx-gc \
 	sbx-ports/sbx-ports sbx-verify/sbx-verify
 RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
@@ -55,37 +55,37 @@ $(LIBOBJ) $(BIN:=.o) $(RUNOBJ) $(WATCHOBJ) $(GCOBJ) $(PORTSOBJ) \
 # marks from the #include lines; make lint checks that they agree.
 # header rules: begin
 lib/conf.o lib/confparse.o lib/createargv.o lib/egress.o \
-	lib/egressaddr.o lib/env.o lib/guard.o lib/imgcache.o \
-	lib/jsonout.o lib/name.o lib/portcli.o lib/portspec.o \
-	lib/regauth.o lib/sbxcall.o lib/sbxcli.o lib/sbxline.o \
-	lib/sbxsays.o lib/selfpipe.o lib/shown.o lib/sibling.o \
-	lib/spawn.o lib/stamp.o lib/stampsh.o lib/stream.o \
+	lib/egressaddr.o lib/egressrefuse.o lib/env.o lib/guard.o \
+	lib/imgcache.o lib/jsonout.o lib/name.o lib/portcli.o \
+	lib/portspec.o lib/regauth.o lib/sbxcall.o lib/sbxcli.o \
+	lib/sbxline.o lib/sbxsays.o lib/selfpipe.o lib/shown.o \
+	lib/sibling.o lib/spawn.o lib/stamp.o lib/stampsh.o lib/stream.o \
 	lib/supervise.o: lib/sbx-internal.h
 lib/capture.o lib/conf.o lib/confparse.o lib/createargv.o lib/detach.o \
-	lib/egress.o lib/egressaddr.o lib/env.o lib/guard.o \
-	lib/holdargv.o lib/imgcache.o lib/imgmeta.o lib/io.o lib/json.o \
-	lib/jsonout.o lib/lock.o lib/marker.o lib/markerio.o lib/mode.o \
-	lib/name.o lib/portcli.o lib/portspec.o lib/proc.o lib/regauth.o \
-	lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o lib/sbxline.o \
-	lib/sbxls.o lib/sbxsays.o lib/selfpipe.o lib/shown.o \
-	lib/sibling.o lib/spawn.o lib/stamp.o lib/stampsh.o lib/state.o \
-	lib/statedir.o lib/stream.o lib/strtonum.o lib/supervise.o \
-	lib/unplaced.o sbx-env/sbx-env.o sbx-gc/markers.o \
-	sbx-gc/sbx-gc.o sbx-ports/bound.o sbx-ports/dockerps.o \
-	sbx-ports/hostport.o sbx-ports/portsmarker.o \
-	sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-run/check.o \
-	sbx-run/dockerargs.o sbx-run/ending.o sbx-run/exec.o \
-	sbx-run/imgcheck.o sbx-run/imgjson.o sbx-run/imgload.o \
-	sbx-run/imgwrite.o sbx-run/journal.o sbx-run/orphan.o \
-	sbx-run/provision.o sbx-run/race.o sbx-run/sbx-run.o \
-	sbx-run/warmstart.o sbx-run/workspace.o sbx-verify/answers.o \
-	sbx-verify/checks.o sbx-verify/probe.o sbx-verify/result.o \
-	sbx-verify/sbx-verify.o sbx-verify/sc.o sbx-verify/scbasic.o \
-	sbx-verify/scguest.o sbx-verify/scports.o sbx-verify/scremove.o \
-	sbx-verify/scstamp.o sbx-verify/scwords.o sbx-verify/selfcheck.o \
-	sbx-watch/imgsave.o sbx-watch/loop.o sbx-watch/now.o \
-	sbx-watch/pidwait.o sbx-watch/sbx-watch.o sbx-watch/teardown.o \
-	sbx-watch/warmhold.o: lib/sbx.h
+	lib/egress.o lib/egressaddr.o lib/egressrefuse.o lib/env.o \
+	lib/guard.o lib/holdargv.o lib/imgcache.o lib/imgmeta.o lib/io.o \
+	lib/json.o lib/jsonout.o lib/lock.o lib/marker.o lib/markerio.o \
+	lib/mode.o lib/name.o lib/portcli.o lib/portspec.o lib/proc.o \
+	lib/regauth.o lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o \
+	lib/sbxline.o lib/sbxls.o lib/sbxsays.o lib/selfpipe.o \
+	lib/shown.o lib/sibling.o lib/spawn.o lib/stamp.o lib/stampsh.o \
+	lib/state.o lib/statedir.o lib/stream.o lib/strtonum.o \
+	lib/supervise.o lib/unplaced.o sbx-env/sbx-env.o \
+	sbx-gc/markers.o sbx-gc/sbx-gc.o sbx-ports/bound.o \
+	sbx-ports/dockerps.o sbx-ports/hostport.o \
+	sbx-ports/portsmarker.o sbx-ports/sbx-ports.o sbx-ports/sync.o \
+	sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o \
+	sbx-run/exec.o sbx-run/imgcheck.o sbx-run/imgjson.o \
+	sbx-run/imgload.o sbx-run/imgwrite.o sbx-run/journal.o \
+	sbx-run/orphan.o sbx-run/provision.o sbx-run/race.o \
+	sbx-run/sbx-run.o sbx-run/warmstart.o sbx-run/workspace.o \
+	sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
+	sbx-verify/result.o sbx-verify/sbx-verify.o sbx-verify/sc.o \
+	sbx-verify/scbasic.o sbx-verify/scguest.o sbx-verify/scports.o \
+	sbx-verify/scremove.o sbx-verify/scstamp.o sbx-verify/scwords.o \
+	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
+	sbx-watch/now.o sbx-watch/pidwait.o sbx-watch/sbx-watch.o \
+	sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbx.h
 lib/capture.o lib/detach.o lib/guard.o lib/portcli.o lib/proc.o \
 	lib/sbxcall.o lib/sbxgone.o lib/selfpipe.o lib/spawn.o \
 	lib/stamp.o lib/supervise.o lib/unplaced.o sbx-gc/markers.o \
@@ -115,7 +115,7 @@ lib/conf.o lib/createargv.o lib/imgevict.o lib/statedir.o \
 	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
 	sbx-watch/now.o sbx-watch/pidwait.o sbx-watch/sbx-watch.o \
 	sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbxconf.h
-lib/conf.o lib/confparse.o lib/egress.o lib/regauth.o: lib/sbxegress.h
+lib/conf.o lib/confparse.o lib/egress.o lib/egressrefuse.o lib/regauth.o: lib/sbxegress.h
 lib/conf.o lib/confparse.o lib/env.o lib/sbxcli.o sbx-env/sbx-env.o \
 	sbx-gc/sbx-gc.o sbx-ports/sbx-ports.o sbx-run/sbx-run.o \
 	sbx-verify/sbx-verify.o sbx-verify/selfcheck.o \

@@ -1,9 +1,9 @@
 /*
  * egress.c: the entries of DOCKER_SANDBOX_EGRESS_ALLOW and _DENY, each
  * host[:port] (a DNS name, maybe under *. or **.; an IPv4 or IPv6
- * address or prefix) in the one text handed to sbx.  Whatever reaches
- * the host (its loopback, its names in the VM, link-local) is refused in
- * either list, and so is every form that could smuggle one in.
+ * address or prefix) in the one text handed to sbx.  A form that could
+ * smuggle in another host is refused; what reaches the host, in either
+ * list, is egressrefuse.c's.
  */
 #include <stdio.h>
 #include <string.h>
@@ -14,22 +14,6 @@
 
 #define LABEL_MAX	63
 #define SHOWN_CUT	80	/* bytes of a refused entry shown */
-
-/* The names that reach the host, beside every name under localhost. */
-static const char *const hostnames[] = { "localhost",
-	"host.docker.internal", "gateway.docker.internal" };
-
-/* The IPv4 ranges that reach the host, and the IPv6 forms they take. */
-static const struct {
-	unsigned char	 a[4];
-	int		 bits;
-} v4ranges[] = { { { 0 }, 8 }, { { 127 }, 8 }, { { 169, 254 }, 16 } };
-static const unsigned char v4heads[3][12] = {
-	{ 0 },							/* ::a.b.c.d */
-	{ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff },		/* mapped */
-	{ 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0 },		/* translated */
-};
-static const unsigned char linklocal6[16] = { 0xfe, 0x80 };
 
 static int
 say(char *why, size_t size, const char *what)
@@ -66,95 +50,6 @@ hasbytes(const char *s, size_t len, const char *what)
 	return 0;
 }
 
-/* Whether name ends in the labels of base: "" when they are the same. */
-static const char *
-under(const char *name, const char *base, size_t blen)
-{
-	size_t n = strlen(name);
-
-	if (n == blen)
-		return memcmp(name, base, blen) == 0 ? "" : NULL;
-	if (n < blen + 2 || name[n - blen - 1] != '.' ||
-	    memcmp(name + n - blen, base, blen) != 0)
-		return NULL;
-	return name;
-}
-
-/* A name, or what a wildcard rule covers, against the host's names. */
-static int
-refusename(const struct sbx_egress_rule *r, char *why, size_t size)
-{
-	const char *base = r->res + r->host, *lead;
-	size_t i;
-
-	if (under("localhost", base, r->hostlen) != NULL ||
-	    (r->hostlen > 10 && memcmp(base + r->hostlen - 10, ".localhost",
-	    10) == 0))
-		return say(why, size, r->kind == SBX_EGRESS_NAME ?
-		    "reaches the host" :
-		    "covers names under localhost, which reach the host");
-	for (i = 0; i < sizeof(hostnames) / sizeof(hostnames[0]); i++) {
-		if ((lead = under(hostnames[i], base, r->hostlen)) == NULL)
-			continue;
-		if (*lead == '\0' && r->kind == SBX_EGRESS_NAME)
-			return say(why, size, "reaches the host");
-		/* *.x covers a name of exactly one label more */
-		if (*lead != '\0' && (r->kind == SBX_EGRESS_ANY ||
-		    (r->kind == SBX_EGRESS_ONE && memchr(lead, '.',
-		    strlen(lead) - r->hostlen - 1) == NULL))) {
-			snprintf(why, size, "covers %s, which reaches the host",
-			    hostnames[i]);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* An address or prefix against one range: inside it, or covering it. */
-static int
-refuserange(const struct sbx_egress_rule *r, const unsigned char *a,
-    int bits, char *why, size_t size)
-{
-	char text[64];
-
-	if (!sbx_egressaddr_within(r->addr, a, r->bits < bits ? r->bits : bits))
-		return 0;
-	if (r->bits >= bits)
-		return say(why, size, "reaches the host");
-	if (r->kind == SBX_EGRESS_IP4)
-		snprintf(text, sizeof(text), "%u.%u.%u.%u", a[0], a[1], a[2],
-		    a[3]);
-	else
-		sbx_egressaddr_format6(a, text);
-	snprintf(why, size, "covers %s/%d, which reaches the host", text, bits);
-	return -1;
-}
-
-static int
-refuseaddr(const struct sbx_egress_rule *r, char *why, size_t size)
-{
-	unsigned char a[16];
-	size_t i, h;
-
-	for (i = 0; i < sizeof(v4ranges) / sizeof(v4ranges[0]); i++) {
-		if (r->kind == SBX_EGRESS_IP4) {
-			if (refuserange(r, v4ranges[i].a, v4ranges[i].bits,
-			    why, size) == -1)
-				return -1;
-			continue;
-		}
-		for (h = 0; h < 3; h++) {
-			memcpy(a, v4heads[h], 12);
-			memcpy(a + 12, v4ranges[i].a, 4);
-			if (refuserange(r, a, 96 + v4ranges[i].bits, why,
-			    size) == -1)
-				return -1;
-		}
-	}
-	if (r->kind == SBX_EGRESS_IP6)
-		return refuserange(r, linklocal6, 10, why, size);
-	return 0;
-}
 
 /* An address, maybe with /bits, into r; text is what sbx gets. */
 static int
@@ -198,7 +93,7 @@ address(struct sbx_egress_rule *r, const char *s, size_t len, int bracket,
 		sbx_egressaddr_format6(r->addr, text);
 	if (slash != NULL)
 		snprintf(text + strlen(text), 8, "/%d", r->bits);
-	return refuseaddr(r, why, size);
+	return sbx_egressrefuse_addr(r, why, size);
 }
 
 static int
@@ -224,14 +119,16 @@ name(struct sbx_egress_rule *r, const char *s, size_t len, char *why,
 	s += skip;
 	len -= skip;
 	if (memchr(s, '*', len) != NULL)
-		return say(why, size, "has a * that is not a leading *. or **.");
+		return say(why, size, "has a * that is not a leading *. or "
+		    "**.");
 	if (len > 0 && s[len - 1] == '.')
 		len--;
 	if (len > SBX_EGRESS_NAMEMAX)
 		return say(why, size, "has a host over 253 bytes");
 	for (start = i = 0; i <= len; i++) {
 		if (i < len && s[i] != '.') {
-			if (!isalnum_ascii((unsigned char)s[i]) && s[i] != '-') {
+			if (!isalnum_ascii((unsigned char)s[i]) &&
+			    s[i] != '-') {
 				snprintf(why, size, "has '%c', which no host "
 				    "name has", s[i]);
 				return -1;
@@ -262,7 +159,7 @@ name(struct sbx_egress_rule *r, const char *s, size_t len, char *why,
 	r->res[skip + len] = '\0';
 	r->host = skip;
 	r->hostlen = len;
-	return refusename(r, why, size);
+	return sbx_egressrefuse_name(r, why, size);
 }
 
 /*

@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +32,10 @@ void	 explicit_bzero(void *, size_t);
 static void *(*const volatile wipe_memset)(void *, int, size_t) = memset;
 #define wipe(p, n)	((void)wipe_memset(p, 0, n))
 #endif
+
+#define STR(n)	#n
+#define XSTR(n)	STR(n)
+#define OVER	"is over " XSTR(SBX_REGAUTH_VALUEMAX) " bytes"
 
 static int
 isuserbyte(int c)
@@ -96,7 +99,8 @@ entry(struct sbx_regauth_entry *e, const char *s, size_t len, char *why,
 	e->kind = src[0] == 'f' ? SBX_REGAUTH_FILE : SBX_REGAUTH_ENV;
 	src += e->kind == SBX_REGAUTH_FILE ? 5 : 4;
 	if ((n = (size_t)(end - src)) > SBX_REGAUTH_SRCMAX)
-		return say(why, size, "has a source over 1023 bytes");
+		return say(why, size, "has a source over "
+		    XSTR(SBX_REGAUTH_SRCMAX) " bytes");
 	if (e->kind == SBX_REGAUTH_FILE && (n == 0 || src[0] != '/'))
 		return say(why, size, "file: takes an absolute path");
 	if (e->kind == SBX_REGAUTH_ENV && !sbx_env_validname(src, n))
@@ -137,21 +141,13 @@ sbx_regauth_parse(const char *var, const char *list, struct sbx_regauth *ra,
 	return -1;
 }
 
-/* why: "HOST: SOURCE: " and what is wrong; -1. */
+/* why: "HOST: SOURCE: WHAT"; -1. */
 static int
 refuse(const struct sbx_regauth_entry *e, char *why, size_t size,
-    const char *fmt, ...)
+    const char *what)
 {
-	va_list ap;
-	int n;
-
-	n = snprintf(why, size, "%s: %s:%s: ", e->host,
-	    e->kind == SBX_REGAUTH_FILE ? "file" : "env", e->src);
-	if (n < 0 || (size_t)n >= size)
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(why + n, size - (size_t)n, fmt, ap);
-	va_end(ap);
+	snprintf(why, size, "%s: %s:%s: %s", e->host,
+	    e->kind == SBX_REGAUTH_FILE ? "file" : "env", e->src, what);
 	return -1;
 }
 
@@ -161,6 +157,7 @@ readfile(const struct sbx_regauth_entry *e, char *buf, size_t *len,
     char *why, size_t size)
 {
 	struct stat st;
+	char what[96];
 	ssize_t n;
 	int fd, r, saved;
 
@@ -169,24 +166,27 @@ readfile(const struct sbx_regauth_entry *e, char *buf, size_t *len,
 	    O_NOCTTY)) == -1) {
 		if (errno == ELOOP || errno == EMLINK)
 			return refuse(e, why, size, "is a symbolic link");
-		return refuse(e, why, size, "%s", strerror(errno));
+		return refuse(e, why, size, strerror(errno));
 	}
 	if (fstat(fd, &st) == -1) {
 		saved = errno;
 		(void)close(fd);
-		return refuse(e, why, size, "%s", strerror(saved));
+		return refuse(e, why, size, strerror(saved));
 	}
 	if (!S_ISREG(st.st_mode))
 		r = refuse(e, why, size, "is not a regular file");
-	else if (st.st_uid != getuid())
-		r = refuse(e, why, size, "is owned by uid %lu, not by uid %lu",
-		    (unsigned long)st.st_uid, (unsigned long)getuid());
-	else if ((st.st_mode & 077) != 0)
-		r = refuse(e, why, size, "has mode %04o: group or others have "
-		    "access (want 0600 or 0400)", (unsigned)st.st_mode & 07777);
+	else if (st.st_uid != getuid()) {
+		snprintf(what, sizeof(what), "is owned by uid %lu, not by uid "
+		    "%lu", (unsigned long)st.st_uid, (unsigned long)getuid());
+		r = refuse(e, why, size, what);
+	} else if ((st.st_mode & 077) != 0) {
+		snprintf(what, sizeof(what), "has mode %04o: group or others "
+		    "have access (want 0600 or 0400)",
+		    (unsigned)st.st_mode & 07777);
+		r = refuse(e, why, size, what);
+	}
 	else if (st.st_size > SBX_REGAUTH_VALUEMAX)
-		r = refuse(e, why, size, "is over %d bytes",
-		    SBX_REGAUTH_VALUEMAX);
+		r = refuse(e, why, size, OVER);
 	else
 		r = 0;
 	for (*len = 0; r == 0 && *len <= SBX_REGAUTH_VALUEMAX;) {
@@ -196,14 +196,13 @@ readfile(const struct sbx_regauth_entry *e, char *buf, size_t *len,
 		else if (n == 0)
 			break;
 		else if (errno != EINTR)
-			r = refuse(e, why, size, "%s", strerror(errno));
+			r = refuse(e, why, size, strerror(errno));
 	}
 	(void)close(fd);
 	if (r == -1)
 		return -1;
 	if (*len > SBX_REGAUTH_VALUEMAX)
-		return refuse(e, why, size, "is over %d bytes",
-		    SBX_REGAUTH_VALUEMAX);
+		return refuse(e, why, size, OVER);
 	return 0;
 }
 
@@ -220,8 +219,7 @@ readenv(const struct sbx_regauth_entry *e, char *const *envp, char *buf,
 	if (envp == NULL || *envp == NULL)
 		return refuse(e, why, size, "is not set");
 	if ((*len = strlen(*envp + n + 1)) > SBX_REGAUTH_VALUEMAX)
-		return refuse(e, why, size, "is over %d bytes",
-		    SBX_REGAUTH_VALUEMAX);
+		return refuse(e, why, size, OVER);
 	memcpy(buf, *envp + n + 1, *len);
 	return 0;
 }
@@ -241,7 +239,7 @@ sbx_regauth_read(const struct sbx_regauth_entry *e, char *const *envp,
 
 	memset(out, 0, sizeof(*out));
 	if ((buf = malloc(cap)) == NULL)
-		return refuse(e, why, size, "%s", strerror(errno));
+		return refuse(e, why, size, strerror(errno));
 	if (e->kind == SBX_REGAUTH_FILE)
 		rc = readfile(e, buf, &len, why, size);
 	else

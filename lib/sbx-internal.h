@@ -85,12 +85,17 @@ int	 sbx_env_ishostset(const char *);
 int	 sbx_env_validname(const char *, size_t);
 int	 sbx_env_addnames(struct sbx_envpolicy *, const char *, const char *);
 
-/* egress.c: one entry (regauth.c's hosts); egressaddr.c: addresses */
+/*
+ * egress.c: one entry (regauth.c's hosts), a list; egressrefuse.c: what
+ * reaches the host; egressaddr.c: addresses
+ */
 int	 sbx_egress_rule(struct sbx_egress_rule *, const char *, size_t, char *,
 	    size_t);
 int	 sbx_egress_each(const char *, const char *, size_t,
 	    int (*)(void *, const char *, size_t, char *, size_t), void *,
 	    char *, size_t);
+int	 sbx_egressrefuse_name(const struct sbx_egress_rule *, char *, size_t);
+int	 sbx_egressrefuse_addr(const struct sbx_egress_rule *, char *, size_t);
 int	 sbx_egressaddr_parse4(const char *, size_t, unsigned char[4]);
 int	 sbx_egressaddr_parse6(const char *, size_t, unsigned char[16]);
 size_t	 sbx_egressaddr_format6(const unsigned char[16], char *);

@@ -14,8 +14,8 @@
 
 /* What a rule's resource names */
 #define SBX_EGRESS_NAME		0	/* one DNS name */
-#define SBX_EGRESS_ONE		1	/* *.x: x and exactly one label more */
-#define SBX_EGRESS_ANY		2	/* **.x: x and one or more labels more */
+#define SBX_EGRESS_ONE		1	/* *.x: x under exactly one label */
+#define SBX_EGRESS_ANY		2	/* **.x: x under one label or more */
 #define SBX_EGRESS_IP4		3	/* an IPv4 address or prefix */
 #define SBX_EGRESS_IP6		4	/* an IPv6 address or prefix */
 
