@@ -482,6 +482,14 @@ log_line() {
 	rules_sane
 	run -0 --separate-stderr pol ls --json
 	[ "$(jq_ '[r["resources"] for r in d["rules"]]' <<<"$output")" = '[["good.com"]]' ]
+	# lines a test (or a guest, through the proxy) wrote with controls or
+	# bytes beyond ASCII are passed over, never printed
+	printf 'r-0000000c\tglobal\t*\tallow\t\303\251.com\tlocal\tactive\n' >>"$P/rules"
+	run -0 --separate-stderr pol ls --json
+	[ "$(jq_ '[r["resources"] for r in d["rules"]]' <<<"$output")" = '[["good.com"]]' ]
+	printf '1796450001000\tpol-a\t%s:443\tdeny\tr-0000dddd\tforward\n' ok.com $'\303\251.com' $'e\001.com' $'e\033[2J.com' >"$P/log"
+	run -0 --separate-stderr pol log --json
+	[ "$(jq_ '[e["host"] for e in d["blocked_hosts"]]' <<<"$output")" = '["ok.com:443"]' ]
 }
 
 @test "rewrites take the lock and replace by rename: ten adds at once all land, and a reader never sees a part" {

@@ -167,7 +167,7 @@ policy_parse() {
 	case $PK in
 	v6) PV=$(policy_v6 "$PH") || return 1 ;;
 	*)
-		if PV=$(policy_v4 "$PH"); then
+		if [[ $PH =~ ^[0-9.]+$ ]] && PV=$(policy_v4 "$PH"); then
 			[ "$PK" = dom ] || return 1
 			PK=v4
 		elif [ "$PK" != any ]; then

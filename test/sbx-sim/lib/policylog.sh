@@ -16,7 +16,7 @@ policylog_time() {	# policylog_time MS: RFC 3339 in the local zone, as Go writes
 # the proxy's decisions, one entry per sandbox, host and decision
 policylog() {
 	local sb='' json=0 quiet=0 lim=0 a n=0 last first cnt s h dec rule pt
-	local bl='' al='' rows=()
+	local bl='' al='' rows=() LC_ALL=C
 	while [ $# -gt 0 ]; do
 		a=$1
 		case $a in
@@ -35,7 +35,8 @@ policylog() {
 	done
 	lim=${PLOG_LIMIT:-0}
 	while IFS=$'\t' read -r last first cnt s h dec rule pt; do
-		has_ctl "$s$h$rule$pt" && continue
+		# printable ASCII only: the proxy's words may be a guest's
+		case $s$h$rule$pt in *[!\ -~]*) continue ;; esac
 		((lim == 0 || n < lim)) || break
 		n=$((n + 1))
 		if fault_on policy-log-array; then
