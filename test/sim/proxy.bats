@@ -233,7 +233,7 @@ sbdir() {	# sbdir NAME: the sandbox's state directory
 		# the policy verbs judge alike (README.md, "Network": the two
 		# must agree), once the simulator has them
 		((check)) || continue
-		run --separate-stderr "$SIM" policy check network --sandbox px "$t"
+		run --separate-stderr sim_look policy check network --sandbox px "$t"
 		case $want in
 		allow) [[ $output == "Allowed: "* ]] || fail "policy check $t: $output" ;;
 		deny) [[ $output == "Denied: "* ]] || fail "policy check $t: $output" ;;
