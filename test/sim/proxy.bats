@@ -223,7 +223,7 @@ sbdir() {	# sbdir NAME: the sandbox's state directory
 	fi
 	for c in "${cases[@]}"; do
 		read -r t want rule <<<"$c"
-		got=$(/usr/bin/python3 "$TOP/test/sbx-sim/proxy.py" --check "$SBX_SIM_ROOT" px "$t")
+		got=$(/usr/bin/python3 -B "$TOP/test/sbx-sim/verdict.py" "$SBX_SIM_ROOT" px "$t")
 		[ "${got%%$'\t'*}" = "$want" ] || fail "$t: $got, not $want"
 		if [ "$rule" = - ]; then
 			[[ ${got#*$'\t'} == "no applicable policies for op="* ]] || fail "$t: $got"
