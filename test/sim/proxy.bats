@@ -223,7 +223,7 @@ sbdir() {	# sbdir NAME: the sandbox's state directory
 	fi
 	for c in "${cases[@]}"; do
 		read -r t want rule <<<"$c"
-		got=$(/usr/bin/python3 "$TOP/test/sbx-sim/proxy.py" --check "$SBX_SIM_ROOT" px "$t")
+		got=$(/usr/bin/python3 -B "$TOP/test/sbx-sim/verdict.py" "$SBX_SIM_ROOT" px "$t")
 		[ "${got%%$'\t'*}" = "$want" ] || fail "$t: $got, not $want"
 		if [ "$rule" = - ]; then
 			[[ ${got#*$'\t'} == "no applicable policies for op="* ]] || fail "$t: $got"
@@ -233,7 +233,7 @@ sbdir() {	# sbdir NAME: the sandbox's state directory
 		# the policy verbs judge alike (README.md, "Network": the two
 		# must agree), once the simulator has them
 		((check)) || continue
-		run --separate-stderr "$SIM" policy check network --sandbox px "$t"
+		run --separate-stderr sim_look policy check network --sandbox px "$t"
 		case $want in
 		allow) [[ $output == "Allowed: "* ]] || fail "policy check $t: $output" ;;
 		deny) [[ $output == "Denied: "* ]] || fail "policy check $t: $output" ;;

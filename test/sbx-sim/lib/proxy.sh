@@ -73,9 +73,12 @@ gw_listening() {	# gw_listening netns
 # that finds it gone; both in cgroup part g, ended at stop and rm.
 proxy_start() {	# proxy_start dir
 	local d=$1 id=${1##*/} ns i name
+	proxy_hosts "$d"
+	if proxy_alive "$d/proxy.pid" proxy.py && proxy_alive "$d/gw.pid" "$GW_ADDR"; then
+		return 0
+	fi
 	ns=$(netns_of "$id")
 	name=$(cat "$d/name")
-	proxy_hosts "$d"
 	proxy_etc_hosts "$d"
 	ip -n "$ns" -4 addr show dev lo 2>/dev/null | grep -q " $GW_ADDR/" ||
 	    ip -n "$ns" addr add "$GW_ADDR/32" dev lo
@@ -91,9 +94,10 @@ proxy_start() {	# proxy_start dir
 			    "$PYTHON" -I -B "$SIMDIR/proxy.py" "$ROOT" "$d" "$name"
 		) </dev/null >>"$d/proxy.log" 2>&1 &
 		printf '%s\n' "$!" >"$d/proxy.pid"
-		for i in $(seq 100); do
+		# a bound for a loaded machine, not a delay
+		for i in $(seq 200); do
 			[ -S "$d/proxy.sock" ] && break
-			sleep 0.03
+			sleep 0.05
 		done
 		[ -S "$d/proxy.sock" ] ||
 		    sbx_error "failed to start sandbox: the network proxy did not start"
@@ -107,9 +111,9 @@ proxy_start() {	# proxy_start dir
 			    "UNIX-CONNECT:$d/proxy.sock"
 		) </dev/null >>"$d/proxy.log" 2>&1 &
 		printf '%s\n' "$!" >"$d/gw.pid"
-		for i in $(seq 100); do
+		for i in $(seq 200); do
 			gw_listening "$ns" && break
-			sleep 0.03
+			sleep 0.05
 		done
 		gw_listening "$ns" ||
 		    sbx_error "failed to start sandbox: the network gateway did not start"
