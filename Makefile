@@ -10,7 +10,8 @@ LIBOBJ = lib/capture.o lib/clock.o lib/conf.o lib/confparse.o \
 	lib/createargv.o lib/detach.o lib/env.o lib/guard.o lib/holdargv.o \
 	lib/imgcache.o lib/imgevict.o lib/imgmeta.o lib/io.o lib/json.o \
 	lib/jsonout.o lib/lock.o lib/marker.o lib/markerio.o lib/mode.o \
-	lib/name.o lib/portcli.o lib/portspec.o lib/proc.o lib/sbxcall.o \
+	lib/name.o lib/portcli.o lib/portspec.o lib/proc.o \
+	lib/rfc3339.o lib/sbxcall.o \
 	lib/sbxcli.o lib/sbxgone.o lib/sbxline.o lib/sbxls.o lib/sbxsays.o \
 	lib/selfpipe.o lib/shown.o lib/sibling.o lib/spawn.o lib/stamp.o \
 	lib/stampsh.o lib/state.o lib/statedir.o lib/stream.o lib/strtonum.o \
@@ -25,7 +26,7 @@ RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
 WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/teardown.o \
 	sbx-watch/pidwait.o sbx-watch/warmhold.o sbx-watch/imgsave.o \
 	sbx-watch/now.o
-GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o sbx-gc/rfc3339.o
+GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o
 PORTSOBJ = sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-ports/hostport.o \
 	sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/portsmarker.o
 VERIFYOBJ = sbx-verify/sbx-verify.o sbx-verify/result.o sbx-verify/probe.o \
@@ -152,10 +153,11 @@ lib/imgcache.o lib/lock.o lib/marker.o lib/markerio.o lib/portcli.o \
 	sbx-verify/sbx-verify.o sbx-verify/scremove.o \
 	sbx-verify/scwords.o sbx-watch/imgsave.o sbx-watch/now.o \
 	sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxstate.h
-lib/clock.o lib/lock.o lib/sbxcall.o lib/supervise.o sbx-run/race.o \
-	sbx-verify/sc.o sbx-verify/scguest.o sbx-watch/imgsave.o \
-	sbx-watch/loop.o sbx-watch/teardown.o: lib/sbxtime.h
-sbx-gc/markers.o sbx-gc/rfc3339.o sbx-gc/sbx-gc.o: sbx-gc/sbx-gc.h
+lib/clock.o lib/lock.o lib/rfc3339.o lib/sbxcall.o lib/supervise.o \
+	sbx-gc/sbx-gc.o sbx-run/race.o sbx-verify/sc.o \
+	sbx-verify/scguest.o sbx-watch/imgsave.o sbx-watch/loop.o \
+	sbx-watch/teardown.o: lib/sbxtime.h
+sbx-gc/markers.o sbx-gc/sbx-gc.o: sbx-gc/sbx-gc.h
 sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/hostport.o \
 	sbx-ports/portsmarker.o sbx-ports/sbx-ports.o sbx-ports/sync.o: sbx-ports/sbx-ports.h
 sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o sbx-run/exec.o \
@@ -202,9 +204,9 @@ sbx-verify/sbx-verify: $(VERIFYOBJ) lib/libsbx.a
 test/tools/hostile-env: test/tools/hostile-env.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ test/tools/hostile-env.c
 
-test/tools/rfc3339: test/tools/rfc3339.c sbx-gc/rfc3339.o lib/libsbx.a
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib -Isbx-gc $(LDFLAGS) -o $@ \
-		test/tools/rfc3339.c sbx-gc/rfc3339.o lib/libsbx.a
+test/tools/rfc3339: test/tools/rfc3339.c lib/libsbx.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib $(LDFLAGS) -o $@ test/tools/rfc3339.c \
+		lib/libsbx.a
 
 test/tools/selfpipe: test/tools/selfpipe.c lib/libsbx.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib $(LDFLAGS) -o $@ test/tools/selfpipe.c \
