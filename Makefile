@@ -10,8 +10,8 @@ LIBOBJ = lib/capture.o lib/clock.o lib/conf.o lib/confparse.o \
 	lib/createargv.o lib/detach.o lib/env.o lib/guard.o lib/holdargv.o \
 	lib/imgcache.o lib/imgevict.o lib/imgmeta.o lib/io.o lib/json.o \
 	lib/jsonout.o lib/lock.o lib/marker.o lib/markerio.o lib/mode.o \
-	lib/name.o lib/portcli.o lib/portspec.o lib/proc.o \
-	lib/rfc3339.o lib/sbxcall.o \
+	lib/name.o lib/policylog.o lib/policylogcert.o lib/policylogreason.o \
+	lib/portcli.o lib/portspec.o lib/proc.o lib/rfc3339.o lib/sbxcall.o \
 	lib/sbxcli.o lib/sbxgone.o lib/sbxline.o lib/sbxls.o lib/sbxsays.o \
 	lib/selfpipe.o lib/shown.o lib/sibling.o lib/spawn.o lib/stamp.o \
 	lib/stampsh.o lib/state.o lib/statedir.o lib/stream.o lib/strtonum.o \
@@ -39,7 +39,7 @@ MAN7 = man/sbx-tools.7
 MAN8 = man/sbx-gc.8 man/sbx-watch.8
 TESTTOOLS = test/tools/hostile-env test/tools/failalloc.so test/tools/rfc3339 \
 	test/tools/selfpipe test/tools/orphan test/tools/imgcheck \
-	test/tools/sbxsays
+	test/tools/sbxsays test/tools/policylog
 
 all: $(BIN)
 
@@ -53,15 +53,16 @@ $(LIBOBJ) $(BIN:=.o) $(RUNOBJ) $(WATCHOBJ) $(GCOBJ) $(PORTSOBJ) \
 # marks from the #include lines; make lint checks that they agree.
 # header rules: begin
 lib/conf.o lib/confparse.o lib/createargv.o lib/env.o lib/guard.o \
-	lib/imgcache.o lib/jsonout.o lib/name.o lib/portcli.o \
-	lib/portspec.o lib/sbxcall.o lib/sbxcli.o lib/sbxline.o \
-	lib/sbxsays.o lib/selfpipe.o lib/shown.o lib/sibling.o \
-	lib/spawn.o lib/stamp.o lib/stampsh.o lib/stream.o \
-	lib/supervise.o: lib/sbx-internal.h
+	lib/imgcache.o lib/jsonout.o lib/name.o lib/policylogcert.o \
+	lib/policylogreason.o lib/portcli.o lib/portspec.o lib/sbxcall.o \
+	lib/sbxcli.o lib/sbxline.o lib/sbxsays.o lib/selfpipe.o \
+	lib/shown.o lib/sibling.o lib/spawn.o lib/stamp.o lib/stampsh.o \
+	lib/stream.o lib/supervise.o: lib/sbx-internal.h
 lib/capture.o lib/conf.o lib/confparse.o lib/createargv.o lib/detach.o \
 	lib/env.o lib/guard.o lib/holdargv.o lib/imgcache.o \
 	lib/imgmeta.o lib/io.o lib/json.o lib/jsonout.o lib/lock.o \
-	lib/marker.o lib/markerio.o lib/mode.o lib/name.o lib/portcli.o \
+	lib/marker.o lib/markerio.o lib/mode.o lib/name.o \
+	lib/policylogcert.o lib/policylogreason.o lib/portcli.o \
 	lib/portspec.o lib/proc.o lib/sbxcall.o lib/sbxcli.o \
 	lib/sbxgone.o lib/sbxline.o lib/sbxls.o lib/sbxsays.o \
 	lib/selfpipe.o lib/shown.o lib/sibling.o lib/spawn.o lib/stamp.o \
@@ -117,10 +118,10 @@ lib/conf.o lib/confparse.o lib/env.o lib/sbxcli.o sbx-env/sbx-env.o \
 	sbx-watch/sbx-watch.o: lib/sbxenv.h
 lib/imgcache.o lib/imgevict.o lib/imgmeta.o sbx-gc/sbx-gc.o \
 	sbx-run/imgload.o sbx-watch/imgsave.o: lib/sbximg.h
-lib/json.o lib/jsonout.o lib/portspec.o lib/sbxls.o sbx-env/sbx-env.o \
-	sbx-gc/sbx-gc.o sbx-ports/dockerps.o sbx-ports/sbx-ports.o \
-	sbx-run/imgjson.o sbx-run/journal.o sbx-verify/result.o \
-	sbx-verify/sc.o sbx-verify/scbasic.o: lib/sbxjson.h
+lib/json.o lib/jsonout.o lib/policylog.o lib/portspec.o lib/sbxls.o \
+	sbx-env/sbx-env.o sbx-gc/sbx-gc.o sbx-ports/dockerps.o \
+	sbx-ports/sbx-ports.o sbx-run/imgjson.o sbx-run/journal.o \
+	sbx-verify/result.o sbx-verify/sc.o sbx-verify/scbasic.o: lib/sbxjson.h
 lib/marker.o lib/markerio.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
 	sbx-ports/portsmarker.o sbx-ports/sbx-ports.o sbx-run/imgload.o \
 	sbx-run/journal.o sbx-run/orphan.o sbx-run/provision.o \
@@ -131,6 +132,7 @@ lib/marker.o lib/markerio.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
 lib/conf.o lib/confparse.o lib/marker.o lib/name.o sbx-gc/markers.o \
 	sbx-gc/sbx-gc.o sbx-run/orphan.o sbx-run/sbx-run.o \
 	sbx-verify/selfcheck.o sbx-watch/sbx-watch.o: lib/sbxname.h
+lib/policylog.o lib/policylogcert.o lib/policylogreason.o: lib/sbxpolicy.h
 lib/portcli.o lib/portspec.o sbx-ports/bound.o sbx-ports/dockerps.o \
 	sbx-ports/hostport.o sbx-ports/portsmarker.o \
 	sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-verify/answers.o \
@@ -153,8 +155,8 @@ lib/imgcache.o lib/lock.o lib/marker.o lib/markerio.o lib/portcli.o \
 	sbx-verify/sbx-verify.o sbx-verify/scremove.o \
 	sbx-verify/scwords.o sbx-watch/imgsave.o sbx-watch/now.o \
 	sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxstate.h
-lib/clock.o lib/lock.o lib/rfc3339.o lib/sbxcall.o lib/supervise.o \
-	sbx-gc/sbx-gc.o sbx-run/race.o sbx-verify/sc.o \
+lib/clock.o lib/lock.o lib/policylog.o lib/rfc3339.o lib/sbxcall.o \
+	lib/supervise.o sbx-gc/sbx-gc.o sbx-run/race.o sbx-verify/sc.o \
 	sbx-verify/scguest.o sbx-watch/imgsave.o sbx-watch/loop.o \
 	sbx-watch/teardown.o: lib/sbxtime.h
 sbx-gc/markers.o sbx-gc/sbx-gc.o: sbx-gc/sbx-gc.h
@@ -214,6 +216,10 @@ test/tools/selfpipe: test/tools/selfpipe.c lib/libsbx.a
 
 test/tools/sbxsays: test/tools/sbxsays.c lib/libsbx.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib $(LDFLAGS) -o $@ test/tools/sbxsays.c \
+		lib/libsbx.a
+
+test/tools/policylog: test/tools/policylog.c lib/libsbx.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib $(LDFLAGS) -o $@ test/tools/policylog.c \
 		lib/libsbx.a
 
 test/tools/orphan: test/tools/orphan.c lib/libsbx.a

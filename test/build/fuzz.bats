@@ -107,3 +107,4 @@ C
 @test "fuzz: notfound replays its corpus" { replay notfound; }
 @test "fuzz: shown replays its corpus" { replay shown; }
 @test "fuzz: imgcheck replays its corpus" { replay imgcheck; }
+@test "fuzz: policylog replays its corpus" { replay policylog; }
