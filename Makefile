@@ -12,11 +12,12 @@ LIBOBJ = lib/capture.o lib/clock.o lib/conf.o lib/confparse.o \
 	lib/guard.o lib/holdargv.o lib/imgcache.o lib/imgevict.o \
 	lib/imgmeta.o lib/io.o lib/json.o lib/jsonout.o lib/lock.o \
 	lib/marker.o lib/markerio.o lib/mode.o lib/name.o lib/policycli.o \
+	lib/policylog.o lib/policylogcert.o lib/policylogreason.o \
 	lib/policyls.o lib/portcli.o lib/portspec.o lib/proc.o lib/regauth.o \
-	lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o lib/sbxline.o lib/sbxls.o \
-	lib/sbxsays.o lib/selfpipe.o lib/shown.o lib/sibling.o lib/spawn.o \
-	lib/stamp.o lib/stampsh.o lib/state.o lib/statedir.o lib/stream.o \
-	lib/strtonum.o lib/supervise.o lib/unplaced.o
+	lib/rfc3339.o lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o lib/sbxline.o \
+	lib/sbxls.o lib/sbxsays.o lib/selfpipe.o lib/shown.o lib/sibling.o \
+	lib/spawn.o lib/stamp.o lib/stampsh.o lib/state.o lib/statedir.o \
+	lib/stream.o lib/strtonum.o lib/supervise.o lib/unplaced.o
 BIN = sbx-env/sbx-env sbx-run/sbx-run sbx-watch/sbx-watch sbx-gc/sbx-gc \
 	sbx-ports/sbx-ports sbx-verify/sbx-verify
 RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
@@ -27,7 +28,7 @@ RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
 WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/teardown.o \
 	sbx-watch/pidwait.o sbx-watch/warmhold.o sbx-watch/imgsave.o \
 	sbx-watch/now.o sbx-watch/rules.o
-GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o sbx-gc/rfc3339.o
+GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o
 PORTSOBJ = sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-ports/hostport.o \
 	sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/portsmarker.o \
 	sbx-ports/outbound.o
@@ -41,7 +42,7 @@ MAN7 = man/sbx-tools.7
 MAN8 = man/sbx-gc.8 man/sbx-watch.8
 TESTTOOLS = test/tools/hostile-env test/tools/failalloc.so test/tools/rfc3339 \
 	test/tools/selfpipe test/tools/orphan test/tools/imgcheck \
-	test/tools/sbxsays test/tools/egress
+	test/tools/sbxsays test/tools/egress test/tools/policylog
 
 all: $(BIN)
 
@@ -122,10 +123,10 @@ lib/conf.o lib/confparse.o lib/env.o lib/sbxcli.o sbx-env/sbx-env.o \
 	sbx-watch/sbx-watch.o: lib/sbxenv.h
 lib/imgcache.o lib/imgevict.o lib/imgmeta.o sbx-gc/sbx-gc.o \
 	sbx-run/imgload.o sbx-watch/imgsave.o: lib/sbximg.h
-lib/json.o lib/jsonout.o lib/portspec.o lib/sbxls.o sbx-env/sbx-env.o \
-	sbx-gc/sbx-gc.o sbx-ports/dockerps.o sbx-ports/sbx-ports.o \
-	sbx-run/imgjson.o sbx-run/journal.o sbx-verify/result.o \
-	sbx-verify/sc.o sbx-verify/scbasic.o: lib/sbxjson.h
+lib/json.o lib/jsonout.o lib/policylog.o lib/portspec.o lib/sbxls.o \
+	sbx-env/sbx-env.o sbx-gc/sbx-gc.o sbx-ports/dockerps.o \
+	sbx-ports/sbx-ports.o sbx-run/imgjson.o sbx-run/journal.o \
+	sbx-verify/result.o sbx-verify/sc.o sbx-verify/scbasic.o: lib/sbxjson.h
 lib/marker.o lib/markerio.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
 	sbx-ports/portsmarker.o sbx-ports/sbx-ports.o sbx-run/imgload.o \
 	sbx-run/journal.o sbx-run/orphan.o sbx-run/provision.o \
@@ -136,6 +137,7 @@ lib/marker.o lib/markerio.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
 lib/conf.o lib/confparse.o lib/marker.o lib/name.o sbx-gc/markers.o \
 	sbx-gc/sbx-gc.o sbx-run/orphan.o sbx-run/sbx-run.o \
 	sbx-verify/selfcheck.o sbx-watch/sbx-watch.o: lib/sbxname.h
+lib/policylog.o lib/policylogcert.o lib/policylogreason.o: lib/sbxpolicy.h
 lib/portcli.o lib/portspec.o sbx-ports/bound.o sbx-ports/dockerps.o \
 	sbx-ports/hostport.o sbx-ports/portsmarker.o \
 	sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-verify/answers.o \
@@ -159,10 +161,11 @@ lib/imgcache.o lib/lock.o lib/marker.o lib/markerio.o lib/portcli.o \
 	sbx-verify/sbx-verify.o sbx-verify/scremove.o \
 	sbx-verify/scwords.o sbx-watch/imgsave.o sbx-watch/now.o \
 	sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxstate.h
-lib/clock.o lib/lock.o lib/sbxcall.o lib/supervise.o sbx-run/race.o \
-	sbx-verify/sc.o sbx-verify/scguest.o sbx-watch/imgsave.o \
-	sbx-watch/loop.o sbx-watch/teardown.o: lib/sbxtime.h
-sbx-gc/markers.o sbx-gc/rfc3339.o sbx-gc/sbx-gc.o: sbx-gc/sbx-gc.h
+lib/clock.o lib/lock.o lib/policylog.o lib/rfc3339.o lib/sbxcall.o \
+	lib/supervise.o sbx-gc/sbx-gc.o sbx-run/race.o sbx-verify/sc.o \
+	sbx-verify/scguest.o sbx-watch/imgsave.o sbx-watch/loop.o \
+	sbx-watch/teardown.o: lib/sbxtime.h
+sbx-gc/markers.o sbx-gc/sbx-gc.o: sbx-gc/sbx-gc.h
 sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/hostport.o \
 	sbx-ports/portsmarker.o sbx-ports/sbx-ports.o sbx-ports/sync.o: sbx-ports/sbx-ports.h
 sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o sbx-run/exec.o \
@@ -209,9 +212,9 @@ sbx-verify/sbx-verify: $(VERIFYOBJ) lib/libsbx.a
 test/tools/hostile-env: test/tools/hostile-env.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ test/tools/hostile-env.c
 
-test/tools/rfc3339: test/tools/rfc3339.c sbx-gc/rfc3339.o lib/libsbx.a
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib -Isbx-gc $(LDFLAGS) -o $@ \
-		test/tools/rfc3339.c sbx-gc/rfc3339.o lib/libsbx.a
+test/tools/rfc3339: test/tools/rfc3339.c lib/libsbx.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib $(LDFLAGS) -o $@ test/tools/rfc3339.c \
+		lib/libsbx.a
 
 test/tools/selfpipe: test/tools/selfpipe.c lib/libsbx.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib $(LDFLAGS) -o $@ test/tools/selfpipe.c \

@@ -6,4 +6,7 @@
 long long sbx_clock_now_ms(void);
 void	 sbx_clock_pause_ms(long);
 
+/* rfc3339.c: an RFC 3339 timestamp to Unix seconds */
+int	 sbx_rfc3339_parse(const char *, long long *);
+
 #endif /* SBXTIME_H */

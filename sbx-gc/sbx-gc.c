@@ -24,6 +24,7 @@
 #include "sbxmarker.h"
 #include "sbxname.h"
 #include "sbxstate.h"
+#include "sbxtime.h"
 #include "sbx-gc.h"
 
 #define LS_MAX		(2 * 1024 * 1024)	/* bytes of listing we parse */
@@ -88,7 +89,7 @@ lastused(const struct box *b, long long *when)
 		    strerror(errno));
 	}
 	if (b->used != NULL) {
-		if (rfc3339_parse(b->used, &t) == 0) {
+		if (sbx_rfc3339_parse(b->used, &t) == 0) {
 			if (!known || t > *when)
 				*when = t;
 			known = 1;
@@ -192,8 +193,8 @@ merge(struct box *into, const struct box *b)
 	if (into->status != NULL && strcmp(into->status, "stopped") == 0 &&
 	    (b->status == NULL || strcmp(b->status, "stopped") != 0))
 		into->status = b->status != NULL ? b->status : "unknown";
-	if (b->used != NULL && rfc3339_parse(b->used, &t2) == 0 &&
-	    (into->used == NULL || rfc3339_parse(into->used, &t1) != 0 ||
+	if (b->used != NULL && sbx_rfc3339_parse(b->used, &t2) == 0 &&
+	    (into->used == NULL || sbx_rfc3339_parse(into->used, &t1) != 0 ||
 	    t2 > t1))
 		into->used = b->used;
 }

@@ -48,7 +48,4 @@ void	 markers_sweep_orphans(const struct gc *, const struct box *, size_t,
 char	**markers_workspaces(const struct gc *);
 int	 markers_provlock(const struct gc *, const char *, const char *);
 
-/* rfc3339.c: an RFC 3339 timestamp to Unix seconds */
-int	 rfc3339_parse(const char *, long long *);
-
 #endif /* SBX_GC_H */

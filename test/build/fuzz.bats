@@ -54,10 +54,10 @@ replay() {	# target
 @test "fuzz: a target links what its line names, and only that" {
 	# the port parser of sbx-ports, which is not in lib/, is fuzzed
 	[ -f "$FUZZOUT/obj/sbx-ports/dockerps.o" ]
-	[ -f "$FUZZOUT/obj/sbx-gc/rfc3339.o" ]
+	[ -f "$FUZZOUT/obj/lib/rfc3339.o" ]
 	# nothing unnamed is compiled: rfc3339's target is its one source
 	run nm "$FUZZOUT/fuzz-rfc3339"
-	[[ "$output" == *" T rfc3339_parse"* ]]
+	[[ "$output" == *" T sbx_rfc3339_parse"* ]]
 	[[ "$output" != *sbx_json_parse* ]]
 	# a target without a line is refused, saying so
 	mkdir -p "$BATS_TEST_TMPDIR/tree/test/fuzz"
@@ -108,3 +108,4 @@ C
 @test "fuzz: shown replays its corpus" { replay shown; }
 @test "fuzz: imgcheck replays its corpus" { replay imgcheck; }
 @test "fuzz: egress replays its corpus" { replay egress; }
+@test "fuzz: policylog replays its corpus" { replay policylog; }

@@ -1,5 +1,5 @@
 /*
- * Fuzz target (libFuzzer) for rfc3339_parse: any input, no crash, and an
+ * Fuzz target (libFuzzer) for sbx_rfc3339_parse: any input, no crash, and an
  * accepted timestamp has the shape the reader promises.  Built by
  * "make fuzz".
  */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../sbx-gc/sbx-gc.h"
+#include "sbxtime.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -21,7 +21,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(s, data, size);
 	s[size] = '\0';
-	if (rfc3339_parse(s, &t) == 0) {
+	if (sbx_rfc3339_parse(s, &t) == 0) {
 		/* YYYY-MM-DDThh:mm:ssZ at least, years 0000 to 9999 */
 		if (strlen(s) < 20 || t < -62167219200LL - 86400 ||
 		    t > 253402300799LL + 86400)

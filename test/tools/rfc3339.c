@@ -1,12 +1,12 @@
 /*
  * rfc3339: print the Unix seconds of each RFC 3339 argument as
- * rfc3339_parse reads it, or "invalid"; the sbx-gc suite compares them
+ * sbx_rfc3339_parse reads it, or "invalid"; the sbx-gc suite compares them
  * with date(1).
  */
 #include <stdio.h>
 
 #include "sbx.h"
-#include "../../sbx-gc/sbx-gc.h"
+#include "sbxtime.h"
 
 int
 main(int argc, char *argv[])
@@ -15,7 +15,7 @@ main(int argc, char *argv[])
 	int i;
 
 	for (i = 1; i < argc; i++) {
-		if (rfc3339_parse(argv[i], &t) == 0)
+		if (sbx_rfc3339_parse(argv[i], &t) == 0)
 			printf("%lld\n", t);
 		else
 			printf("invalid\n");

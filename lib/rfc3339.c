@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "sbx-gc.h"
+#include "sbxtime.h"
 
 static int
 digits(const char **p, int n, int *v)
@@ -53,7 +53,7 @@ mdays(int y, int m)
 }
 
 int
-rfc3339_parse(const char *s, long long *t)
+sbx_rfc3339_parse(const char *s, long long *t)
 {
 	const char *p = s;
 	int y, mo, d, h, mi, sec, oh = 0, om = 0, sign = 0;
