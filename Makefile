@@ -57,108 +57,124 @@ $(LIBOBJ) $(BIN:=.o) $(RUNOBJ) $(WATCHOBJ) $(GCOBJ) $(PORTSOBJ) \
 # header rules: begin
 lib/conf.o lib/confparse.o lib/createargv.o lib/egress.o \
 	lib/egressaddr.o lib/egressrefuse.o lib/env.o lib/guard.o \
-	lib/imgcache.o lib/jsonout.o lib/name.o lib/portcli.o \
+	lib/imgcache.o lib/jsonout.o lib/name.o lib/policycli.o \
+	lib/policylogcert.o lib/policylogreason.o lib/portcli.o \
 	lib/portspec.o lib/regauth.o lib/sbxcall.o lib/sbxcli.o \
 	lib/sbxline.o lib/sbxsays.o lib/selfpipe.o lib/shown.o \
 	lib/sibling.o lib/spawn.o lib/stamp.o lib/stampsh.o lib/stream.o \
 	lib/supervise.o: lib/sbx-internal.h
 lib/capture.o lib/conf.o lib/confparse.o lib/createargv.o lib/detach.o \
-	lib/egress.o lib/egressaddr.o lib/egressrefuse.o lib/env.o \
-	lib/guard.o lib/holdargv.o lib/imgcache.o lib/imgmeta.o lib/io.o \
-	lib/json.o lib/jsonout.o lib/lock.o lib/marker.o lib/markerio.o \
-	lib/mode.o lib/name.o lib/portcli.o lib/portspec.o lib/proc.o \
-	lib/regauth.o lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o \
-	lib/sbxline.o lib/sbxls.o lib/sbxsays.o lib/selfpipe.o \
-	lib/shown.o lib/sibling.o lib/spawn.o lib/stamp.o lib/stampsh.o \
-	lib/state.o lib/statedir.o lib/stream.o lib/strtonum.o \
-	lib/supervise.o lib/unplaced.o sbx-env/sbx-env.o \
-	sbx-gc/markers.o sbx-gc/sbx-gc.o sbx-ports/bound.o \
-	sbx-ports/dockerps.o sbx-ports/hostport.o \
-	sbx-ports/portsmarker.o sbx-ports/sbx-ports.o sbx-ports/sync.o \
-	sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o \
-	sbx-run/exec.o sbx-run/imgcheck.o sbx-run/imgjson.o \
-	sbx-run/imgload.o sbx-run/imgwrite.o sbx-run/journal.o \
-	sbx-run/orphan.o sbx-run/provision.o sbx-run/race.o \
+	lib/egress.o lib/egressaddr.o lib/egressapply.o lib/egressrec.o \
+	lib/egressrefuse.o lib/env.o lib/guard.o lib/holdargv.o \
+	lib/imgcache.o lib/imgmeta.o lib/io.o lib/json.o lib/jsonout.o \
+	lib/lock.o lib/marker.o lib/markerio.o lib/mode.o lib/name.o \
+	lib/policycli.o lib/policylog.o lib/policylogcert.o \
+	lib/policylogreason.o lib/policyls.o lib/portcli.o \
+	lib/portspec.o lib/proc.o lib/regauth.o lib/sbxcall.o \
+	lib/sbxcli.o lib/sbxgone.o lib/sbxline.o lib/sbxls.o \
+	lib/sbxsays.o lib/selfpipe.o lib/shown.o lib/sibling.o \
+	lib/spawn.o lib/stamp.o lib/stampsh.o lib/state.o lib/statedir.o \
+	lib/stream.o lib/strtonum.o lib/supervise.o lib/unplaced.o \
+	sbx-env/sbx-env.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
+	sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/hostport.o \
+	sbx-ports/outbound.o sbx-ports/portsmarker.o \
+	sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-run/check.o \
+	sbx-run/dockerargs.o sbx-run/ending.o sbx-run/exec.o \
+	sbx-run/imgcheck.o sbx-run/imgjson.o sbx-run/imgload.o \
+	sbx-run/imgwrite.o sbx-run/journal.o sbx-run/orphan.o \
+	sbx-run/outward.o sbx-run/provision.o sbx-run/race.o \
 	sbx-run/sbx-run.o sbx-run/warmstart.o sbx-run/workspace.o \
 	sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
 	sbx-verify/result.o sbx-verify/sbx-verify.o sbx-verify/sc.o \
 	sbx-verify/scbasic.o sbx-verify/scguest.o sbx-verify/scports.o \
 	sbx-verify/scremove.o sbx-verify/scstamp.o sbx-verify/scwords.o \
 	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
-	sbx-watch/now.o sbx-watch/pidwait.o sbx-watch/sbx-watch.o \
-	sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbx.h
-lib/capture.o lib/detach.o lib/guard.o lib/portcli.o lib/proc.o \
-	lib/sbxcall.o lib/sbxgone.o lib/selfpipe.o lib/spawn.o \
-	lib/stamp.o lib/supervise.o lib/unplaced.o sbx-gc/markers.o \
-	sbx-gc/sbx-gc.o sbx-ports/sbx-ports.o sbx-ports/sync.o \
-	sbx-run/exec.o sbx-run/imgload.o sbx-run/orphan.o \
-	sbx-run/provision.o sbx-verify/probe.o sbx-verify/sbx-verify.o \
+	sbx-watch/now.o sbx-watch/pidwait.o sbx-watch/rules.o \
+	sbx-watch/sbx-watch.o sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbx.h
+lib/capture.o lib/detach.o lib/egressapply.o lib/guard.o lib/policycli.o \
+	lib/portcli.o lib/proc.o lib/sbxcall.o lib/sbxgone.o \
+	lib/selfpipe.o lib/spawn.o lib/stamp.o lib/stream.o \
+	lib/supervise.o lib/unplaced.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
+	sbx-ports/outbound.o sbx-ports/sbx-ports.o sbx-ports/sync.o \
+	sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o \
+	sbx-run/exec.o sbx-run/imgcheck.o sbx-run/imgjson.o \
+	sbx-run/imgload.o sbx-run/imgwrite.o sbx-run/journal.o \
+	sbx-run/orphan.o sbx-run/outward.o sbx-run/provision.o \
+	sbx-run/race.o sbx-run/sbx-run.o sbx-run/warmstart.o \
+	sbx-run/workspace.o sbx-verify/probe.o sbx-verify/sbx-verify.o \
 	sbx-verify/sc.o sbx-verify/scbasic.o sbx-verify/scguest.o \
 	sbx-verify/scports.o sbx-verify/scremove.o sbx-verify/scstamp.o \
 	sbx-verify/scwords.o sbx-verify/selfcheck.o sbx-watch/imgsave.o \
-	sbx-watch/loop.o sbx-watch/now.o sbx-watch/sbx-watch.o \
-	sbx-watch/teardown.o: lib/sbxchild.h
-lib/createargv.o lib/holdargv.o lib/portcli.o lib/sbxcall.o lib/sbxcli.o \
-	lib/sbxgone.o lib/sbxls.o lib/sbxsays.o lib/sibling.o \
-	lib/stamp.o lib/unplaced.o sbx-env/sbx-env.o sbx-gc/sbx-gc.o \
-	sbx-ports/dockerps.o sbx-ports/sbx-ports.o sbx-ports/sync.o \
-	sbx-run/exec.o sbx-run/orphan.o sbx-run/provision.o \
-	sbx-run/race.o sbx-run/sbx-run.o sbx-verify/sbx-verify.o \
-	sbx-verify/sc.o sbx-verify/scbasic.o sbx-verify/scguest.o \
-	sbx-verify/scports.o sbx-verify/scremove.o \
+	sbx-watch/loop.o sbx-watch/now.o sbx-watch/rules.o \
+	sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxchild.h
+lib/createargv.o lib/egressapply.o lib/holdargv.o lib/policycli.o \
+	lib/portcli.o lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o \
+	lib/sbxls.o lib/sbxsays.o lib/sibling.o lib/stamp.o \
+	lib/unplaced.o sbx-env/sbx-env.o sbx-gc/sbx-gc.o \
+	sbx-ports/dockerps.o sbx-ports/outbound.o sbx-ports/sbx-ports.o \
+	sbx-ports/sync.o sbx-run/exec.o sbx-run/orphan.o \
+	sbx-run/provision.o sbx-run/race.o sbx-run/sbx-run.o \
+	sbx-verify/sbx-verify.o sbx-verify/sc.o sbx-verify/scbasic.o \
+	sbx-verify/scguest.o sbx-verify/scports.o sbx-verify/scremove.o \
 	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
 	sbx-watch/now.o sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxcli.h
 lib/conf.o lib/createargv.o lib/imgevict.o lib/statedir.o \
 	sbx-env/sbx-env.o sbx-gc/sbx-gc.o sbx-ports/sbx-ports.o \
-	sbx-run/imgload.o sbx-run/orphan.o sbx-run/provision.o \
-	sbx-run/sbx-run.o sbx-run/warmstart.o sbx-verify/checks.o \
-	sbx-verify/probe.o sbx-verify/sbx-verify.o \
+	sbx-run/imgload.o sbx-run/orphan.o sbx-run/outward.o \
+	sbx-run/provision.o sbx-run/sbx-run.o sbx-run/warmstart.o \
+	sbx-verify/checks.o sbx-verify/probe.o sbx-verify/sbx-verify.o \
 	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
-	sbx-watch/now.o sbx-watch/pidwait.o sbx-watch/sbx-watch.o \
-	sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbxconf.h
-lib/conf.o lib/confparse.o lib/egress.o lib/egressrefuse.o lib/regauth.o: lib/sbxegress.h
+	sbx-watch/now.o sbx-watch/pidwait.o sbx-watch/rules.o \
+	sbx-watch/sbx-watch.o sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbxconf.h
+lib/conf.o lib/confparse.o lib/egress.o lib/egressrefuse.o lib/regauth.o \
+	sbx-ports/outbound.o sbx-ports/sbx-ports.o sbx-run/outward.o: lib/sbxegress.h
 lib/conf.o lib/confparse.o lib/env.o lib/sbxcli.o sbx-env/sbx-env.o \
 	sbx-gc/sbx-gc.o sbx-ports/sbx-ports.o sbx-run/sbx-run.o \
 	sbx-verify/sbx-verify.o sbx-verify/selfcheck.o \
 	sbx-watch/sbx-watch.o: lib/sbxenv.h
 lib/imgcache.o lib/imgevict.o lib/imgmeta.o sbx-gc/sbx-gc.o \
 	sbx-run/imgload.o sbx-watch/imgsave.o: lib/sbximg.h
-lib/json.o lib/jsonout.o lib/policylog.o lib/portspec.o lib/sbxls.o \
-	sbx-env/sbx-env.o sbx-gc/sbx-gc.o sbx-ports/dockerps.o \
-	sbx-ports/sbx-ports.o sbx-run/imgjson.o sbx-run/journal.o \
-	sbx-verify/result.o sbx-verify/sc.o sbx-verify/scbasic.o: lib/sbxjson.h
-lib/marker.o lib/markerio.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
-	sbx-ports/portsmarker.o sbx-ports/sbx-ports.o sbx-run/imgload.o \
-	sbx-run/journal.o sbx-run/orphan.o sbx-run/provision.o \
-	sbx-run/warmstart.o sbx-verify/answers.o sbx-verify/checks.o \
-	sbx-verify/probe.o sbx-verify/sbx-verify.o sbx-watch/imgsave.o \
-	sbx-watch/loop.o sbx-watch/now.o sbx-watch/sbx-watch.o \
-	sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbxmarker.h
+lib/json.o lib/jsonout.o lib/policylog.o lib/policyls.o lib/portspec.o \
+	lib/sbxls.o sbx-env/sbx-env.o sbx-gc/sbx-gc.o \
+	sbx-ports/dockerps.o sbx-ports/outbound.o sbx-ports/sbx-ports.o \
+	sbx-run/imgjson.o sbx-run/journal.o sbx-verify/result.o \
+	sbx-verify/sc.o sbx-verify/scbasic.o: lib/sbxjson.h
+lib/egressrec.o lib/marker.o lib/markerio.o sbx-gc/markers.o \
+	sbx-gc/sbx-gc.o sbx-ports/portsmarker.o sbx-ports/sbx-ports.o \
+	sbx-run/imgload.o sbx-run/journal.o sbx-run/orphan.o \
+	sbx-run/provision.o sbx-run/warmstart.o sbx-verify/answers.o \
+	sbx-verify/checks.o sbx-verify/probe.o sbx-verify/sbx-verify.o \
+	sbx-watch/imgsave.o sbx-watch/loop.o sbx-watch/now.o \
+	sbx-watch/sbx-watch.o sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbxmarker.h
 lib/conf.o lib/confparse.o lib/marker.o lib/name.o sbx-gc/markers.o \
 	sbx-gc/sbx-gc.o sbx-run/orphan.o sbx-run/sbx-run.o \
 	sbx-verify/selfcheck.o sbx-watch/sbx-watch.o: lib/sbxname.h
-lib/policylog.o lib/policylogcert.o lib/policylogreason.o: lib/sbxpolicy.h
+lib/egressapply.o lib/egressrec.o lib/policycli.o lib/policylog.o \
+	lib/policylogcert.o lib/policylogreason.o lib/policyls.o \
+	sbx-gc/markers.o sbx-ports/outbound.o sbx-run/outward.o \
+	sbx-run/sbx-run.o sbx-watch/rules.o: lib/sbxpolicy.h
 lib/portcli.o lib/portspec.o sbx-ports/bound.o sbx-ports/dockerps.o \
-	sbx-ports/hostport.o sbx-ports/portsmarker.o \
-	sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-verify/answers.o \
-	sbx-verify/checks.o sbx-verify/probe.o sbx-verify/sbx-verify.o \
-	sbx-verify/sc.o sbx-verify/scbasic.o sbx-verify/scguest.o \
-	sbx-verify/scports.o sbx-verify/scremove.o sbx-verify/scstamp.o \
-	sbx-verify/scwords.o sbx-verify/selfcheck.o: lib/sbxports.h
-lib/confparse.o lib/regauth.o: lib/sbxregauth.h
+	sbx-ports/hostport.o sbx-ports/outbound.o \
+	sbx-ports/portsmarker.o sbx-ports/sbx-ports.o sbx-ports/sync.o \
+	sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
+	sbx-verify/sbx-verify.o sbx-verify/sc.o sbx-verify/scbasic.o \
+	sbx-verify/scguest.o sbx-verify/scports.o sbx-verify/scremove.o \
+	sbx-verify/scstamp.o sbx-verify/scwords.o sbx-verify/selfcheck.o: lib/sbxports.h
+lib/confparse.o lib/regauth.o sbx-run/outward.o: lib/sbxregauth.h
 lib/stamp.o sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o \
 	sbx-run/exec.o sbx-run/imgcheck.o sbx-run/imgjson.o \
 	sbx-run/imgload.o sbx-run/imgwrite.o sbx-run/journal.o \
-	sbx-run/orphan.o sbx-run/provision.o sbx-run/race.o \
-	sbx-run/sbx-run.o sbx-run/warmstart.o sbx-run/workspace.o \
-	sbx-verify/scstamp.o: lib/sbxstamp.h
-lib/imgcache.o lib/lock.o lib/marker.o lib/markerio.o lib/portcli.o \
-	lib/sbxcall.o lib/state.o lib/statedir.o lib/unplaced.o \
-	sbx-gc/markers.o sbx-gc/sbx-gc.o sbx-ports/portsmarker.o \
+	sbx-run/orphan.o sbx-run/outward.o sbx-run/provision.o \
+	sbx-run/race.o sbx-run/sbx-run.o sbx-run/warmstart.o \
+	sbx-run/workspace.o sbx-verify/scstamp.o: lib/sbxstamp.h
+lib/egressrec.o lib/imgcache.o lib/lock.o lib/marker.o lib/markerio.o \
+	lib/policycli.o lib/portcli.o lib/sbxcall.o lib/state.o \
+	lib/statedir.o lib/unplaced.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
+	sbx-ports/outbound.o sbx-ports/portsmarker.o \
 	sbx-ports/sbx-ports.o sbx-run/check.o sbx-run/imgload.o \
-	sbx-run/journal.o sbx-run/provision.o sbx-run/warmstart.o \
-	sbx-run/workspace.o sbx-verify/checks.o sbx-verify/probe.o \
-	sbx-verify/sbx-verify.o sbx-verify/scremove.o \
+	sbx-run/journal.o sbx-run/outward.o sbx-run/provision.o \
+	sbx-run/warmstart.o sbx-run/workspace.o sbx-verify/checks.o \
+	sbx-verify/probe.o sbx-verify/sbx-verify.o sbx-verify/scremove.o \
 	sbx-verify/scwords.o sbx-watch/imgsave.o sbx-watch/now.o \
 	sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxstate.h
 lib/clock.o lib/lock.o lib/policylog.o lib/rfc3339.o lib/sbxcall.o \
@@ -167,12 +183,13 @@ lib/clock.o lib/lock.o lib/policylog.o lib/rfc3339.o lib/sbxcall.o \
 	sbx-watch/teardown.o: lib/sbxtime.h
 sbx-gc/markers.o sbx-gc/sbx-gc.o: sbx-gc/sbx-gc.h
 sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/hostport.o \
-	sbx-ports/portsmarker.o sbx-ports/sbx-ports.o sbx-ports/sync.o: sbx-ports/sbx-ports.h
+	sbx-ports/outbound.o sbx-ports/portsmarker.o \
+	sbx-ports/sbx-ports.o sbx-ports/sync.o: sbx-ports/sbx-ports.h
 sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o sbx-run/exec.o \
 	sbx-run/imgcheck.o sbx-run/imgjson.o sbx-run/imgload.o \
 	sbx-run/imgwrite.o sbx-run/journal.o sbx-run/orphan.o \
-	sbx-run/provision.o sbx-run/race.o sbx-run/sbx-run.o \
-	sbx-run/warmstart.o sbx-run/workspace.o: sbx-run/sbx-run.h
+	sbx-run/outward.o sbx-run/provision.o sbx-run/race.o \
+	sbx-run/sbx-run.o sbx-run/warmstart.o sbx-run/workspace.o: sbx-run/sbx-run.h
 sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
 	sbx-verify/sbx-verify.o: sbx-verify/audit.h
 sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
@@ -184,7 +201,8 @@ sbx-verify/sbx-verify.o sbx-verify/sc.o sbx-verify/scbasic.o \
 	sbx-verify/scguest.o sbx-verify/scports.o sbx-verify/scremove.o \
 	sbx-verify/scstamp.o sbx-verify/scwords.o sbx-verify/selfcheck.o: sbx-verify/selfcheck.h
 sbx-watch/imgsave.o sbx-watch/loop.o sbx-watch/now.o sbx-watch/pidwait.o \
-	sbx-watch/sbx-watch.o sbx-watch/teardown.o sbx-watch/warmhold.o: sbx-watch/sbx-watch.h
+	sbx-watch/rules.o sbx-watch/sbx-watch.o sbx-watch/teardown.o \
+	sbx-watch/warmhold.o: sbx-watch/sbx-watch.h
 # header rules: end
 
 lib/libsbx.a: $(LIBOBJ)
@@ -226,6 +244,10 @@ test/tools/sbxsays: test/tools/sbxsays.c lib/libsbx.a
 
 test/tools/egress: test/tools/egress.c lib/libsbx.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib $(LDFLAGS) -o $@ test/tools/egress.c \
+		lib/libsbx.a
+
+test/tools/policylog: test/tools/policylog.c lib/libsbx.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib $(LDFLAGS) -o $@ test/tools/policylog.c \
 		lib/libsbx.a
 
 test/tools/orphan: test/tools/orphan.c lib/libsbx.a

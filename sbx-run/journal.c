@@ -49,8 +49,7 @@ blocked(char *rec, size_t len, const char *list)
 
 	if (list == NULL || *list == '\0')
 		return len;
-	memcpy(rec + len, "\"blocked\":[", 11);
-	len += 11;
+	len += (size_t)snprintf(rec + len, 16, "\"blocked\":[");
 	for (; ; list = c + 1) {
 		c = strchr(list, ',');
 		host = c != NULL ? (size_t)(c - list) : strlen(list);
@@ -71,8 +70,7 @@ blocked(char *rec, size_t len, const char *list)
 	}
 	if (rec[len - 1] == ',')
 		len--;
-	memcpy(rec + len, "],", 2);
-	return len + 2;
+	return len + (size_t)snprintf(rec + len, 4, "],");
 }
 
 static size_t
@@ -98,8 +96,7 @@ record(char *rec, const struct jcall *j, char *const *argv, int raw,
 	    when, j->began.tv_nsec / 1000000, status, ms, j->bytes,
 	    j->timeout, raw ? "true" : "false");
 	len = blocked(rec, len, j->blocked);
-	memcpy(rec + len, "\"argv\":[", 8);
-	len += 8;
+	len += (size_t)snprintf(rec + len, 16, "\"argv\":[");
 	for (i = 0; argv[i] != NULL && !cut; i++) {
 		if (len + 3 > room) {
 			cut = 1;
