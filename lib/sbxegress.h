@@ -33,6 +33,12 @@ struct sbx_egress {
 	size_t	 n;
 };
 
+/*
+ * parse: 0, or -1 with why naming the variable and the entry; match: the
+ * first rule covering host[:port], [v6]:port or a bare host (one without
+ * a port only by a rule without one), else -1; join: "a,b,c" and its
+ * length, buf "" when that is size or more.
+ */
 int	 sbx_egress_parse(const char *, const char *, struct sbx_egress *,
 	    char *, size_t);
 int	 sbx_egress_match(const struct sbx_egress *, const char *);

@@ -29,6 +29,12 @@ struct sbx_regauth {
 	size_t	 n;
 };
 
+/*
+ * parse: 0, or -1 with why naming the variable and the entry; read: the
+ * credential into the buffer (free it with sbx_regauth_free, which zeroes
+ * it), or -1 with why naming the registry and the source, never a byte
+ * of the credential.
+ */
 int	 sbx_regauth_parse(const char *, const char *, struct sbx_regauth *,
 	    char *, size_t);
 int	 sbx_regauth_read(const struct sbx_regauth_entry *, char *const *,
