@@ -67,17 +67,33 @@ call(struct sbx_policycli *pc, struct sbx_result *res, const char *const *head,
 	return r;
 }
 
-/* One call naming the sandbox, the spelling found on the way. */
+/*
+ * One call naming the sandbox, the spelling found on the way.  A cached
+ * operand spelling that fails is dropped and the flag asked again: the
+ * flag is the safe one to try.
+ */
 static int
 spelled(struct sbx_policycli *pc, struct sbx_result *res,
     const char *const *head, const char *const *rest, const char *in,
     size_t inlen)
 {
-	if (pc->spelling == SBX_SPELL_UNKNOWN)
-		pc->spelling = spelling_cached(pc) ? SBX_SPELL_ARG :
-		    SBX_SPELL_FLAG;
+	int cached = 0;
+
+	if (pc->spelling == SBX_SPELL_UNKNOWN) {
+		cached = spelling_cached(pc);
+		pc->spelling = cached ? SBX_SPELL_ARG : SBX_SPELL_FLAG;
+	}
 	if (call(pc, res, head, pc->spelling, rest, in, inlen) == -1)
 		return -1;
+	if (cached && res->status != 0 && !res->timedout &&
+	    !sbx_says_notfound(res->err.data, pc->name)) {
+		if (pc->dfd != -1)
+			(void)sbx_state_remove(pc->dfd, SBX_SPELLING_CACHE);
+		pc->spelling = SBX_SPELL_FLAG;
+		sbx_supervise_result_free(res);
+		if (call(pc, res, head, pc->spelling, rest, in, inlen) == -1)
+			return -1;
+	}
 	if (pc->spelling == SBX_SPELL_FLAG && res->status != 0 &&
 	    sbx_says_unknown_flag(res->err.data, "--sandbox")) {
 		spelling_cache(pc);
