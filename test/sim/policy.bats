@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # The simulator's network policy (tier 2): `sbx policy allow|deny|rm|
 # ls|check|log|init|reset` in each release's spelling, the rule file and
-# the matcher the proxy shares, rules lost at a stop (#311) and at rm,
+# the matcher the proxy shares, rules lost at a stop and at rm,
 # the organisation and at-start faults, the log's envelopes, and hostile
 # entries that never reach the rule file.  test/sbx-sim/README.md,
 # "Network policy", gives each behaviour's source.
@@ -294,7 +294,7 @@ EOF
 
 # ---------------------------------------------------------------- lifetime
 
-@test "a sandbox's rules are lost at its stop (#311), kept over a stop with SBX_SIM_POLICY_KEEP=1, gone at rm whatever it says" {
+@test "a sandbox's rules are lost at its stop, kept over a stop with SBX_SIM_POLICY_KEEP=1, gone at rm whatever it says" {
 	"$SIM" create --quiet --name pol-c shell "$WSP" 3>&-
 	run -0 pol allow network --sandbox pol-c c.com
 	run -0 pol allow network --sandbox pol-a a.com

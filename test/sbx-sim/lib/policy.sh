@@ -61,7 +61,7 @@ policy_keep() {	# policy_keep AWK-CONDITION: the rules for which it holds
 	awk -F'\t' -v OFS='\t' "$1"
 }
 
-# #311: a sandbox's own rules are lost when it stops; SBX_SIM_POLICY_KEEP=1
+# sbx loses a sandbox's own rules when it stops; SBX_SIM_POLICY_KEEP=1
 # keeps them over a stop, never over a removal (fast).  Called by
 # stop_sandbox, so the idle stop drops them too.
 policy_drop() {	# policy_drop DIR [fast]
@@ -294,8 +294,9 @@ policy_match() {	# policy_match TARGET SANDBOX (see the head of this file)
 }
 
 # policy_check network [--sandbox NAME] [--json] TARGET: Allowed or
-# Denied and a Reason; a denial exits SBX_SIM_POLICY_CHECK_RC (the docs'
-# 1 by default, SLASH saw 0), drawn from the seed under vary words
+# Denied and a Reason; a denial exits SBX_SIM_POLICY_CHECK_RC (1 by
+# default, as the manual says; 0 as one client saw), drawn from the seed
+# under vary words when it is unset
 policy_check() {
 	local sb='' json=0 ops=() a rc=${SBX_SIM_POLICY_CHECK_RC:-} ctx=0 raw=0 why
 	policy_network check "${1:-}"

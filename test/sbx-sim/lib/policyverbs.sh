@@ -218,10 +218,11 @@ policy_rm() {	# policy_rm network [flags] [SANDBOX] (--resource R | --id ID) [-f
 		read -r a || a=
 		[[ $a == [yY]* ]] || { echo "Aborted." >&2; exit 1; }
 	fi
-	policy_rmfilter 1 <"$ROOT/policy/rules" | while IFS=$'\t' read -r a _ _ _ sel _; do
-		printf 'Policy removed: %s (%s)\n' "$a" "$sel"
-	done
+	a=$(policy_rmfilter 1 <"$ROOT/policy/rules" | cut -f1,5)
 	policy_apply policy_rmfilter 0 || sbx_error "failed to remove policy"
+	while IFS=$'\t' read -r n sel; do
+		printf 'Policy removed: %s (%s)\n' "$n" "$sel"
+	done <<<"$a"
 }
 
 policy_rmfilter() {	# policy_rmfilter 1|0: the rules policy_rm removes, or the others

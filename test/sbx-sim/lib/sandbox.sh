@@ -168,6 +168,8 @@ stop_sandbox() {	# stop_sandbox dir [fast]: every guest process goes, files stay
 	# first the flag, then the kill: a guest that joins its cgroup
 	# after the kill sees the flag (run_inside), one before is killed
 	: >"$d/stopping"
+	# its rules go first: once it shows stopped, they are gone
+	policy_drop "$d" "${2:-}"
 	((IN_REAPER)) || cg_kill "$id" i
 	cg_kill "$id" x
 	pid=$(daemon_pid "$d")
@@ -199,7 +201,6 @@ stop_sandbox() {	# stop_sandbox dir [fast]: every guest process goes, files stay
 	fi
 	cg_v1_remove "$id"
 	ports_release "$d"
-	policy_drop "$d" "${2:-}"
 	proxy_stop "$d"
 	rm -f "$d/d.sock" "$d/dockerd.pid" "$d/started"
 }
