@@ -2,10 +2,10 @@
 "Network").  It runs on the host, listens on a unix socket in the
 sandbox's state directory (a socat in the sandbox's network namespace
 brings gateway.docker.internal:3128 there), judges every CONNECT and
-absolute-URI request (verdict.py), appends
-one line per decision to its log, refuses the host's loopback whatever
-the rules say, and puts the sandbox's registry credential into plain
-HTTP requests to that registry.
+absolute-URI request (verdict.py: the rules, the names, the host's
+loopback), appends one line per decision to the policy log, and puts
+the sandbox's registry credential into plain HTTP requests to that
+registry.
 
 Run with Debian's /usr/bin/python3, standard library only:
     proxy.py ROOT SANDBOX_DIR SANDBOX_NAME
@@ -35,6 +35,8 @@ ROOT = ""
 SBDIR = ""
 NAME = ""
 
+
+# ---------------------------------------------------------------- the log and the credential
 
 def log_decision(host, port, decision, rule):
     d = os.path.join(ROOT, "policy")
