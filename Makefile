@@ -94,16 +94,17 @@ lib/capture.o lib/detach.o lib/guard.o lib/portcli.o lib/proc.o \
 	sbx-verify/scwords.o sbx-verify/selfcheck.o sbx-watch/imgsave.o \
 	sbx-watch/loop.o sbx-watch/now.o sbx-watch/sbx-watch.o \
 	sbx-watch/teardown.o: lib/sbxchild.h
-lib/createargv.o lib/holdargv.o lib/portcli.o lib/sbxcall.o lib/sbxcli.o \
-	lib/sbxgone.o lib/sbxls.o lib/sbxsays.o lib/sibling.o \
-	lib/stamp.o lib/unplaced.o sbx-env/sbx-env.o sbx-gc/sbx-gc.o \
-	sbx-ports/dockerps.o sbx-ports/sbx-ports.o sbx-ports/sync.o \
-	sbx-run/exec.o sbx-run/orphan.o sbx-run/provision.o \
-	sbx-run/race.o sbx-run/sbx-run.o sbx-verify/sbx-verify.o \
-	sbx-verify/sc.o sbx-verify/scbasic.o sbx-verify/scguest.o \
-	sbx-verify/scports.o sbx-verify/scremove.o \
-	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
-	sbx-watch/now.o sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxcli.h
+lib/createargv.o lib/holdargv.o lib/policylogreason.o lib/portcli.o \
+	lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o lib/sbxls.o \
+	lib/sbxsays.o lib/sibling.o lib/stamp.o lib/unplaced.o \
+	sbx-env/sbx-env.o sbx-gc/sbx-gc.o sbx-ports/dockerps.o \
+	sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-run/exec.o \
+	sbx-run/orphan.o sbx-run/provision.o sbx-run/race.o \
+	sbx-run/sbx-run.o sbx-verify/sbx-verify.o sbx-verify/sc.o \
+	sbx-verify/scbasic.o sbx-verify/scguest.o sbx-verify/scports.o \
+	sbx-verify/scremove.o sbx-verify/selfcheck.o sbx-watch/imgsave.o \
+	sbx-watch/loop.o sbx-watch/now.o sbx-watch/sbx-watch.o \
+	sbx-watch/teardown.o: lib/sbxcli.h
 lib/conf.o lib/createargv.o lib/imgevict.o lib/statedir.o \
 	sbx-env/sbx-env.o sbx-gc/sbx-gc.o sbx-ports/sbx-ports.o \
 	sbx-run/imgload.o sbx-run/orphan.o sbx-run/provision.o \

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sbx.h"
+#include "sbxcli.h"
 #include "sbx-internal.h"
 #include "sbxpolicy.h"
 
@@ -32,22 +33,6 @@ holds(const char *s, const char *w)
 	long at;
 
 	return (at = sbx_line_find(s, strlen(s), w)) == -1 ? NULL : s + at;
-}
-
-/* The words of a denial that no rule matched, in the versions seen. */
-static int
-norule(const char *s)
-{
-	static const char *const says[] = {
-		"no applicable polic", "no matching", "default deny",
-		"default-deny", "no rule"
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(says) / sizeof(says[0]); i++)
-		if (holds(s, says[i]) != NULL)
-			return 1;
-	return 0;
 }
 
 /*
@@ -138,7 +123,7 @@ sbx_policylog_reason(const char *raw, char *buf, size_t size)
 		n--;
 	words[n] = '\0';
 	/* no rule named: what sbx's default, a deny, decided */
-	if (n == 0 || norule(words)) {
+	if (n == 0 || sbx_says_norule(words)) {
 		snprintf(buf, size, "%s", NORULE);
 		return buf;
 	}
