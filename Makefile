@@ -108,9 +108,9 @@ lib/capture.o lib/detach.o lib/egressapply.o lib/guard.o lib/policycli.o \
 	sbx-watch/loop.o sbx-watch/now.o sbx-watch/rules.o \
 	sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxchild.h
 lib/createargv.o lib/egressapply.o lib/holdargv.o lib/policycli.o \
-	lib/portcli.o lib/sbxcall.o lib/sbxcli.o lib/sbxgone.o \
-	lib/sbxls.o lib/sbxsays.o lib/sibling.o lib/stamp.o \
-	lib/unplaced.o sbx-env/sbx-env.o sbx-gc/sbx-gc.o \
+	lib/policylogreason.o lib/portcli.o lib/sbxcall.o lib/sbxcli.o \
+	lib/sbxgone.o lib/sbxls.o lib/sbxsays.o lib/sibling.o \
+	lib/stamp.o lib/unplaced.o sbx-env/sbx-env.o sbx-gc/sbx-gc.o \
 	sbx-ports/dockerps.o sbx-ports/outbound.o sbx-ports/sbx-ports.o \
 	sbx-ports/sync.o sbx-run/exec.o sbx-run/orphan.o \
 	sbx-run/provision.o sbx-run/race.o sbx-run/sbx-run.o \

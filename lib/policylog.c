@@ -1,7 +1,8 @@
 /*
  * policylog.c: the denials in what `sbx policy log [SANDBOX] --json`
  * printed, read by meaning, as sbx's envelope moved between versions.
- * The first of duplicate members counts, as everywhere in the reader.
+ * The first of duplicate members counts, as everywhere in the reader;
+ * a host in any case is one host, shown as its latest entry spells it.
  * An entry naming no sandbox is the one asked for; one whose time cannot
  * be read counts, since missing a denial costs more than an old one.
  */

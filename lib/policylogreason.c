@@ -7,11 +7,12 @@
 #include <string.h>
 
 #include "sbx.h"
+#include "sbxcli.h"
 #include "sbx-internal.h"
 #include "sbxpolicy.h"
 
 #define NORULE		"no rule allows it"
-#define WORDS_MAX	1024	/* sbx's words read, at most */
+#define WORDS_MAX	1024	/* sbx's words read, at most, and a NUL */
 
 static int
 lower(int c)
@@ -32,22 +33,6 @@ holds(const char *s, const char *w)
 	long at;
 
 	return (at = sbx_line_find(s, strlen(s), w)) == -1 ? NULL : s + at;
-}
-
-/* The words of a denial that no rule matched, in the versions seen. */
-static int
-norule(const char *s)
-{
-	static const char *const says[] = {
-		"no applicable polic", "no matching", "default deny",
-		"default-deny", "no rule"
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(says) / sizeof(says[0]); i++)
-		if (holds(s, says[i]) != NULL)
-			return 1;
-	return 0;
 }
 
 /*
@@ -123,32 +108,28 @@ sbx_policylog_reason(const char *raw, char *buf, size_t size)
 {
 	char words[WORDS_MAX];
 	const char *x;
-	size_t n;
+	size_t n, k;
 
 	if (size == 0)
 		return "";
 	if (raw == NULL)
 		raw = "";
+	/* trimmed and bounded: all that is read of sbx's words */
 	while (blank((unsigned char)*raw))
 		raw++;
-	n = strlen(raw);
-	while (n > 0 && blank((unsigned char)raw[n - 1]))
+	for (n = 0; n < sizeof(words) - 1 && raw[n] != '\0'; n++)
+		words[n] = raw[n];
+	while (n > 0 && blank((unsigned char)words[n - 1]))
 		n--;
+	words[n] = '\0';
 	/* no rule named: what sbx's default, a deny, decided */
-	if (n == 0 || norule(raw)) {
+	if (n == 0 || sbx_says_norule(words)) {
 		snprintf(buf, size, "%s", NORULE);
 		return buf;
 	}
-	if (rulelike(raw, n))
-		return byrule(raw, n, buf, size);
-	if ((x = named(raw, &n)) != NULL)
-		return byrule(x, n, buf, size);
-	n = strlen(raw);
-	while (n > 0 && blank((unsigned char)raw[n - 1]))
-		n--;
-	if (n > sizeof(words) - 1)
-		n = sizeof(words) - 1;
-	memcpy(words, raw, n);
-	words[n] = '\0';
+	if (rulelike(words, n))
+		return byrule(words, n, buf, size);
+	if ((x = named(words, &k)) != NULL)
+		return byrule(x, k, buf, size);
 	return sbx_shown(words, buf, size);
 }

@@ -103,7 +103,12 @@ struct sbx_denials {
 	int		 shape;		/* SBX_POLICYLOG_* */
 };
 
-/* policylog.c: what `sbx policy log [SANDBOX] --json` printed */
+/*
+ * policylog.c: what `sbx policy log [SANDBOX] --json` printed: 0, or -1
+ * and a short phrase in *why, for one warning (the JSON reader's fault,
+ * or which envelope it is not); sbx_policylog_host shows a host as
+ * struct sbx_denial does.
+ */
 int	 sbx_policylog_parse(const char *, size_t, const char *, long long,
 	    struct sbx_denials *, const char **);
 void	 sbx_policylog_free(struct sbx_denials *);

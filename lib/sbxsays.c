@@ -231,3 +231,24 @@ sbx_says_stopped(const char *err)
 {
 	return err != NULL && strstr(err, "409 Conflict") != NULL;
 }
+
+/*
+ * Does sbx's reason for a denial say that no rule matched?  The policy
+ * engine's raw verdict, which 0.37's log gives as the rule ("no
+ * applicable policies for op=(...)"), or its default deny's words ("No
+ * matching allow rule (default deny)").
+ */
+int
+sbx_says_norule(const char *why)
+{
+	static const char *const says[] = {
+		"no applicable polic", "no matching", "default deny",
+		"default-deny", "no rule"
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(says) / sizeof(says[0]); i++)
+		if (any_words(why, says[i]))
+			return 1;
+	return 0;
+}

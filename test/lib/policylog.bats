@@ -208,6 +208,11 @@ x.example:443${TAB}1${TAB}1784472180${TAB}denied by rule r-aaaaaaaa" ] ||
 	r=$(printf 'denied by rule r-%s' "$(head -c 3000 /dev/zero | tr '\0' 9)" | "$PL" -r)
 	[[ "$r" == "denied by rule r-999"*"..." ]]
 	[ "${#r}" -lt 320 ]
+	# 100 KB of the word rule: read no further than the bound, at once
+	r=$( { printf 'denied '; head -c 102400 /dev/zero | tr '\0' r |
+	    sed 's/r/rule/g'; } | timeout 10 "$PL" -r)
+	[[ "$r" == "denied rulerule"* ]]
+	[ "${#r}" -lt 320 ]
 }
 
 @test "policylog: hostile hosts are shown escaped, never raw" {
