@@ -254,7 +254,8 @@ removed(struct sbx_policycli *pc, struct sbx_result *res, const char *what,
 	int r = 0;
 
 	if ((res->status != 0 || res->timedout) && (res->timedout ||
-	    !sbx_says_notfound(res->err.data, pc->name))) {
+	    (!sbx_says_notfound(res->err.data, pc->name) &&
+	    !sbx_says_nomatch(res->err.data)))) {
 		said(pc, res, what, why, size);
 		r = -1;
 	}

@@ -252,3 +252,22 @@ sbx_says_norule(const char *why)
 			return 1;
 	return 0;
 }
+
+/*
+ * Does sbx answer a removal of rules that there was nothing to remove
+ * ("no network rules match ...", "no matching rule", "no such rule")?
+ */
+int
+sbx_says_nomatch(const char *err)
+{
+	static const char *const says[] = {
+		"rules match", "rule matches", "no matching", "no such rule",
+		"no rules found", "no rule found"
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(says) / sizeof(says[0]); i++)
+		if (any_words(err, says[i]))
+			return 1;
+	return 0;
+}

@@ -193,7 +193,7 @@ run_command(struct call *c)
 		origin = "command";
 	/* what sbx blocked meanwhile: a success costs no sbx call */
 	if (status != 0) {
-		outward_denials(r, (long long)jc.began.tv_sec - 1, blocked,
+		outward_denials(r, (long long)jc.began.tv_sec, blocked,
 		    sizeof(blocked), &notes);
 		jc.blocked = blocked;
 		if (sbx_policylog_certhint(r->tail, r->taillen)) {
