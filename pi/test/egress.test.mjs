@@ -106,3 +106,15 @@ test(`[${FLAVOUR}] /docker allow is the user's way to widen: checked, put in for
 	const usage = await slashDocker("open other.test");
 	assert.match(usage.m, /^usage: \/docker \[allow HOST\.\.\. \| deny HOST\.\.\.\]/);
 });
+
+test(`[${FLAVOUR}] a container refusing the proxy's certificate: the answer says so, from sbx-run's -O line`, async (t) => {
+	if (!ready(t)) return;
+	const e = await pi
+		.call("docker_run", { image: "busybox:local", detach: false, rm: true, command: "echo 'x509: certificate signed by unknown authority' >&2; exit 1" })
+		.then(
+			() => assert.fail("the run succeeded"),
+			(err) => err,
+		);
+	assert.match(e.message, /A container refused the sandbox proxy's TLS certificate/);
+	assert.match(e.message, /sbx-run: a container refused the certificate of the sandbox's proxy/);
+});

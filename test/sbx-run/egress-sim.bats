@@ -281,3 +281,17 @@ inside() {	# inside NAME URL
 	! grep -rF -f "$REG_DIR/needles" "$SBX_STATE_DIR"
 	grep -q ' secret set --sandbox eg-j --registry registry.test --password-stdin --username puller$' "$SBX_SIM_ROOT/calls.log"
 }
+
+@test "a failed call whose output shows a client refusing the proxy's certificate gets the advice, and -O says so; a success never" {
+	msg='tls: failed to verify certificate: x509: certificate signed by unknown authority'
+	run -0 --separate-stderr sbx-run -s eg-k -x true
+	run -1 --separate-stderr sbx-run -O 3 -s eg-k -x sh -c "echo '$msg' >&2; exit 1" 3>"$BATS_TEST_TMPDIR/origin"
+	[[ $stderr == *"sbx-run: a container refused the certificate of the sandbox's proxy, which intercepts TLS with a CA of its own"* ]] || fail "$stderr"
+	grep -qx certificate "$BATS_TEST_TMPDIR/origin"
+	run -0 --separate-stderr sbx-run -O 3 -s eg-k -x sh -c "echo '$msg' >&2" 3>"$BATS_TEST_TMPDIR/origin"
+	[[ $stderr != *"refused the certificate"* ]]
+	! grep -qx certificate "$BATS_TEST_TMPDIR/origin"
+	# only the last 4 KiB of the output are read
+	run -1 --separate-stderr sbx-run -s eg-k -x sh -c "echo '$msg' >&2; head -c 8192 /dev/zero | tr '\\0' x; exit 1"
+	[[ $stderr != *"refused the certificate"* ]]
+}
