@@ -7,7 +7,7 @@
 load ../helpers/helper
 load ../helpers/sim-setup
 
-CHECKS="transport env-scrub env-forward daemon-pinning mounts contexts host-socket port-binds workspace-ro teardown-armed"
+CHECKS="transport env-scrub env-forward daemon-pinning mounts contexts host-socket port-binds workspace-ro teardown-armed ssh-agent mcp-gateway"
 
 setup() {
 	common_setup
@@ -100,7 +100,7 @@ arm_watch() {
 	stub_sandbox pi-sbx-1-v
 	export SBX_STUB_EXEC_RUN=1
 	run -1 --separate-stderr sbx-verify -s pi-sbx-1-v
-	[ "${#lines[@]}" -eq 10 ]
+	[ "${#lines[@]}" -eq 12 ]
 	[ "$(printf '%s\n' "${lines[@]}" | cut -d: -f1 | cut -d' ' -f2 | tr '\n' ' ')" = "$CHECKS " ]
 	[[ ${lines[0]} == "FAIL transport: the canary docker first on the host PATH ran: the probes reached a host docker binary" ]]
 	[[ $(line_of daemon-pinning) == "FAIL daemon-pinning: "* ]]
@@ -114,14 +114,14 @@ arm_watch() {
 	stub_sandbox pi-sbx-1-v
 	export SBX_STUB_EXEC_RUN=1
 	run -1 --separate-stderr sbx-verify -j -s pi-sbx-1-v
-	[ "${#lines[@]}" -eq 10 ]
+	[ "${#lines[@]}" -eq 12 ]
 	[[ ${lines[0]} == '{"check":"transport","result":"fail","evidence":"the canary docker first on the host PATH ran: the probes reached a host docker binary"}' ]]
 	[[ ${lines[8]} == '{"check":"workspace-ro","result":"skip","evidence":"read-write mode'* ]]
 	for l in "${lines[@]}"; do
 		[[ $l =~ ^\{\"check\":\"[a-z-]+\",\"result\":\"(pass|fail|skip)\",\"evidence\":\".+\"\}$ ]] || fail "$l"
 	done
 	run -1 --separate-stderr sbx-verify -t -s pi-sbx-1-v
-	[ "${lines[0]}" = "1..10" ]
+	[ "${lines[0]}" = "1..12" ]
 	[[ ${lines[1]} == "not ok 1 - transport: "* ]]
 	[[ ${lines[9]} == "ok 9 - workspace-ro # SKIP read-write mode"* ]]
 	[[ ${lines[10]} == "not ok 10 - teardown-armed: "* ]]
@@ -142,7 +142,7 @@ arm_watch() {
 		[[ $output == *'daemon socket visible inside: '*'/x\302\2332J\302\205\033[1A\rü\\\233K/docker.sock'* ]] ||
 		    fail "$f: $output"
 		# every check still has its line, the FAILs after it too
-		[ "$(printf '%s\n' "$output" | grep -cE '^(PASS|FAIL|SKIP|ok|not ok) ')" -eq 10 ]
+		[ "$(printf '%s\n' "$output" | grep -cE '^(PASS|FAIL|SKIP|ok|not ok) ')" -eq 12 ]
 	done
 	XDG_RUNTIME_DIR=$d run -1 --separate-stderr sbx-verify -j -s pi-sbx-1-v
 	[[ $output == *'x\u009b2J\u0085\u001b[1A\u000dü\\\ufffdK/docker.sock'* ]] || fail "$output"
@@ -184,7 +184,7 @@ arm_watch() {
 	n=$(sim_calls)
 	run -0 --separate-stderr sbx-verify -s "$SIM_SB"
 	printf '%s\n' "$output" >&3
-	[ "${#lines[@]}" -eq 10 ]
+	[ "${#lines[@]}" -eq 12 ]
 	[ "$(printf '%s\n' "${lines[@]}" | cut -d' ' -f1 | sort -u)" = PASS ]
 	[ "$(printf '%s\n' "${lines[@]}" | cut -d: -f1 | cut -d' ' -f2 | tr '\n' ' ')" = "$CHECKS " ]
 	[[ $(line_of port-binds) == *"[::1]:18611->80/tcp"* ]]
@@ -201,7 +201,7 @@ arm_watch() {
 	arm_watch
 	run -0 sbx-verify -s "$SIM_SB"
 	[[ $(line_of workspace-ro) == "SKIP workspace-ro: read-write mode (NAME.created says mode=rw): the project is meant to be writable" ]]
-	[ "$(printf '%s\n' "${lines[@]}" | grep -c '^PASS ')" -eq 9 ]
+	[ "$(printf '%s\n' "${lines[@]}" | grep -c '^PASS ')" -eq 11 ]
 }
 
 @test "sim: a poisoned caller (DOCKER_HOST, DOCKER_CONTEXT, a docker first on PATH) does not change the answer" {
