@@ -227,7 +227,7 @@ channels_mcp_gateway(const struct audit *a, struct result *r)
 		result_say(r, FAIL, "could not probe from a container: %s", v);
 	else if (answers_has(a, "mcp.notool", "container"))
 		result_say(r, FAIL, "could not probe from a container of %s: "
-		    "it has neither socat, python3 nor nc", img);
+		    "it has neither socat, python3, nc nor bash", img);
 	else if (!answers_has(a, "mcp.end", "container"))
 		result_say(r, FAIL, "the probes from a container of %s did not "
 		    "finish", img);

@@ -2,8 +2,8 @@
  * chprobe.c: the probe script's lines for the host channels other than
  * the workspace: an SSH agent forwarded into the VM and an MCP gateway
  * reachable from it or its containers.  It runs with sh and socat or
- * python3 in the VM (nc, too, in a container), and plants its controls:
- * an agent socket under /tmp and an MCP endpoint on 127.0.0.1.
+ * python3 in the VM (nc or bash, too, in a container), and plants its
+ * controls: an agent socket under /tmp and an MCP endpoint on 127.0.0.1.
  */
 #include <err.h>
 #include <stdio.h>
@@ -28,7 +28,7 @@ static const char chprobe_text[] =
 	"F='\n"
 	"tool() {\n"
 	"\tT=\n"
-	"\tfor t in socat python3 nc; do\n"
+	"\tfor t in socat python3 nc bash; do\n"
 	"\t\tcommand -v $t >/dev/null 2>&1 && { T=$t; return; }\n"
 	"\tdone\n"
 	"}\n"
@@ -66,6 +66,8 @@ static const char chprobe_text[] =
 	"\t\tfi ;;\n"
 	"\tpython3) pytalk \"$@\" ;;\n"
 	"\tnc) [ $# -eq 2 ] && timeout 3 nc -w 2 \"$1\" \"$2\" ;;\n"
+	"\tbash) [ $# -eq 2 ] && timeout 3 bash -c \\\n"
+	"\t    \"exec 3<>/dev/tcp/\\$0/\\$1 || exit 1; cat >&3; cat <&3\" \"$1\" \"$2\" ;;\n"
 	"\tesac 2>/dev/null\n"
 	"}\n"
 	"mcp_try() {\n"
@@ -168,18 +170,24 @@ static const char chprobe_text[] =
 	"export SBXV_MCP SBXV_PROXY\n"
 	"D=$(mktemp -d /tmp/sbx-verify.XXXXXX 2>/dev/null) ||\n"
 	"    { D=/tmp/sbx-verify.$N; mkdir -m 700 \"$D\"; }\n"
+	"# the first of three images whose sh runs the probes\n"
 	"img=$(docker -H \"$P\" images --format \"{{.Repository}}:{{.Tag}}\" 2>/dev/null |\n"
-	"    grep -v \"<none>\" | head -n 1)\n"
+	"    grep -v \"<none>\" | head -n 3)\n"
 	"if [ -n \"$img\" ]; then\n"
-	"\tdocker -H \"$P\" run --rm --pull never -e SBXV_MCP -e SBXV_PROXY \\\n"
-	"\t    --entrypoint sh \"$img\" -c \"$F\n"
-	"mcp_probe container\" >\"$D/c\" 2>&1 &\n"
+	"\tfor i in $img; do\n"
+	"\t\techo \"$i\" >\"$D/ci\"\n"
+	"\t\tdocker -H \"$P\" run --rm --pull never -e SBXV_MCP -e SBXV_PROXY \\\n"
+	"\t\t    --entrypoint sh \"$i\" -c \"$F\n"
+	"mcp_probe container\" >\"$D/c\" 2>&1\n"
+	"\t\techo $? >\"$D/crc\"\n"
+	"\t\tgrep -q \"^sbxv mcp.end container\" \"$D/c\" && break\n"
+	"\tdone &\n"
 	"\tc=$!\n"
 	"fi\n"
 	"SBXV_MCP=$E\n"
 	"for n in $M; do SBXV_MCP=\"$SBXV_MCP $n:/mcp\"; done\n"
 	"tool\n"
-	"[ \"$T\" = nc ] && T=\n"
+	"case $T in nc|bash) T= ;; esac\n"
 	"if [ -z \"$T\" ]; then\n"
 	"\techo \"sbxv ssh.notool\"\n"
 	"\techo \"sbxv mcp.notool vm\"\n"
@@ -284,12 +292,11 @@ static const char chprobe_text[] =
 	"if [ -z \"$img\" ]; then\n"
 	"\techo \"sbxv mcp.noctr the sandbox daemon holds no image\"\n"
 	"else\n"
-	"\techo \"sbxv mcp.ctr $img\"\n"
 	"\twait $c\n"
-	"\trc=$?\n"
+	"\techo \"sbxv mcp.ctr $(cat \"$D/ci\")\"\n"
 	"\tgrep \"^sbxv mcp\\.\" \"$D/c\"\n"
-	"\tgrep -q \"^sbxv mcp.end container\" \"$D/c\" ||\n"
-	"\t    echo \"sbxv mcp.noctr docker run exited $rc:\" \\\n"
+	"\tgrep -q \"^sbxv mcp\\.\\(end\\|notool\\) container\" \"$D/c\" ||\n"
+	"\t    echo \"sbxv mcp.noctr docker run exited $(cat \"$D/crc\"):\" \\\n"
 	"\t    \"$(grep -v \"^sbxv \" \"$D/c\" | tail -n 1 | cut -c1-200)\"\n"
 	"fi\n"
 	"rm -rf \"$D\"\n";

@@ -411,3 +411,17 @@ host_agent() {
 	[[ $(line_of mcp-gateway) =~ ^PASS\ mcp-gateway:\ no\ MCP\ gateway\ answered:\ from\ the\ VM\ .*\(3\ unreachable\)\;\ from\ a\ container\ of\ busybox:local\ through\ nc,\ .*an\ endpoint\ planted\ at\ 127\.0\.0\.1:[0-9]+\ answered\ MCP\ initialize\ \(the\ control,\ through\ socat\)$ ]] ||
 	    fail "$(line_of mcp-gateway)"
 }
+
+@test "sim: the newest image has no shell: the container probe runs in the next one" {
+	sim_sandbox v1
+	arm_watch
+	run -0 sbx-run -s "$SIM_SB" -x sh -c 'mkdir -p /tmp/ns && echo x >/tmp/ns/f &&
+	    printf "FROM scratch\nCOPY f /f\n" >/tmp/ns/Dockerfile &&
+	    docker -H unix:///var/run/docker.sock build -q -t sbxv-noshell:1 /tmp/ns &&
+	    rm -rf /tmp/ns'
+	run sbx-verify -s "$SIM_SB"
+	sbx-run -s "$SIM_SB" rmi sbxv-noshell:1 >/dev/null
+	[ "$status" -eq 0 ] || fail "$output"
+	[[ $(line_of mcp-gateway) == "PASS mcp-gateway: "*"; from a container of busybox:local through nc, "* ]] ||
+	    fail "$(line_of mcp-gateway)"
+}
