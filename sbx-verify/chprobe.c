@@ -41,7 +41,7 @@ static const char chprobe_text[] =
 	" else:\n"
 	"  s=socket.create_connection((a[0],int(a[1])),2)\n"
 	"except Exception:\n"
-	" sys.exit(1)\n"
+	" raise SystemExit(1)\n"
 	"s.settimeout([0,0.5,2][len(a)])\n"
 	"try:\n"
 	" s.sendall(sys.stdin.buffer.read())\n"
