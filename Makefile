@@ -36,7 +36,7 @@ VERIFYOBJ = sbx-verify/sbx-verify.o sbx-verify/result.o sbx-verify/probe.o \
 	sbx-verify/answers.o sbx-verify/checks.o sbx-verify/selfcheck.o \
 	sbx-verify/sc.o sbx-verify/scremove.o sbx-verify/scbasic.o \
 	sbx-verify/scguest.o sbx-verify/scports.o sbx-verify/scwords.o \
-	sbx-verify/scstamp.o
+	sbx-verify/scstamp.o sbx-verify/chprobe.o sbx-verify/channels.o
 MAN1 = man/sbx-env.1 man/sbx-run.1 man/sbx-ports.1 man/sbx-verify.1
 MAN7 = man/sbx-tools.7
 MAN8 = man/sbx-gc.8 man/sbx-watch.8
@@ -84,13 +84,14 @@ lib/capture.o lib/conf.o lib/confparse.o lib/createargv.o lib/detach.o \
 	sbx-run/imgwrite.o sbx-run/journal.o sbx-run/orphan.o \
 	sbx-run/outward.o sbx-run/provision.o sbx-run/race.o \
 	sbx-run/sbx-run.o sbx-run/warmstart.o sbx-run/workspace.o \
-	sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
-	sbx-verify/result.o sbx-verify/sbx-verify.o sbx-verify/sc.o \
-	sbx-verify/scbasic.o sbx-verify/scguest.o sbx-verify/scports.o \
-	sbx-verify/scremove.o sbx-verify/scstamp.o sbx-verify/scwords.o \
-	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
-	sbx-watch/now.o sbx-watch/pidwait.o sbx-watch/rules.o \
-	sbx-watch/sbx-watch.o sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbx.h
+	sbx-verify/answers.o sbx-verify/channels.o sbx-verify/checks.o \
+	sbx-verify/chprobe.o sbx-verify/probe.o sbx-verify/result.o \
+	sbx-verify/sbx-verify.o sbx-verify/sc.o sbx-verify/scbasic.o \
+	sbx-verify/scguest.o sbx-verify/scports.o sbx-verify/scremove.o \
+	sbx-verify/scstamp.o sbx-verify/scwords.o sbx-verify/selfcheck.o \
+	sbx-watch/imgsave.o sbx-watch/loop.o sbx-watch/now.o \
+	sbx-watch/pidwait.o sbx-watch/rules.o sbx-watch/sbx-watch.o \
+	sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbx.h
 lib/capture.o lib/detach.o lib/egressapply.o lib/guard.o lib/policycli.o \
 	lib/portcli.o lib/proc.o lib/sbxcall.o lib/sbxgone.o \
 	lib/selfpipe.o lib/spawn.o lib/stamp.o lib/stream.o \
@@ -143,9 +144,10 @@ lib/egressrec.o lib/marker.o lib/markerio.o sbx-gc/markers.o \
 	sbx-gc/sbx-gc.o sbx-ports/portsmarker.o sbx-ports/sbx-ports.o \
 	sbx-run/imgload.o sbx-run/journal.o sbx-run/orphan.o \
 	sbx-run/provision.o sbx-run/warmstart.o sbx-verify/answers.o \
-	sbx-verify/checks.o sbx-verify/probe.o sbx-verify/sbx-verify.o \
-	sbx-watch/imgsave.o sbx-watch/loop.o sbx-watch/now.o \
-	sbx-watch/sbx-watch.o sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbxmarker.h
+	sbx-verify/channels.o sbx-verify/checks.o sbx-verify/chprobe.o \
+	sbx-verify/probe.o sbx-verify/sbx-verify.o sbx-watch/imgsave.o \
+	sbx-watch/loop.o sbx-watch/now.o sbx-watch/sbx-watch.o \
+	sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbxmarker.h
 lib/conf.o lib/confparse.o lib/marker.o lib/name.o sbx-gc/markers.o \
 	sbx-gc/sbx-gc.o sbx-run/orphan.o sbx-run/sbx-run.o \
 	sbx-verify/selfcheck.o sbx-watch/sbx-watch.o: lib/sbxname.h
@@ -156,10 +158,11 @@ lib/egressapply.o lib/egressrec.o lib/policycli.o lib/policylog.o \
 lib/portcli.o lib/portspec.o sbx-ports/bound.o sbx-ports/dockerps.o \
 	sbx-ports/hostport.o sbx-ports/outbound.o \
 	sbx-ports/portsmarker.o sbx-ports/sbx-ports.o sbx-ports/sync.o \
-	sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
-	sbx-verify/sbx-verify.o sbx-verify/sc.o sbx-verify/scbasic.o \
-	sbx-verify/scguest.o sbx-verify/scports.o sbx-verify/scremove.o \
-	sbx-verify/scstamp.o sbx-verify/scwords.o sbx-verify/selfcheck.o: lib/sbxports.h
+	sbx-verify/answers.o sbx-verify/channels.o sbx-verify/checks.o \
+	sbx-verify/chprobe.o sbx-verify/probe.o sbx-verify/sbx-verify.o \
+	sbx-verify/sc.o sbx-verify/scbasic.o sbx-verify/scguest.o \
+	sbx-verify/scports.o sbx-verify/scremove.o sbx-verify/scstamp.o \
+	sbx-verify/scwords.o sbx-verify/selfcheck.o: lib/sbxports.h
 lib/confparse.o lib/regauth.o sbx-run/outward.o: lib/sbxregauth.h
 lib/stamp.o sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o \
 	sbx-run/exec.o sbx-run/imgcheck.o sbx-run/imgjson.o \
@@ -190,13 +193,13 @@ sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o sbx-run/exec.o \
 	sbx-run/imgwrite.o sbx-run/journal.o sbx-run/orphan.o \
 	sbx-run/outward.o sbx-run/provision.o sbx-run/race.o \
 	sbx-run/sbx-run.o sbx-run/warmstart.o sbx-run/workspace.o: sbx-run/sbx-run.h
-sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
-	sbx-verify/sbx-verify.o: sbx-verify/audit.h
-sbx-verify/answers.o sbx-verify/checks.o sbx-verify/probe.o \
-	sbx-verify/result.o sbx-verify/sbx-verify.o sbx-verify/sc.o \
-	sbx-verify/scbasic.o sbx-verify/scguest.o sbx-verify/scports.o \
-	sbx-verify/scremove.o sbx-verify/scstamp.o sbx-verify/scwords.o \
-	sbx-verify/selfcheck.o: sbx-verify/result.h
+sbx-verify/answers.o sbx-verify/channels.o sbx-verify/checks.o \
+	sbx-verify/chprobe.o sbx-verify/probe.o sbx-verify/sbx-verify.o: sbx-verify/audit.h
+sbx-verify/answers.o sbx-verify/channels.o sbx-verify/checks.o \
+	sbx-verify/chprobe.o sbx-verify/probe.o sbx-verify/result.o \
+	sbx-verify/sbx-verify.o sbx-verify/sc.o sbx-verify/scbasic.o \
+	sbx-verify/scguest.o sbx-verify/scports.o sbx-verify/scremove.o \
+	sbx-verify/scstamp.o sbx-verify/scwords.o sbx-verify/selfcheck.o: sbx-verify/result.h
 sbx-verify/sbx-verify.o sbx-verify/sc.o sbx-verify/scbasic.o \
 	sbx-verify/scguest.o sbx-verify/scports.o sbx-verify/scremove.o \
 	sbx-verify/scstamp.o sbx-verify/scwords.o sbx-verify/selfcheck.o: sbx-verify/selfcheck.h

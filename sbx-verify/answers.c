@@ -66,6 +66,25 @@ answers_has(const struct audit *a, const char *key, const char *value)
 	return 0;
 }
 
+/* The next value of KEY after *pos (NULL: the first), into buf; 0 at the end. */
+int
+answers_next(const struct audit *a, const char *key, const char **pos,
+    char *buf, size_t size)
+{
+	const char *v;
+	size_t len;
+
+	do {
+		if (!scan(a, key, pos, &v, &len))
+			return 0;
+	} while (v == NULL);
+	if (len >= size)
+		len = size - 1;
+	memcpy(buf, v, len);
+	buf[len] = '\0';
+	return 1;
+}
+
 int
 answers_all(const struct audit *a, const char *key, char *buf, size_t size)
 {

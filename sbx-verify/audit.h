@@ -13,7 +13,7 @@
 
 struct result;			/* result.h */
 
-#define NCHECKS		10
+#define NCHECKS		12
 #define NMOUNTS		6	/* the canary and five host directories */
 
 struct audit {
@@ -59,6 +59,15 @@ void	 probe_cleanup(struct audit *);
 const char *answers_get(const struct audit *, const char *, char *, size_t);
 int	 answers_has(const struct audit *, const char *, const char *);
 int	 answers_all(const struct audit *, const char *, char *, size_t);
+int	 answers_next(const struct audit *, const char *, const char **, char *,
+	    size_t);
+
+/* chprobe.c: the script's lines for the SSH agent and the MCP gateway */
+void	 chprobe_script(const struct audit *, struct sbx_buf *);
+
+/* channels.c: their verdicts */
+void	 channels_ssh_agent(const struct audit *, struct result *);
+void	 channels_mcp_gateway(const struct audit *, struct result *);
 
 /* checks.c */
 void	 checks_run(const struct audit *, struct result *);

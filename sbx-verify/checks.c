@@ -299,6 +299,8 @@ static const struct check {
 	{ "port-binds", port_binds },
 	{ "workspace-ro", workspace_ro },
 	{ "teardown-armed", teardown_armed },
+	{ "ssh-agent", channels_ssh_agent },
+	{ "mcp-gateway", channels_mcp_gateway },
 };
 /* r[] is sized by NCHECKS: the table must fill it exactly */
 typedef char checks_fill_r[sizeof(checks) / sizeof(checks[0]) == NCHECKS ?

@@ -266,6 +266,7 @@ script(const struct audit *a, struct sbx_buf *b)
 		    "2>/dev/null; then rm -f \"$f\"; echo 'sbxv ro.writable'; "
 		    "else echo 'sbxv ro.denied'; fi\n");
 	}
+	chprobe_script(a, b);
 	add(b, "echo 'sbxv end %s'\n", a->nonce);
 }
 

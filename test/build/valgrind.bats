@@ -197,7 +197,7 @@ vg_clean() {
 	stub_sandbox pi-sbx-1-v
 	export SBX_STUB_EXEC_RUN=1 DOCKER_SANDBOX_ENV_ALLOWLIST=MY_TOKEN MY_TOKEN=t
 	run -1 vg sbx-verify -s pi-sbx-1-v
-	[ "${#lines[@]}" -eq 10 ]
+	[ "${#lines[@]}" -eq 12 ]
 	vg_clean 2
 	run -1 vg sbx-verify -j -s pi-sbx-1-v
 	run -1 vg sbx-verify -t -s pi-sbx-1-v

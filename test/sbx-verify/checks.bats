@@ -7,7 +7,7 @@
 load ../helpers/helper
 load ../helpers/sim-setup
 
-CHECKS="transport env-scrub env-forward daemon-pinning mounts contexts host-socket port-binds workspace-ro teardown-armed"
+CHECKS="transport env-scrub env-forward daemon-pinning mounts contexts host-socket port-binds workspace-ro teardown-armed ssh-agent mcp-gateway"
 
 setup() {
 	common_setup
@@ -100,7 +100,7 @@ arm_watch() {
 	stub_sandbox pi-sbx-1-v
 	export SBX_STUB_EXEC_RUN=1
 	run -1 --separate-stderr sbx-verify -s pi-sbx-1-v
-	[ "${#lines[@]}" -eq 10 ]
+	[ "${#lines[@]}" -eq 12 ]
 	[ "$(printf '%s\n' "${lines[@]}" | cut -d: -f1 | cut -d' ' -f2 | tr '\n' ' ')" = "$CHECKS " ]
 	[[ ${lines[0]} == "FAIL transport: the canary docker first on the host PATH ran: the probes reached a host docker binary" ]]
 	[[ $(line_of daemon-pinning) == "FAIL daemon-pinning: "* ]]
@@ -114,14 +114,14 @@ arm_watch() {
 	stub_sandbox pi-sbx-1-v
 	export SBX_STUB_EXEC_RUN=1
 	run -1 --separate-stderr sbx-verify -j -s pi-sbx-1-v
-	[ "${#lines[@]}" -eq 10 ]
+	[ "${#lines[@]}" -eq 12 ]
 	[[ ${lines[0]} == '{"check":"transport","result":"fail","evidence":"the canary docker first on the host PATH ran: the probes reached a host docker binary"}' ]]
 	[[ ${lines[8]} == '{"check":"workspace-ro","result":"skip","evidence":"read-write mode'* ]]
 	for l in "${lines[@]}"; do
 		[[ $l =~ ^\{\"check\":\"[a-z-]+\",\"result\":\"(pass|fail|skip)\",\"evidence\":\".+\"\}$ ]] || fail "$l"
 	done
 	run -1 --separate-stderr sbx-verify -t -s pi-sbx-1-v
-	[ "${lines[0]}" = "1..10" ]
+	[ "${lines[0]}" = "1..12" ]
 	[[ ${lines[1]} == "not ok 1 - transport: "* ]]
 	[[ ${lines[9]} == "ok 9 - workspace-ro # SKIP read-write mode"* ]]
 	[[ ${lines[10]} == "not ok 10 - teardown-armed: "* ]]
@@ -142,7 +142,7 @@ arm_watch() {
 		[[ $output == *'daemon socket visible inside: '*'/x\302\2332J\302\205\033[1A\rü\\\233K/docker.sock'* ]] ||
 		    fail "$f: $output"
 		# every check still has its line, the FAILs after it too
-		[ "$(printf '%s\n' "$output" | grep -cE '^(PASS|FAIL|SKIP|ok|not ok) ')" -eq 10 ]
+		[ "$(printf '%s\n' "$output" | grep -cE '^(PASS|FAIL|SKIP|ok|not ok) ')" -eq 12 ]
 	done
 	XDG_RUNTIME_DIR=$d run -1 --separate-stderr sbx-verify -j -s pi-sbx-1-v
 	[[ $output == *'x\u009b2J\u0085\u001b[1A\u000dü\\\ufffdK/docker.sock'* ]] || fail "$output"
@@ -167,6 +167,34 @@ arm_watch() {
 	[[ $(line_of teardown-armed) == "SKIP teardown-armed: teardown is off (DOCKER_SANDBOX_TEARDOWN=none, the default for a pinned sandbox)"* ]]
 }
 
+# A PATH of the system's commands but those named, then the programs'.
+without() {
+	local b f n
+	b=$BATS_TEST_TMPDIR/sys-$(printf '%s-' "$@")
+	mkdir -p "$b"
+	for f in /usr/local/bin/* /usr/bin/* /bin/*; do
+		n=${f##*/}
+		case " $* " in *" $n "*) continue ;; esac
+		[ -e "$b/$n" ] || ln -s "$f" "$b/$n"
+	done
+	echo "$TOP/sbx-verify:$TOP/sbx-run:$TOP/sbx-env:$TOP/test/tools:$b"
+}
+
+@test "the channels' probes: python3 serves where socat is missing; with neither, both FAIL as not probed, never PASS" {
+	stub_sandbox pi-sbx-1-v
+	export SBX_STUB_EXEC_RUN=1
+	PATH=$(without socat) run -1 sbx-verify -s pi-sbx-1-v
+	# the controls answered through python3 (the canary docker lists no
+	# image, so no container could run)
+	[[ $(line_of mcp-gateway) == "FAIL mcp-gateway: could not probe from a container: the sandbox daemon holds no image" ]]
+	l=$(line_of ssh-agent)
+	[[ $l == "PASS ssh-agent: "*"(the control, through python3)" ||
+	    ($l == "FAIL ssh-agent: "*" answered "* && $l != *control*) ]] || fail "$l"
+	PATH=$(without socat python3) run -1 sbx-verify -s pi-sbx-1-v
+	[[ $(line_of ssh-agent) == "FAIL ssh-agent: could not probe: neither socat nor python3 is in the sandbox" ]]
+	[[ $(line_of mcp-gateway) == "FAIL mcp-gateway: could not probe from the VM: neither socat nor python3 is in the sandbox" ]]
+}
+
 @test "a full stdout is an error" {
 	stub_sandbox pi-sbx-1-v
 	export SBX_STUB_EXEC_RUN=1
@@ -184,7 +212,7 @@ arm_watch() {
 	n=$(sim_calls)
 	run -0 --separate-stderr sbx-verify -s "$SIM_SB"
 	printf '%s\n' "$output" >&3
-	[ "${#lines[@]}" -eq 10 ]
+	[ "${#lines[@]}" -eq 12 ]
 	[ "$(printf '%s\n' "${lines[@]}" | cut -d' ' -f1 | sort -u)" = PASS ]
 	[ "$(printf '%s\n' "${lines[@]}" | cut -d: -f1 | cut -d' ' -f2 | tr '\n' ' ')" = "$CHECKS " ]
 	[[ $(line_of port-binds) == *"[::1]:18611->80/tcp"* ]]
@@ -201,7 +229,7 @@ arm_watch() {
 	arm_watch
 	run -0 sbx-verify -s "$SIM_SB"
 	[[ $(line_of workspace-ro) == "SKIP workspace-ro: read-write mode (NAME.created says mode=rw): the project is meant to be writable" ]]
-	[ "$(printf '%s\n' "${lines[@]}" | grep -c '^PASS ')" -eq 9 ]
+	[ "$(printf '%s\n' "${lines[@]}" | grep -c '^PASS ')" -eq 11 ]
 }
 
 @test "sim: a poisoned caller (DOCKER_HOST, DOCKER_CONTEXT, a docker first on PATH) does not change the answer" {
@@ -326,4 +354,76 @@ leak_fails() {
 	run sbx-verify -s "$SIM_SB"
 	expect_fail teardown-armed
 	[ "$(printf '%s\n' "${lines[@]}" | grep -c '^FAIL ')" -eq 1 ]
+}
+
+# An ssh-agent holding one key, listening at $1 on the host; its pid goes
+# to the test's list, ended at teardown.
+host_agent() {
+	local key=$BATS_TEST_TMPDIR/key out
+	mkdir -p "${1%/*}"
+	ssh-keygen -q -t ed25519 -N '' -C sbx-verify-test -f "$key" ||
+	    fail "ssh-keygen"
+	out=$(ssh-agent -a "$1" -s) || fail "ssh-agent"
+	AGENT_PID=$(printf '%s\n' "$out" | sed -n 's/^SSH_AGENT_PID=\([0-9]*\);.*/\1/p')
+	echo "$AGENT_PID" >>"$BATS_TEST_TMPDIR/pids"
+	SSH_AUTH_SOCK=$1 ssh-add -q "$key" 2>/dev/null || fail "ssh-add"
+}
+
+@test "sim fault: sbx's SSH agent forwarding (a host agent bound in, SSH_AUTH_SOCK set) -> ssh-agent FAIL" {
+	sim_sandbox v1
+	arm_watch
+	host_agent "$SBX_SIM_ROOT/host/ssh-agent.sock"
+	SBX_SIM_LEAK=ssh-agent run sbx-verify -s "$SIM_SB"
+	expect_fail ssh-agent
+	[[ $(line_of ssh-agent) == "FAIL ssh-agent: /run/ssh-agent.sock answered SSH2_AGENT_IDENTITIES_ANSWER with 1 key; set inside: SSH_AUTH_SOCK=/run/ssh-agent.sock" ]]
+	[ "$(printf '%s\n' "${lines[@]}" | grep -c '^FAIL ')" -eq 1 ]
+	# the variable alone, its agent gone, still fails
+	kill "$AGENT_PID"
+	SBX_SIM_LEAK=ssh-agent run sbx-verify -s "$SIM_SB"
+	expect_fail ssh-agent
+	[[ $(line_of ssh-agent) == "FAIL ssh-agent: set inside: SSH_AUTH_SOCK=/run/ssh-agent.sock (no agent answered)" ]]
+	rm -f "$SBX_SIM_ROOT/host/ssh-agent.sock"
+}
+
+@test "sim: an agent's socket inside that no variable names is found -> ssh-agent FAIL; faithful, it PASSes with its control" {
+	sim_sandbox v1
+	arm_watch
+	run -0 sbx-verify -s "$SIM_SB"
+	[[ $(line_of ssh-agent) =~ ^PASS\ ssh-agent:\ no\ SSH_AUTH_SOCK\ inside.*an\ agent\ planted\ at\ /tmp/sbx-verify\.[^/]+/agent\.[0-9a-f]{16}\ answered\ \(the\ control,\ through\ socat\)$ ]] ||
+	    fail "$(line_of ssh-agent)"
+	run -0 sbx-run -s "$SIM_SB" -x sh -c 'mkdir -p /tmp/agentdir && ssh-agent -a /tmp/agentdir/a.sock -s'
+	pid=$(printf '%s\n' "$output" | sed -n 's/^SSH_AGENT_PID=\([0-9]*\);.*/\1/p')
+	[ -n "$pid" ] || fail "$output"
+	echo "$pid" >>"$BATS_TEST_TMPDIR/pids"
+	run sbx-verify -s "$SIM_SB"
+	kill "$pid"
+	sbx-run -s "$SIM_SB" -x rm -rf /tmp/agentdir
+	expect_fail ssh-agent
+	[[ $(line_of ssh-agent) == "FAIL ssh-agent: /tmp/agentdir/a.sock answered SSH2_AGENT_IDENTITIES_ANSWER with 0 keys" ]]
+}
+
+@test "sim fault: an MCP gateway reachable inside (MCP_GATEWAY_URL) -> mcp-gateway FAIL, from the VM and from a container" {
+	leak_fails mcp-gateway mcp-gateway
+	# (by the gateway's name too, where the VM resolves it)
+	[[ $(line_of mcp-gateway) == "FAIL mcp-gateway: "*"10.254.0.1:8811 from the VM answered MCP initialize (HTTP 200)"* ]]
+	[[ $(line_of mcp-gateway) == *"10.254.0.1:8811 from a container answered MCP initialize (HTTP 200)"* ]]
+	[ "$(printf '%s\n' "${lines[@]}" | grep -c '^FAIL ')" -eq 1 ]
+	# faithful again: the endpoint went with the exec
+	run -0 sbx-verify -s "$SIM_SB"
+	[[ $(line_of mcp-gateway) =~ ^PASS\ mcp-gateway:\ no\ MCP\ gateway\ answered:\ from\ the\ VM\ .*\([0-9]+\ unreachable[^\)]*\)\;\ from\ a\ container\ of\ busybox:local\ through\ nc,\ .*an\ endpoint\ planted\ at\ 127\.0\.0\.1:[0-9]+\ answered\ MCP\ initialize\ \(the\ control,\ through\ socat\)$ ]] ||
+	    fail "$(line_of mcp-gateway)"
+}
+
+@test "sim: the newest image has no shell: the container probe runs in the next one" {
+	sim_sandbox v1
+	arm_watch
+	run -0 sbx-run -s "$SIM_SB" -x sh -c 'mkdir -p /tmp/ns && echo x >/tmp/ns/f &&
+	    printf "FROM scratch\nCOPY f /f\n" >/tmp/ns/Dockerfile &&
+	    docker -H unix:///var/run/docker.sock build -q -t sbxv-noshell:1 /tmp/ns &&
+	    rm -rf /tmp/ns'
+	run sbx-verify -s "$SIM_SB"
+	sbx-run -s "$SIM_SB" rmi sbxv-noshell:1 >/dev/null
+	[ "$status" -eq 0 ] || fail "$output"
+	[[ $(line_of mcp-gateway) == "PASS mcp-gateway: "*"; from a container of busybox:local through nc, "* ]] ||
+	    fail "$(line_of mcp-gateway)"
 }

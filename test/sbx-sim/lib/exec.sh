@@ -56,6 +56,15 @@ internal_inside() {
 		mnt --bind "$ROOT/host/docker.sock" "$r/run/docker.sock.host"
 		;;
 	esac
+	# sbx's forwarded agent: a socket at the path SSH_AUTH_SOCK names
+	case ",$leaks," in
+	*,ssh-agent,*)
+		if [ -S "$ROOT/host/ssh-agent.sock" ]; then
+			: >"$r/run/ssh-agent.sock"
+			mnt --bind "$ROOT/host/ssh-agent.sock" "$r/run/ssh-agent.sock"
+		fi
+		;;
+	esac
 	case ",$leaks," in
 	*,unpinned,*)
 		mkdir -p "$r/run/sbxsim"
@@ -254,6 +263,12 @@ cmd_exec() {
 			nameval+=("$v=${!v}")
 		fi
 	done
+	# the host channels' leaks: the variables sbx sets inside
+	leak ssh-agent && nameval+=("SSH_AUTH_SOCK=/run/ssh-agent.sock")
+	if leak mcp-gateway; then
+		nameval+=("MCP_GATEWAY_URL=http://$LEAK_GW_ADDR:$LEAK_MCP_PORT/mcp")
+		mcp_gateway_up "$d"
+	fi
 	local rc
 	if ((inter)); then
 		run_inside "$d" "$id" "$name" "$workdir" "$user" "$detach" "$callerhome" "$leaks" "$@"
@@ -261,6 +276,7 @@ cmd_exec() {
 		run_inside "$d" "$id" "$name" "$workdir" "$user" "$detach" "$callerhome" "$leaks" "$@" </dev/null
 	fi
 	rc=$?
+	mcp_gateway_down
 	mark_used "$d"
 	rm -f "$d/active/$$"
 	return "$rc"

@@ -211,3 +211,38 @@ leak() {	# leak mode: is it in SBX_SIM_LEAK?
 	esac
 	return 1
 }
+
+# The mcp-gateway leak (README.md, "Leak modes"): an MCP endpoint of the
+# host's, reachable for one exec at the gateway's address in the
+# sandbox's network namespace, which the VM and its containers route to.
+LEAK_GW_ADDR=10.254.0.1
+LEAK_MCP_PORT=8811
+MCP_LEAK_PID=
+
+mcp_gateway_up() {	# mcp_gateway_up dir
+	local ns i
+	ns=$(netns_of "${1##*/}")
+	ip -n "$ns" -4 addr show dev lo 2>/dev/null | grep -q " $LEAK_GW_ADDR/" ||
+	    ip -n "$ns" addr add "$LEAK_GW_ADDR/32" dev lo
+	(
+		close_fds
+		exec -a "sbxsim-$TAG-mcp-gateway" nsenter --net="/run/netns/$ns" \
+		    socat "TCP4-LISTEN:$LEAK_MCP_PORT,bind=$LEAK_GW_ADDR,fork,reuseaddr" \
+		    "EXEC:$SIMDIR/mcp-gateway"
+	) </dev/null >/dev/null 2>&1 &
+	MCP_LEAK_PID=$!
+	for i in $(seq 40); do
+		ip netns exec "$ns" ss -Hltn 2>/dev/null |
+		    grep -q " $LEAK_GW_ADDR:$LEAK_MCP_PORT " && return 0
+		sleep 0.05
+	done
+	return 0
+}
+
+mcp_gateway_down() {
+	[ -n "$MCP_LEAK_PID" ] || return 0
+	kill "$MCP_LEAK_PID" 2>/dev/null
+	wait "$MCP_LEAK_PID" 2>/dev/null
+	MCP_LEAK_PID=
+	return 0
+}
