@@ -261,7 +261,7 @@ int
 sbx_says_nomatch(const char *err)
 {
 	static const char *const says[] = {
-		"rules match", "rule matches", "no matching", "no such rule",
+		"rules match ", "no rule matches", "no matching", "no such rule",
 		"no rules found", "no rule found"
 	};
 	size_t i;

@@ -518,3 +518,19 @@ HINTS=('' '  try: sbx ls\n' '\nTo create one:\n  sbx create AGENT WORKSPACE\n' '
 	[ "$(exec_calls)" = "exec ask " ] || fail "$(exec_calls)"
 	[[ $stderr == "ERROR: daemon exited unexpectedly"* ]] || fail "$stderr"
 }
+
+@test "policy class: nothing to remove and no rule matched, in any case and prefix; the near misses are no" {
+	for p in "${PREFIXES[@]}"; do
+		[ "$(says "${p}no network rules match resource=web.test in sandbox:x\n" nomatch)" = yes ] || fail "$p"
+		[ "$(says "${p}No Matching Rule for web.test\n" nomatch)" = yes ] || fail "$p"
+		[ "$(says "${p}no such rule: r-12\n" nomatch)" = yes ] || fail "$p"
+		[ "$(says "${p}no applicable policies for op=(action:net:connect:tcp, resource=net:domain:a:443)\n" norule)" = yes ] || fail "$p"
+		[ "$(says "${p}No matching allow rule (default deny)\n" norule)" = yes ] || fail "$p"
+	done
+	for t in 'policy removed: r-1 (web.test)' 'error: permission denied' 'sandbox rules matched' ''; do
+		[ "$(says "$t" nomatch)" = no ] || fail "$t"
+	done
+	for t in 'deny rule r-1' 'denied by network policy' ''; do
+		[ "$(says "$t" norule)" = no ] || fail "$t"
+	done
+}

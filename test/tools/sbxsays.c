@@ -2,7 +2,7 @@
  * sbxsays: how sbxsays.c reads the text on standard input (all of it,
  * NULs included), one answer per run.  "sbxsays WHAT [ARG]" prints one
  * word: for notfound, restart, race, exists, verb ARG, flag ARG, notice
- * "yes" or "no"; for the exec readers notfound-line NAME, restart-line,
+ * norule, nomatch "yes" or "no"; for the exec readers notfound-line NAME, restart-line,
  * race-line "no", "prefix" or "line".  With "-p" before WHAT, the exec
  * readers print one word per byte of input instead: the answer for each
  * prefix of the text, the empty one first.
@@ -74,6 +74,10 @@ main(int argc, char *argv[])
 		yes = sbx_says_unknown_flag(b.data, arg);
 	else if (strcmp(what, "notice") == 0)
 		yes = sbx_says_notice(b.data, b.len);
+	else if (strcmp(what, "norule") == 0)
+		yes = sbx_says_norule(b.data);
+	else if (strcmp(what, "nomatch") == 0)
+		yes = sbx_says_nomatch(b.data);
 	else
 		yes = -1;
 	sbx_io_buf_free(&b);	/* a leak would be a sanitizer's report */
