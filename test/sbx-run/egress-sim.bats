@@ -129,6 +129,10 @@ inside() {	# inside NAME URL
 	[[ $stderr != *other.test* ]] || fail "$stderr"
 	run -0 sbx-run -J 1 -s eg-c
 	[ "$(tail -n1 <<<"$output" | json_get 'd["blocked"]')" = '["a.web.test:80"]' ]
+	# a pull: the sandbox's daemon goes through the same proxy
+	sleep 1.1
+	run -1 --separate-stderr sbx-run -s eg-c pull other.test/img:1
+	[[ $stderr == *"sbx-run: sandbox eg-c: sbx blocked other.test:"*": no rule allows it"* ]] || fail "$stderr"
 }
 
 @test "the log's other envelope reads the same; one nobody knows costs one warning and never the status" {
@@ -264,6 +268,10 @@ inside() {	# inside NAME URL
 	"$SIM" policy rm network -g --resource registry.test -f
 	export DOCKER_SANDBOX_EGRESS_ALLOW="registry.test" DOCKER_SANDBOX_REGISTRY_AUTH="registry.test=puller@file:$REG_DIR/pass"
 	run -0 --separate-stderr sbx-run -s eg-j pull registry.test/priv/data:1
+	# an allowed pull costs its one exec, no more
+	n=$(sim_ncalls)
+	run -0 --separate-stderr sbx-run -s eg-j pull registry.test/priv/data:1
+	[ "$(policy_after "$n")" = "exec " ]
 	run -0 --separate-stderr sbx-run -s eg-j run -d --name c1 registry.test/priv/data:1 sleep 300
 	run -0 --separate-stderr "$SIM" exec -i eg-j sh -c '
 	    cat >/root/n
