@@ -4,13 +4,9 @@
  * rule sbx dropped can be put back and nothing of the session's outlives
  * it.  Written whole under the sandbox's provisioning lock.
  */
-#include <sys/stat.h>
-
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "sbx.h"
 #include "sbxmarker.h"
@@ -21,32 +17,17 @@
 
 static const char *const kinds[] = { "", "allow", "deny", "registry" };
 
+/* One line's rule into l, once. */
 static int
 record_add(struct sbx_rules *l, int kind, const char *res, size_t len)
 {
-	struct sbx_rule *r;
 	size_t i;
 
-	if (len == 0 || len >= sizeof(r->res))
-		return 0;
 	for (i = 0; i < l->n; i++)
 		if (l->v[i].decision == kind && strlen(l->v[i].res) == len &&
 		    memcmp(l->v[i].res, res, len) == 0)
 			return 0;
-	if (l->n == l->cap) {
-		/* RECORD_MAX bounds the count: no overflow */
-		if ((r = realloc(l->v, (l->cap ? l->cap * 2 : 16) *
-		    sizeof(*r))) == NULL)
-			return -1;
-		l->v = r;
-		l->cap = l->cap ? l->cap * 2 : 16;
-	}
-	r = &l->v[l->n++];
-	r->decision = kind;
-	r->active = 1;
-	memcpy(r->res, res, len);
-	r->res[len] = '\0';
-	return 0;
+	return sbx_policyls_add(l, kind, 1, res, len);
 }
 
 static int
@@ -76,54 +57,27 @@ record_parse(struct sbx_rules *l, const char *b, size_t n)
 int
 sbx_egressrec_read(int dfd, const char *name, struct sbx_rules *l)
 {
-	char file[SBX_MARKER_MAX], *b = NULL;
-	struct stat st;
-	ssize_t r;
-	size_t got = 0;
-	int fd, e;
+	char file[SBX_MARKER_MAX], *b;
+	int n, e;
 
 	memset(l, 0, sizeof(*l));
-	if (sbx_marker_path(file, sizeof(file), name, SBX_M_EGRESS) == -1)
+	if (sbx_marker_path(file, sizeof(file), name, SBX_M_EGRESS) == -1 ||
+	    (b = malloc(RECORD_MAX + 1)) == NULL)
 		return -1;
-	if ((fd = openat(dfd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-	    O_CLOEXEC)) == -1)
-		return errno == ENOENT ? 0 : -1;
-	if (fstat(fd, &st) == -1)
-		goto bad;
-	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
-		errno = EINVAL;
-		goto bad;
+	if ((n = sbx_state_readmax(dfd, file, b, RECORD_MAX + 1)) == -1) {
+		e = errno;
+		free(b);
+		return e == ENOENT ? 0 : (errno = e, -1);
 	}
-	if (st.st_size > RECORD_MAX) {
-		errno = EFBIG;
-		goto bad;
+	if (record_parse(l, b, (size_t)n) == -1) {
+		e = errno;
+		free(b);
+		sbx_policyls_free(l);
+		errno = e;
+		return -1;
 	}
-	if ((b = malloc(RECORD_MAX)) == NULL)
-		goto bad;
-	while (got < RECORD_MAX) {
-		if ((r = read(fd, b + got, RECORD_MAX - got)) == -1) {
-			if (errno == EINTR)
-				continue;
-			goto bad;
-		}
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	close(fd);
-	fd = -1;
-	if (record_parse(l, b, got) == -1)
-		goto bad;
 	free(b);
 	return 0;
-bad:
-	e = errno;
-	if (fd != -1)
-		close(fd);
-	free(b);
-	sbx_policyls_free(l);
-	errno = e;
-	return -1;
 }
 
 /* kind's items added to NAME.egress (those not in it yet); -1 (errno). */

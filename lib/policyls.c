@@ -49,9 +49,10 @@ applies(const struct sbx_json *o, const char *name)
 	return 0;
 }
 
-static int
-add(struct sbx_rules *l, int decision, int active, const char *res,
-    size_t len)
+/* One rule into l, its blanks trimmed; 0 (an empty or long one left out), -1. */
+int
+sbx_policyls_add(struct sbx_rules *l, int decision, int active,
+    const char *res, size_t len)
 {
 	struct sbx_rule *r;
 
@@ -95,7 +96,8 @@ resources(struct sbx_rules *l, const struct sbx_json *o, int d, int active)
 	if (v->type == SBX_JARR) {
 		for (e = v->child; e != NULL; e = e->next)
 			if (e->type == SBX_JSTR &&
-			    add(l, d, active, e->str, e->len) == -1)
+			    sbx_policyls_add(l, d, active, e->str, e->len) ==
+			    -1)
 				return -1;
 		return 0;
 	}
@@ -103,8 +105,8 @@ resources(struct sbx_rules *l, const struct sbx_json *o, int d, int active)
 		return 0;
 	for (s = v->str; ; s = c + 1) {
 		c = strchr(s, ',');
-		if (add(l, d, active, s, c != NULL ? (size_t)(c - s) :
-		    strlen(s)) == -1)
+		if (sbx_policyls_add(l, d, active, s, c != NULL ?
+		    (size_t)(c - s) : strlen(s)) == -1)
 			return -1;
 		if (c == NULL)
 			return 0;

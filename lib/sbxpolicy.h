@@ -57,6 +57,7 @@ struct sbx_rules {
 int	 sbx_policyls_parse(const char *, size_t, const char *,
 	    struct sbx_rules *, const char **);
 int	 sbx_policyls_has(const struct sbx_rules *, int, const char *);
+int	 sbx_policyls_add(struct sbx_rules *, int, int, const char *, size_t);
 void	 sbx_policyls_free(struct sbx_rules *);
 
 /* egressrec.c: NAME.egress, what the session asked of sbx */

@@ -17,6 +17,7 @@ int	 sbx_xstatedir_path(char *, size_t);
 int	 sbx_xstatedir_open(char *, size_t);
 int	 sbx_state_write(int, const char *, const char *);
 int	 sbx_state_read(int, const char *, char *, size_t);
+int	 sbx_state_readmax(int, const char *, char *, size_t);
 int	 sbx_state_remove(int, const char *);
 int	 sbx_state_rmtree(int, const char *);
 const char *sbx_state_field(const char *, const char *, char *, size_t);

@@ -58,6 +58,14 @@ sbx_state_write(int dfd, const char *file, const char *content)
 int
 sbx_state_read(int dfd, const char *file, char *buf, size_t size)
 {
+	return sbx_state_readmax(dfd, file, buf, size < MARKER_MAX + 1 ?
+	    size : MARKER_MAX + 1);
+}
+
+/* The same, bounded by size alone (a record larger than a marker). */
+int
+sbx_state_readmax(int dfd, const char *file, char *buf, size_t size)
+{
 	struct stat st;
 	size_t got = 0;
 	ssize_t r;
@@ -72,7 +80,7 @@ sbx_state_read(int dfd, const char *file, char *buf, size_t size)
 		errno = EINVAL;
 		goto bad;
 	}
-	if (st.st_size >= (off_t)size || st.st_size > MARKER_MAX) {
+	if (st.st_size >= (off_t)size) {
 		errno = EFBIG;
 		goto bad;
 	}

@@ -235,3 +235,48 @@ reg_stop() {	# end every process started here, by pid
 	done
 	REG_PIDS=()
 }
+
+# web_start DIR: a web server on the host's loopback serving DIR (an
+# index.html saying hello-web), its port in WEB, its pid in
+# $BATS_FILE_TMPDIR/web.pid (web_stop ends it)
+web_start() {
+	mkdir -p "$1"
+	echo hello-web >"$1/index.html"
+	sim_free_port
+	export WEB=$SIM_PORT
+	(
+		cd "$1" || exit 1
+		exec setsid /usr/bin/python3 -m http.server "$WEB" --bind 127.0.0.1
+	) </dev/null >"$BATS_FILE_TMPDIR/web.log" 2>&1 3>&- &
+	echo "$!" >"$BATS_FILE_TMPDIR/web.pid"
+	reg_wait_http "http://127.0.0.1:$WEB/" >&2
+}
+
+# reg_private: a registry "priv" that wants the login puller with a random
+# password, kept only in files and pipes: $REG_DIR/pass (mode 0600, one
+# line), and $REG_DIR/needles, what a sandbox must never show (the
+# password and the header value that carries it); its port in REGPORT,
+# reached as registry.test through SBX_SIM_HOSTS
+reg_private() {
+	(umask 077 && od -An -N12 -tx1 /dev/urandom | tr -d ' \n' |
+	    sed 's/^/pw-/' >"$REG_DIR/pass" && echo >>"$REG_DIR/pass")
+	reg_htpasswd puller "$REG_DIR/pass" "$REG_DIR/htpasswd"
+	{
+		head -n1 "$REG_DIR/pass"
+		printf 'puller:%s' "$(head -n1 "$REG_DIR/pass")" | base64 -w0
+		echo
+	} >"$REG_DIR/needles"
+	REGPORT=$(reg_free_port)
+	export REGPORT
+	REG_HTPASSWD="$REG_DIR/htpasswd" reg_start priv "$REGPORT" 3>&-
+	printf '%s\n' "${REG_PIDS[@]}" >"$BATS_FILE_TMPDIR/reg.pids"
+	reg_named registry.test "$REGPORT"
+}
+
+# web_stop: the web server and the registries of web_start and reg_private
+web_stop() {
+	local p
+	for p in $(cat "$BATS_FILE_TMPDIR/web.pid" "$BATS_FILE_TMPDIR/reg.pids" 2>/dev/null); do
+		kill "$p" 2>/dev/null
+	done
+}

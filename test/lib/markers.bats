@@ -60,9 +60,10 @@ left_of() {
 	[ -z "$(table | cut -d' ' -f1 | sort | uniq -d)" ]
 	# what each one is, as before the table: sbx-gc sweeps a name by the
 	# first four only; the scratch dir, the lock and the ports record
-	# alone are no proof
+	# alone are no proof, nor the network rules a user may record for a
+	# sandbox of their own
 	[ "$(table | sort | tr '\n' ' ')" = "created SBX_MF_OURS \
-failed SBX_MF_OURS imgnote 0 journal SBX_MF_OURS lock SBX_MF_LOCK \
+egress 0 failed SBX_MF_OURS imgnote 0 journal SBX_MF_OURS lock SBX_MF_LOCK \
 owner SBX_MF_OURS ports 0 prewarm 0 prime SBX_MF_DIR verify- SBX_MF_NONCE " ]
 	# by position nowhere: sbx-gc asks the table for what a suffix is
 	[ -z "$(grep -n 'suffixes\[\|i < [0-9]' "$TOP/sbx-gc/markers.c")" ]

@@ -19,38 +19,13 @@ setup_file() {
 	mkdir -p "$REG_DIR" "$BATS_FILE_TMPDIR/www"
 	[ -n "$SIM_MISSING" ] && return 0
 	[ -z "$(reg_missing)" ] || return 0
-	echo hello-web >"$BATS_FILE_TMPDIR/www/index.html"
-	sim_free_port
-	export WEB=$SIM_PORT
-	(
-		cd "$BATS_FILE_TMPDIR/www" || exit 1
-		exec setsid /usr/bin/python3 -m http.server "$WEB" --bind 127.0.0.1
-	) </dev/null >"$BATS_FILE_TMPDIR/web.log" 2>&1 3>&- &
-	echo "$!" >"$BATS_FILE_TMPDIR/web.pid"
-	reg_wait_http "http://127.0.0.1:$WEB/" >&2
-	# the credential: random, in a file of mode 0600, never in an argv
-	(umask 077 && od -An -N12 -tx1 /dev/urandom | tr -d ' \n' |
-	    sed 's/^/pw-/' >"$REG_DIR/pass")
-	reg_htpasswd puller "$REG_DIR/pass" "$REG_DIR/htpasswd"
-	{
-		cat "$REG_DIR/pass"
-		echo
-		printf 'puller:%s' "$(cat "$REG_DIR/pass")" | base64 -w0
-		echo
-	} >"$REG_DIR/needles"
-	REGPORT=$(reg_free_port)
-	export REGPORT
-	REG_HTPASSWD="$REG_DIR/htpasswd" reg_start priv "$REGPORT" 3>&-
-	printf '%s\n' "${REG_PIDS[@]}" >"$BATS_FILE_TMPDIR/reg.pids"
-	export SBX_SIM_HOSTS="web.test=127.0.0.1:$WEB,a.web.test=127.0.0.1:$WEB,b.a.web.test=127.0.0.1:$WEB,other.test=127.0.0.1:$WEB"
-	reg_named registry.test "$REGPORT"
+	web_start "$BATS_FILE_TMPDIR/www"
+	reg_private
+	export SBX_SIM_HOSTS="web.test=127.0.0.1:$WEB,a.web.test=127.0.0.1:$WEB,b.a.web.test=127.0.0.1:$WEB,other.test=127.0.0.1:$WEB,$SBX_SIM_HOSTS"
 }
 
 teardown_file() {
-	local p
-	for p in $(cat "$BATS_FILE_TMPDIR/web.pid" "$BATS_FILE_TMPDIR/reg.pids" 2>/dev/null); do
-		kill "$p" 2>/dev/null
-	done
+	web_stop
 	sim_teardown_file
 }
 

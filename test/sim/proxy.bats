@@ -25,31 +25,9 @@ setup_file() {
 	export SBX="$SIM"
 	mkdir -p "$WS" "$REG_DIR" "$BATS_FILE_TMPDIR/www"
 	[ -n "$SIM_MISSING" ] && return 0
-	echo hello-web >"$BATS_FILE_TMPDIR/www/index.html"
-	sim_free_port
-	export WEB=$SIM_PORT
-	(
-		cd "$BATS_FILE_TMPDIR/www" || exit 1
-		exec setsid /usr/bin/python3 -m http.server "$WEB" --bind 127.0.0.1
-	) </dev/null >"$BATS_FILE_TMPDIR/web.log" 2>&1 3>&- &
-	echo "$!" >"$BATS_FILE_TMPDIR/web.pid"
-	reg_wait_http "http://127.0.0.1:$WEB/" >&2
-	# the credential: a random password, only ever in files and pipes
-	od -An -N12 -tx1 /dev/urandom | tr -d ' \n' | sed 's/^/pw-/' >"$REG_DIR/pass"
-	echo >>"$REG_DIR/pass"
-	reg_htpasswd puller "$REG_DIR/pass" "$REG_DIR/htpasswd"
-	# what the sandbox must never show: the password and the header value
-	{
-		cat "$REG_DIR/pass"
-		printf 'puller:%s' "$(cat "$REG_DIR/pass")" | base64 -w0
-		echo
-	} >"$REG_DIR/needles"
-	REGPORT=$(reg_free_port)
-	export REGPORT
-	REG_HTPASSWD="$REG_DIR/htpasswd" reg_start priv "$REGPORT" 3>&-
-	printf '%s\n' "${REG_PIDS[@]}" >"$BATS_FILE_TMPDIR/reg.pids"
-	export SBX_SIM_HOSTS="web.test=127.0.0.1:$WEB,a.web.test=127.0.0.1:$WEB,b.a.web.test=127.0.0.1:$WEB"
-	reg_named registry.test "$REGPORT"
+	web_start "$BATS_FILE_TMPDIR/www"
+	reg_private
+	export SBX_SIM_HOSTS="web.test=127.0.0.1:$WEB,a.web.test=127.0.0.1:$WEB,b.a.web.test=127.0.0.1:$WEB,$SBX_SIM_HOSTS"
 	# the root's preset until the policy verbs write it: nothing passes
 	# that no rule allows
 	mkdir -p "$SBX_SIM_ROOT/policy"
@@ -58,10 +36,7 @@ setup_file() {
 }
 
 teardown_file() {
-	local p
-	for p in $(cat "$BATS_FILE_TMPDIR/web.pid" "$BATS_FILE_TMPDIR/reg.pids" 2>/dev/null); do
-		kill "$p" 2>/dev/null
-	done
+	web_stop
 	sim_teardown_file
 }
 
