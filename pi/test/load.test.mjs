@@ -155,7 +155,7 @@ test(`[${FLAVOUR}] /docker shows the sandbox, workspace, modes and tools`, async
 	assert.match(msg, /teardown at session end: remove/);
 	assert.match(msg, /workspace mount: read-write/);
 	assert.match(msg, /docker calls: 0 made through sbx-run\n/);
-	assert.match(msg, /tools \(20\): /);
+	assert.match(msg, /tools \(21\): /);
 	for (const name of Object.keys({ ...PRIOR, ...ADDED })) assert.ok(msg.includes(name), `lists ${name}`);
 });
 

@@ -208,7 +208,8 @@ status_of() {
 	SBX_SIM_FAIL=exec:1 run -1 --separate-stderr sbx-run -s e2e-a ps -q
 	# its words, in whatever case and prefix sbx gives them
 	[[ ${stderr,,} == *"failed to start sandbox: start runtime: request failed: 500 internal server error"* ]]
-	[ "$(verbs_after "$n")" = "exec " ]
+	# and, the call having failed, one look at what sbx blocked
+	[ "$(verbs_after "$n")" = "exec policy " ]
 	SBX_SIM_FAIL=exec:1 run -0 --separate-stderr sbx-run -s e2e-a ps -q
 }
 
@@ -226,8 +227,9 @@ status_of() {
 	run ! pgrep -f "^sbxsim-hang-$tag"
 	# the hung exec, which ignored SIGTERM and took the SIGKILL (its
 	# line written after its end, in either order), and the one that
-	# looked for its command inside: it never began there
-	[ "$(sim_calls_after "$n" | cut -d' ' -f2-4 | sort | tr '\n' ' ')" = "0 exec e2e-a 137 exec e2e-a " ]
+	# looked for its command inside: it never began there; then the one
+	# look at what sbx blocked
+	[ "$(sim_calls_after "$n" | cut -d' ' -f2-4 | sort | tr '\n' ' ')" = "0 exec e2e-a 0 policy log 137 exec e2e-a " ]
 	[[ $stderr == *"timed out after 1 s; nothing it started was found inside"* ]]
 }
 

@@ -187,9 +187,10 @@ lie() {
 		[ "$(sim_drop_own <<<"$stderr")" = "$(printf '%b' "$t" | sim_drop_own)" ] ||
 		    fail "words: $stderr"
 		v=$(verbs_after "$n")
-		# one call that tells the lie apart, never a create or a second run
+		# one call that tells the lie apart, never a create or a second
+		# run; then, the call having failed, one look at what sbx blocked
 		case $v in
-		"exec ls " | "exec version " | "exec exec ") ;;
+		"exec ls policy " | "exec version policy " | "exec exec policy ") ;;
 		*) fail "$t: $(sim_calls_after "$n")" ;;
 		esac
 	done
@@ -199,7 +200,7 @@ lie() {
 	n=$(sim_ncalls)
 	run -1 --separate-stderr lie say-m "ERROR: no sandbox named 'say-m'\n"
 	[ "$(wc -l <"$WS/ran-say-m")" -eq 1 ]
-	[ "$(verbs_after "$n")" = "exec create " ] || fail "$(sim_calls_after "$n")"
+	[ "$(verbs_after "$n")" = "exec create policy " ] || fail "$(sim_calls_after "$n")"
 	[ "$(sim_drop_own <<<"$stderr")" = "ERROR: no sandbox named 'say-m'" ] || fail "$stderr"
 	"$SIM" rm --force say-l
 	"$SIM" rm --force say-m
@@ -211,7 +212,7 @@ lie() {
 	    "building...\nerror: sandbox 'say-o' not found\n"; do
 		n=$(sim_ncalls)
 		run -1 --separate-stderr lie say-o "$t"
-		[ "$(verbs_after "$n")" = "exec " ] || fail "$t: $(sim_calls_after "$n")"
+		[ "$(verbs_after "$n")" = "exec policy " ] || fail "$t: $(sim_calls_after "$n")"
 		[ "$(sim_drop_own <<<"$stderr")" = "$(printf '%b' "$t" | sim_drop_own)" ] ||
 		    fail "$stderr"
 	done

@@ -89,8 +89,9 @@ ran() {
 	    'echo ran >>"$1"; printf "%s\n" "$2" >&2; exit 1' sh "$RAN" "$RESTART"
 	[ "$(ran)" -eq 1 ]
 	[ "$stderr" = "$RESTART" ] || fail "$stderr"
-	# the one extra call that told them apart
-	[ "$(cut -d' ' -f1 "$SBX_STUB_DIR/calls.log" | tr '\n' ' ')" = "exec version " ]
+	# the one extra call that told them apart, and the failed call's one
+	# look at what sbx blocked
+	[ "$(cut -d' ' -f1 "$SBX_STUB_DIR/calls.log" | tr '\n' ' ')" = "exec version policy " ]
 }
 
 @test "restart class: the watcher waits it out past five tries, then tears down once, no NAME.failed" {
@@ -207,7 +208,7 @@ exec_calls() {
 	[ "$(ran)" -eq 1 ]
 	[ "$stderr" = "$RACE_TEXT" ] || fail "$stderr"
 	# one query, which found its mark
-	[ "$(exec_calls)" = "exec ask " ] || fail "$(exec_calls)"
+	[ "$(exec_calls)" = "exec ask policy " ] || fail "$(exec_calls)"
 	# a query that says the command began, or cannot tell, or fails
 	for a in began unknown "" ; do
 		rm -rf "$SBX_STUB_DIR/calls" "$SBX_STUB_DIR/seq" "$SBX_STUB_DIR/rcused.ask"
@@ -230,7 +231,7 @@ exec_calls() {
 	[ "$(ran)" -eq 1 ]
 	[ "$stderr" = "building
 $RACE_TEXT" ] || fail "$stderr"
-	[ "$(exec_calls)" = "exec " ] || fail "$(exec_calls)"
+	[ "$(exec_calls)" = "exec policy " ] || fail "$(exec_calls)"
 	# the words go out as they come: the command still runs
 	sbx-run -x -s "$N" sh -c "printf 'another daemon\n' >&2; echo x >&2; sleep 30" \
 	    2>"$BATS_TEST_TMPDIR/err" &
@@ -249,7 +250,7 @@ $RACE_TEXT" ] || fail "$stderr"
 	echo 99 >"$SBX_STUB_DIR/race.exec"
 	run -1 --separate-stderr sbx-run -x -s "$N" true
 	[ "$stderr" = "$RACE_TEXT" ] || fail "$stderr"
-	[ "$(exec_calls)" = "exec ask exec ask exec ask exec ask exec " ] ||
+	[ "$(exec_calls)" = "exec ask exec ask exec ask exec ask exec policy " ] ||
 	    fail "$(exec_calls)"
 }
 
@@ -515,7 +516,7 @@ HINTS=('' '  try: sbx ls\n' '\nTo create one:\n  sbx create AGENT WORKSPACE\n' '
 	run -1 --separate-stderr sbx-run -x -s "$N" sh -c \
 	    "echo ran >>$RAN; printf 'ERROR: daemon exited unexpectedly\nERROR: another daemon is already running\n' >&2; exit 1"
 	[ "$(ran)" -eq 1 ]
-	[ "$(exec_calls)" = "exec ask " ] || fail "$(exec_calls)"
+	[ "$(exec_calls)" = "exec ask policy " ] || fail "$(exec_calls)"
 	[[ $stderr == "ERROR: daemon exited unexpectedly"* ]] || fail "$stderr"
 }
 

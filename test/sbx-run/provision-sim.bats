@@ -17,13 +17,13 @@ verbs_after() {
 	run -1 --separate-stderr sbx-run -s att-a -x sh -c "echo ran >>'$WS/ran-x'; echo \"$nf\" >&2; exit 1"
 	[ "$(sim_drop_own <<<"$stderr")" = "$nf" ]
 	[ "$(wc -l <"$WS/ran-x")" -eq 1 ]
-	[ "$(verbs_after "$n")" = "exec ls " ]
+	[ "$(verbs_after "$n")" = "exec ls policy " ]
 	n=$(sim_ncalls)
 	run -1 --separate-stderr sbx-run -s att-a run --rm -v "$WS:/w" busybox:local \
 	    sh -c "echo ran >>/w/ran-c; echo \"$nf\" >&2; exit 1"
 	[ "$(sim_drop_own <<<"$stderr")" = "$nf" ]
 	[ "$(wc -l <"$WS/ran-c")" -eq 1 ]
-	[ "$(verbs_after "$n")" = "exec ls " ]
+	[ "$(verbs_after "$n")" = "exec ls policy " ]
 }
 
 @test "sim retry class: in a sandbox made elsewhere (no marker), sbx create's refusal proves it exists" {
@@ -33,7 +33,7 @@ verbs_after() {
 	run -1 --separate-stderr sbx-run -s att-b -x sh -c "echo ran >>'$WS/ran-b'; echo \"$nf\" >&2; exit 1"
 	[ "$(sim_drop_own <<<"$stderr")" = "$nf" ]
 	[ "$(wc -l <"$WS/ran-b")" -eq 1 ]
-	[ "$(verbs_after "$n")" = "exec create " ] || fail "$(sim_calls_after "$n")"
+	[ "$(verbs_after "$n")" = "exec create policy " ] || fail "$(sim_calls_after "$n")"
 	[ ! -e "$SBX_STATE_DIR/att-b.created" ]
 }
 

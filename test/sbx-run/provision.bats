@@ -141,7 +141,7 @@ To create one:
 	run -1 --separate-stderr sbx-run -x -s "$N" sh -c "$(liar "$NF")"
 	[ "$(ran)" -eq 1 ]
 	[ "$stderr" = "$NF" ]
-	[ "$(cat "$SBX_STUB_DIR/calls.log" | cut -d' ' -f1 | tr '\n' ' ')" = "exec ls " ]
+	[ "$(cat "$SBX_STUB_DIR/calls.log" | cut -d' ' -f1 | tr '\n' ' ')" = "exec ls policy " ]
 	[ "$(cat "$SBX_STATE_DIR/$N.created")" = "$before" ]
 	# read-only mode: its scratch primary, in use, is left alone
 	rm -f "$RAN"
@@ -175,7 +175,7 @@ To create one:
 	run -1 --separate-stderr sbx-run -x -s "$N" sh -c "$(liar "$NF")"
 	[ "$(ran)" -eq 1 ]
 	[ "$stderr" = "$NF" ] || fail "$stderr"
-	[ "$(cut -d' ' -f1 "$SBX_STUB_DIR/calls.log" | tr '\n' ' ')" = "exec ls " ]
+	[ "$(cut -d' ' -f1 "$SBX_STUB_DIR/calls.log" | tr '\n' ' ')" = "exec ls policy " ]
 	# listed as none (null): it is gone, and made again
 	printf '{\n  "sandboxes": null\n}\n' >"$SBX_STUB_DIR/out.ls"
 	rm "$SBX_STUB_DIR/sandboxes/$N" "$RAN"
