@@ -9,6 +9,7 @@
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { findProgram, installHint, modeLines, PROGRAMS, refusal } from "./src/config.ts";
 import { Session } from "./src/session.ts";
+import { EX } from "./src/status.ts";
 import { registerContainerTools } from "./src/tools/containers.ts";
 import { registerEgressTool } from "./src/tools/egress.ts";
 import { readJournal, registerHistoryTool } from "./src/tools/history.ts";
@@ -82,7 +83,7 @@ async function ruleCommand(s: Session, words: string[], ctx: ExtensionContext): 
 	try {
 		const r = await s.ports([verb, ...hosts], { what: `sbx-ports ${verb}`, allowFail: true });
 		const said = r.stderr.trim();
-		if (r.code === 0) ctx.ui.notify(`docker sandbox: ${verb === "allow" ? "allowed" : "denied"} ${hosts.join(", ")} for sandbox ${s.sandbox()}${said ? `\n${said}` : ""}`, "info");
+		if (r.code === EX.OK) ctx.ui.notify(`docker sandbox: ${verb === "allow" ? "allowed" : "denied"} ${hosts.join(", ")} for sandbox ${s.sandbox()}${said ? `\n${said}` : ""}`, "info");
 		else ctx.ui.notify(`docker sandbox: sbx-ports ${verb} failed (exit ${r.code}): ${said || "no message"}`, "error");
 	} catch (e) {
 		ctx.ui.notify(`docker sandbox: ${(e as Error).message}`, "error");
