@@ -247,8 +247,10 @@ markerstat(const struct gc *g, const char *name, time_t since,
 			continue;
 		if (st.st_mtime >= since)
 			*fresh = 1;
-		/* a lock file or scratch dir alone is no sandbox's marker */
-		if (sbx_marker_flags(m) & SBX_MF_OURS)
+		/* a lock file or scratch dir alone is no sandbox's marker;
+		   the rules a record names are ours to remove, its sandbox
+		   gone */
+		if ((sbx_marker_flags(m) & SBX_MF_OURS) || m == SBX_M_EGRESS)
 			any = 1;
 	}
 	return any;

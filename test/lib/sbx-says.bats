@@ -219,7 +219,7 @@ exec_calls() {
 		[ -n "$a" ] || printf '1\n' >"$SBX_STUB_DIR/rc.ask"
 		run -1 --separate-stderr sbx-run -x -s "$N" true
 		[ "$stderr" = "$RACE_TEXT" ] || fail "$a: $stderr"
-		[ "$(exec_calls)" = "exec ask " ] || fail "$a: $(exec_calls)"
+		[ "$(exec_calls)" = "exec ask policy " ] || fail "$a: $(exec_calls)"
 	done
 }
 

@@ -274,7 +274,7 @@ inside() {	# inside NAME URL
 	run -0 --separate-stderr sbx-run -O 3 -s eg-k -x sh -c "echo '$msg' >&2" 3>"$BATS_TEST_TMPDIR/origin"
 	[[ $stderr != *"refused the certificate"* ]]
 	! grep -qx certificate "$BATS_TEST_TMPDIR/origin"
-	# only the last 4 KiB of the output are read
-	run -1 --separate-stderr sbx-run -s eg-k -x sh -c "echo '$msg' >&2; head -c 8192 /dev/zero | tr '\\0' x; exit 1"
+	# only the last 4 KiB of the output are read (one stream: in order)
+	run -1 --separate-stderr sbx-run -s eg-k -x sh -c "echo '$msg'; head -c 8192 /dev/zero | tr '\\0' x; exit 1"
 	[[ $stderr != *"refused the certificate"* ]]
 }
