@@ -36,7 +36,8 @@ VERIFYOBJ = sbx-verify/sbx-verify.o sbx-verify/result.o sbx-verify/probe.o \
 	sbx-verify/answers.o sbx-verify/checks.o sbx-verify/selfcheck.o \
 	sbx-verify/sc.o sbx-verify/scremove.o sbx-verify/scbasic.o \
 	sbx-verify/scguest.o sbx-verify/scports.o sbx-verify/scwords.o \
-	sbx-verify/scstamp.o sbx-verify/chprobe.o sbx-verify/channels.o
+	sbx-verify/scstamp.o sbx-verify/chprobe.o sbx-verify/channels.o \
+	sbx-verify/scpolicy.o sbx-verify/rules.o
 MAN1 = man/sbx-env.1 man/sbx-run.1 man/sbx-ports.1 man/sbx-verify.1
 MAN7 = man/sbx-tools.7
 MAN8 = man/sbx-gc.8 man/sbx-watch.8
@@ -86,12 +87,13 @@ lib/capture.o lib/conf.o lib/confparse.o lib/createargv.o lib/detach.o \
 	sbx-run/sbx-run.o sbx-run/warmstart.o sbx-run/workspace.o \
 	sbx-verify/answers.o sbx-verify/channels.o sbx-verify/checks.o \
 	sbx-verify/chprobe.o sbx-verify/probe.o sbx-verify/result.o \
-	sbx-verify/sbx-verify.o sbx-verify/sc.o sbx-verify/scbasic.o \
-	sbx-verify/scguest.o sbx-verify/scports.o sbx-verify/scremove.o \
-	sbx-verify/scstamp.o sbx-verify/scwords.o sbx-verify/selfcheck.o \
-	sbx-watch/imgsave.o sbx-watch/loop.o sbx-watch/now.o \
-	sbx-watch/pidwait.o sbx-watch/rules.o sbx-watch/sbx-watch.o \
-	sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbx.h
+	sbx-verify/rules.o sbx-verify/sbx-verify.o sbx-verify/sc.o \
+	sbx-verify/scbasic.o sbx-verify/scguest.o sbx-verify/scpolicy.o \
+	sbx-verify/scports.o sbx-verify/scremove.o sbx-verify/scstamp.o \
+	sbx-verify/scwords.o sbx-verify/selfcheck.o sbx-watch/imgsave.o \
+	sbx-watch/loop.o sbx-watch/now.o sbx-watch/pidwait.o \
+	sbx-watch/rules.o sbx-watch/sbx-watch.o sbx-watch/teardown.o \
+	sbx-watch/warmhold.o: lib/sbx.h
 lib/capture.o lib/detach.o lib/egressapply.o lib/guard.o lib/policycli.o \
 	lib/portcli.o lib/proc.o lib/sbxcall.o lib/sbxgone.o \
 	lib/selfpipe.o lib/spawn.o lib/stamp.o lib/stream.o \
@@ -102,12 +104,13 @@ lib/capture.o lib/detach.o lib/egressapply.o lib/guard.o lib/policycli.o \
 	sbx-run/imgload.o sbx-run/imgwrite.o sbx-run/journal.o \
 	sbx-run/orphan.o sbx-run/outward.o sbx-run/provision.o \
 	sbx-run/race.o sbx-run/sbx-run.o sbx-run/warmstart.o \
-	sbx-run/workspace.o sbx-verify/probe.o sbx-verify/sbx-verify.o \
-	sbx-verify/sc.o sbx-verify/scbasic.o sbx-verify/scguest.o \
-	sbx-verify/scports.o sbx-verify/scremove.o sbx-verify/scstamp.o \
-	sbx-verify/scwords.o sbx-verify/selfcheck.o sbx-watch/imgsave.o \
-	sbx-watch/loop.o sbx-watch/now.o sbx-watch/rules.o \
-	sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxchild.h
+	sbx-run/workspace.o sbx-verify/probe.o sbx-verify/rules.o \
+	sbx-verify/sbx-verify.o sbx-verify/sc.o sbx-verify/scbasic.o \
+	sbx-verify/scguest.o sbx-verify/scpolicy.o sbx-verify/scports.o \
+	sbx-verify/scremove.o sbx-verify/scstamp.o sbx-verify/scwords.o \
+	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
+	sbx-watch/now.o sbx-watch/rules.o sbx-watch/sbx-watch.o \
+	sbx-watch/teardown.o: lib/sbxchild.h
 lib/createargv.o lib/egressapply.o lib/holdargv.o lib/policycli.o \
 	lib/policylogreason.o lib/portcli.o lib/sbxcall.o lib/sbxcli.o \
 	lib/sbxgone.o lib/sbxls.o lib/sbxsays.o lib/sibling.o \
@@ -115,20 +118,23 @@ lib/createargv.o lib/egressapply.o lib/holdargv.o lib/policycli.o \
 	sbx-ports/dockerps.o sbx-ports/outbound.o sbx-ports/sbx-ports.o \
 	sbx-ports/sync.o sbx-run/exec.o sbx-run/orphan.o \
 	sbx-run/provision.o sbx-run/race.o sbx-run/sbx-run.o \
-	sbx-verify/sbx-verify.o sbx-verify/sc.o sbx-verify/scbasic.o \
-	sbx-verify/scguest.o sbx-verify/scports.o sbx-verify/scremove.o \
+	sbx-verify/rules.o sbx-verify/sbx-verify.o sbx-verify/sc.o \
+	sbx-verify/scbasic.o sbx-verify/scguest.o sbx-verify/scpolicy.o \
+	sbx-verify/scports.o sbx-verify/scremove.o \
 	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
 	sbx-watch/now.o sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxcli.h
 lib/conf.o lib/createargv.o lib/imgevict.o lib/statedir.o \
 	sbx-env/sbx-env.o sbx-gc/sbx-gc.o sbx-ports/sbx-ports.o \
 	sbx-run/imgload.o sbx-run/orphan.o sbx-run/outward.o \
 	sbx-run/provision.o sbx-run/sbx-run.o sbx-run/warmstart.o \
-	sbx-verify/checks.o sbx-verify/probe.o sbx-verify/sbx-verify.o \
-	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
-	sbx-watch/now.o sbx-watch/pidwait.o sbx-watch/rules.o \
-	sbx-watch/sbx-watch.o sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbxconf.h
+	sbx-verify/checks.o sbx-verify/probe.o sbx-verify/rules.o \
+	sbx-verify/sbx-verify.o sbx-verify/selfcheck.o \
+	sbx-watch/imgsave.o sbx-watch/loop.o sbx-watch/now.o \
+	sbx-watch/pidwait.o sbx-watch/rules.o sbx-watch/sbx-watch.o \
+	sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbxconf.h
 lib/conf.o lib/confparse.o lib/egress.o lib/egressrefuse.o lib/regauth.o \
-	sbx-ports/outbound.o sbx-ports/sbx-ports.o sbx-run/outward.o: lib/sbxegress.h
+	sbx-ports/outbound.o sbx-ports/sbx-ports.o sbx-run/outward.o \
+	sbx-verify/rules.o: lib/sbxegress.h
 lib/conf.o lib/confparse.o lib/env.o lib/sbxcli.o sbx-env/sbx-env.o \
 	sbx-gc/sbx-gc.o sbx-ports/sbx-ports.o sbx-run/sbx-run.o \
 	sbx-verify/sbx-verify.o sbx-verify/selfcheck.o \
@@ -145,31 +151,33 @@ lib/egressrec.o lib/marker.o lib/markerio.o sbx-gc/markers.o \
 	sbx-run/imgload.o sbx-run/journal.o sbx-run/orphan.o \
 	sbx-run/provision.o sbx-run/warmstart.o sbx-verify/answers.o \
 	sbx-verify/channels.o sbx-verify/checks.o sbx-verify/chprobe.o \
-	sbx-verify/probe.o sbx-verify/sbx-verify.o sbx-watch/imgsave.o \
-	sbx-watch/loop.o sbx-watch/now.o sbx-watch/sbx-watch.o \
-	sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbxmarker.h
+	sbx-verify/probe.o sbx-verify/rules.o sbx-verify/sbx-verify.o \
+	sbx-watch/imgsave.o sbx-watch/loop.o sbx-watch/now.o \
+	sbx-watch/sbx-watch.o sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbxmarker.h
 lib/conf.o lib/confparse.o lib/marker.o lib/name.o sbx-gc/markers.o \
 	sbx-gc/sbx-gc.o sbx-run/orphan.o sbx-run/sbx-run.o \
 	sbx-verify/selfcheck.o sbx-watch/sbx-watch.o: lib/sbxname.h
 lib/egressapply.o lib/egressrec.o lib/policycli.o lib/policylog.o \
 	lib/policylogcert.o lib/policylogreason.o lib/policyls.o \
 	sbx-gc/markers.o sbx-ports/outbound.o sbx-run/outward.o \
-	sbx-run/sbx-run.o sbx-watch/rules.o: lib/sbxpolicy.h
+	sbx-run/sbx-run.o sbx-verify/rules.o sbx-verify/scpolicy.o \
+	sbx-watch/rules.o: lib/sbxpolicy.h
 lib/portcli.o lib/portspec.o sbx-ports/bound.o sbx-ports/dockerps.o \
 	sbx-ports/hostport.o sbx-ports/outbound.o \
 	sbx-ports/portsmarker.o sbx-ports/sbx-ports.o sbx-ports/sync.o \
 	sbx-verify/answers.o sbx-verify/channels.o sbx-verify/checks.o \
-	sbx-verify/chprobe.o sbx-verify/probe.o sbx-verify/sbx-verify.o \
-	sbx-verify/sc.o sbx-verify/scbasic.o sbx-verify/scguest.o \
-	sbx-verify/scports.o sbx-verify/scremove.o sbx-verify/scstamp.o \
-	sbx-verify/scwords.o sbx-verify/selfcheck.o: lib/sbxports.h
+	sbx-verify/chprobe.o sbx-verify/probe.o sbx-verify/rules.o \
+	sbx-verify/sbx-verify.o sbx-verify/sc.o sbx-verify/scbasic.o \
+	sbx-verify/scguest.o sbx-verify/scpolicy.o sbx-verify/scports.o \
+	sbx-verify/scremove.o sbx-verify/scstamp.o sbx-verify/scwords.o \
+	sbx-verify/selfcheck.o: lib/sbxports.h
 lib/confparse.o lib/regauth.o sbx-run/outward.o: lib/sbxregauth.h
 lib/stamp.o sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o \
 	sbx-run/exec.o sbx-run/imgcheck.o sbx-run/imgjson.o \
 	sbx-run/imgload.o sbx-run/imgwrite.o sbx-run/journal.o \
 	sbx-run/orphan.o sbx-run/outward.o sbx-run/provision.o \
 	sbx-run/race.o sbx-run/sbx-run.o sbx-run/warmstart.o \
-	sbx-run/workspace.o sbx-verify/scstamp.o: lib/sbxstamp.h
+	sbx-run/workspace.o sbx-verify/scpolicy.o sbx-verify/scstamp.o: lib/sbxstamp.h
 lib/egressrec.o lib/imgcache.o lib/lock.o lib/marker.o lib/markerio.o \
 	lib/policycli.o lib/portcli.o lib/sbxcall.o lib/state.o \
 	lib/statedir.o lib/unplaced.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
@@ -194,15 +202,18 @@ sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o sbx-run/exec.o \
 	sbx-run/outward.o sbx-run/provision.o sbx-run/race.o \
 	sbx-run/sbx-run.o sbx-run/warmstart.o sbx-run/workspace.o: sbx-run/sbx-run.h
 sbx-verify/answers.o sbx-verify/channels.o sbx-verify/checks.o \
-	sbx-verify/chprobe.o sbx-verify/probe.o sbx-verify/sbx-verify.o: sbx-verify/audit.h
+	sbx-verify/chprobe.o sbx-verify/probe.o sbx-verify/rules.o \
+	sbx-verify/sbx-verify.o: sbx-verify/audit.h
 sbx-verify/answers.o sbx-verify/channels.o sbx-verify/checks.o \
 	sbx-verify/chprobe.o sbx-verify/probe.o sbx-verify/result.o \
-	sbx-verify/sbx-verify.o sbx-verify/sc.o sbx-verify/scbasic.o \
-	sbx-verify/scguest.o sbx-verify/scports.o sbx-verify/scremove.o \
-	sbx-verify/scstamp.o sbx-verify/scwords.o sbx-verify/selfcheck.o: sbx-verify/result.h
+	sbx-verify/rules.o sbx-verify/sbx-verify.o sbx-verify/sc.o \
+	sbx-verify/scbasic.o sbx-verify/scguest.o sbx-verify/scpolicy.o \
+	sbx-verify/scports.o sbx-verify/scremove.o sbx-verify/scstamp.o \
+	sbx-verify/scwords.o sbx-verify/selfcheck.o: sbx-verify/result.h
 sbx-verify/sbx-verify.o sbx-verify/sc.o sbx-verify/scbasic.o \
-	sbx-verify/scguest.o sbx-verify/scports.o sbx-verify/scremove.o \
-	sbx-verify/scstamp.o sbx-verify/scwords.o sbx-verify/selfcheck.o: sbx-verify/selfcheck.h
+	sbx-verify/scguest.o sbx-verify/scpolicy.o sbx-verify/scports.o \
+	sbx-verify/scremove.o sbx-verify/scstamp.o sbx-verify/scwords.o \
+	sbx-verify/selfcheck.o: sbx-verify/selfcheck.h
 sbx-watch/imgsave.o sbx-watch/loop.o sbx-watch/now.o sbx-watch/pidwait.o \
 	sbx-watch/rules.o sbx-watch/sbx-watch.o sbx-watch/teardown.o \
 	sbx-watch/warmhold.o: sbx-watch/sbx-watch.h

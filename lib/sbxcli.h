@@ -44,6 +44,7 @@ int	 sbx_says_race_line(const char *, size_t);
 int	 sbx_says_notice(const char *, size_t);
 int	 sbx_says_norule(const char *);
 int	 sbx_says_nomatch(const char *);
+int	 sbx_says_checked(const char *, const char *);
 void	 sbx_says_restart_exit(void) SBX_DEAD;
 /* What to do when sbx awaits its daemon restart: said here alone. */
 #define SBX_RESTART_FIX	"sbx was upgraded and its daemon must restart, " \

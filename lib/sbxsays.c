@@ -232,6 +232,54 @@ sbx_says_stopped(const char *err)
 	return err != NULL && strstr(err, "409 Conflict") != NULL;
 }
 
+/* Where w (lower case) starts a word of s[0..n), in any case, or -1. */
+static long
+says_word(const char *s, size_t n, const char *w)
+{
+	size_t at = 0;
+	long i;
+
+	while (at < n && (i = sbx_line_find(s + at, n - at, w)) != -1) {
+		at += (size_t)i;
+		if (at == 0 || !isalpha((unsigned char)s[at - 1]))
+			return (long)at;
+		at++;
+	}
+	return -1;
+}
+
+/*
+ * sbx's answer to `policy check network`: 1 allowed, 0 denied, -1 when
+ * it says neither, or both.  Its "Allowed:" or "Denied:" line, in any
+ * case after any prefix, on either stream; a line giving the reason is
+ * not the answer.  Never the exit status: the manual says a denial exits
+ * 1, and sbx was seen to exit 0.
+ */
+int
+sbx_says_checked(const char *out, const char *err)
+{
+	const char *t, *nl, *s[2] = { out, err };
+	long a, d, r, at;
+	size_t n;
+	int i, seen = 0;
+
+	for (i = 0; i < 2; i++)
+		for (t = s[i]; t != NULL && *t != '\0'; t = nl + 1) {
+			if ((nl = strchr(t, '\n')) == NULL)
+				nl = t + strlen(t);
+			n = (size_t)(nl - t);
+			a = says_word(t, n, "allowed:");
+			d = says_word(t, n, "denied:");
+			at = a == -1 || (d != -1 && d < a) ? d : a;
+			r = says_word(t, n, "reason");
+			if (at != -1 && (r == -1 || r > at))
+				seen |= at == a ? 1 : 2;
+			if (*nl == '\0')
+				break;
+		}
+	return seen == 1 ? 1 : seen == 2 ? 0 : -1;
+}
+
 /*
  * Does sbx's reason for a denial say that no rule matched?  The policy
  * engine's raw verdict, which 0.37's log gives as the rule ("no

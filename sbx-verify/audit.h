@@ -1,6 +1,7 @@
 /*
  * audit.h: what the files of the isolation audit share (probe.c runs the
- * script, answers.c reads what it said, checks.c judges).
+ * script, answers.c reads what it said, rules.c asks sbx about the
+ * session's rules, checks.c judges).
  */
 #ifndef AUDIT_H
 #define AUDIT_H
@@ -10,10 +11,9 @@
 #include "sbx.h"
 #include "sbxmarker.h"
 #include "sbxports.h"
+#include "result.h"
 
-struct result;			/* result.h */
-
-#define NCHECKS		12
+#define NCHECKS		13
 #define NMOUNTS		6	/* the canary and five host directories */
 
 struct audit {
@@ -48,6 +48,7 @@ struct audit {
 	struct sbx_ports ports;		/* sbx's listing */
 	int		 portsok;
 	char		 portserr[512];
+	struct result	 rules;		/* egress-rules, judged when asked */
 };
 
 /* probe.c */
@@ -68,6 +69,10 @@ void	 chprobe_script(const struct audit *, struct sbx_buf *);
 /* channels.c: their verdicts */
 void	 channels_ssh_agent(const struct audit *, struct result *);
 void	 channels_mcp_gateway(const struct audit *, struct result *);
+
+/* rules.c: the session's network rules, asked of sbx */
+void	 rules_ask(struct audit *, char **);
+void	 rules_judge(const struct audit *, struct result *);
 
 /* checks.c */
 void	 checks_run(const struct audit *, struct result *);

@@ -4,7 +4,6 @@
  * no MCP gateway reachable from the VM or from a container in it.
  */
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,26 +19,6 @@ struct side {
 	char	 tool[16];
 	char	 list[LIST_MAX];
 };
-
-static void append(char *, size_t, const char *, ...) PRINTFLIKE(3, 4);
-
-/* Append to the list in buf, after ", " when it is not empty. */
-static void
-append(char *buf, size_t size, const char *fmt, ...)
-{
-	size_t o = strlen(buf);
-	va_list ap;
-
-	if (o > 0 && o + 3 < size) {
-		memcpy(buf + o, ", ", 3);
-		o += 2;
-	}
-	if (o + 1 >= size)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + o, size - o, fmt, ap);
-	va_end(ap);
-}
 
 /* The next word of *s, cut at its space; *s is then NULL after the last. */
 static char *
@@ -77,11 +56,11 @@ channels_ssh_agent(const struct audit *a, struct result *r)
 		if (strcmp(type, "5") == 0 && strcmp(s, ctl) == 0)
 			ctlok = 1;
 		else if (strcmp(type, "12") == 0)
-			append(bad, sizeof(bad), "%s answered "
+			result_append(bad, sizeof(bad), "%s answered "
 			    "SSH2_AGENT_IDENTITIES_ANSWER with %s key%s", s,
 			    keys, strcmp(keys, "1") == 0 ? "" : "s");
 		else
-			append(bad, sizeof(bad), "%s answered "
+			result_append(bad, sizeof(bad), "%s answered "
 			    "SSH_AGENT_FAILURE", s);
 	}
 	if (answers_get(a, "tool", tool, sizeof(tool)) == NULL)
@@ -156,7 +135,7 @@ tally(const struct audit *a, struct side *sd, char *bad, size_t size)
 			continue;
 		t = &sd[strcmp(where, "vm") != 0];
 		t->n++;
-		append(t->list, sizeof(t->list), "%s", s);
+		result_append(t->list, sizeof(t->list), "%s", s);
 		if (strcmp(class, "none") == 0)
 			t->none++;
 		else if (strcmp(class, "refused") == 0)
@@ -164,8 +143,8 @@ tally(const struct audit *a, struct side *sd, char *bad, size_t size)
 		else if (strcmp(class, "gone") == 0)
 			t->gone++;
 		else
-			append(bad, size, "%s from %s %s%s%s%s", s, t == sd ?
-			    "the VM" : "a container", said(class),
+			result_append(bad, size, "%s from %s %s%s%s%s", s,
+			    t == sd ? "the VM" : "a container", said(class),
 			    strcmp(code, "-") != 0 ? " (HTTP " : "",
 			    strcmp(code, "-") != 0 ? code : "",
 			    strcmp(code, "-") != 0 ? ")" : "");
@@ -185,13 +164,13 @@ told(const struct side *t, char *out, size_t size)
 	}
 	more[0] = '\0';
 	if (t->none > 0)
-		append(more, sizeof(more), "%d unreachable", t->none);
+		result_append(more, sizeof(more), "%d unreachable", t->none);
 	if (t->refused > 0)
-		append(more, sizeof(more), "%d refused by the proxy",
+		result_append(more, sizeof(more), "%d refused by the proxy",
 		    t->refused);
 	if (t->gone > 0)
-		append(more, sizeof(more), "%d with nothing behind the proxy",
-		    t->gone);
+		result_append(more, sizeof(more), "%d with nothing behind "
+		    "the proxy", t->gone);
 	snprintf(out, size, "%s (%s)", t->list, more);
 }
 

@@ -301,6 +301,7 @@ static const struct check {
 	{ "teardown-armed", teardown_armed },
 	{ "ssh-agent", channels_ssh_agent },
 	{ "mcp-gateway", channels_mcp_gateway },
+	{ "egress-rules", rules_judge },
 };
 /* r[] is sized by NCHECKS: the table must fill it exactly */
 typedef char checks_fill_r[sizeof(checks) / sizeof(checks[0]) == NCHECKS ?

@@ -1,6 +1,7 @@
 /* result.c: a verdict's evidence in one line; the report as text, JSON, TAP. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "sbx.h"
 #include "sbxjson.h"
@@ -20,6 +21,24 @@ result_say(struct result *r, enum verdict v, const char *fmt, ...)
 
 	va_start(ap, fmt);
 	result_vsay(r, v, fmt, ap);
+	va_end(ap);
+}
+
+/* Append to the list in buf, after ", " when it is not empty. */
+void
+result_append(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t o = strlen(buf);
+	va_list ap;
+
+	if (o > 0 && o + 3 < size) {
+		memcpy(buf + o, ", ", 3);
+		o += 2;
+	}
+	if (o + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + o, size - o, fmt, ap);
 	va_end(ap);
 }
 

@@ -3,6 +3,7 @@
 #define RESULT_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 #if defined(__GNUC__) || defined(__clang__)
 #define PRINTFLIKE(f, a)	__attribute__((__format__(__printf__, f, a)))
@@ -22,6 +23,7 @@ void	 result_vsay(struct result *, enum verdict, const char *, va_list)
 	    PRINTFLIKE(3, 0);
 void	 result_say(struct result *, enum verdict, const char *, ...)
 	    PRINTFLIKE(3, 4);
+void	 result_append(char *, size_t, const char *, ...) PRINTFLIKE(3, 4);
 void	 result_report(const struct result *, int, int, int);
 
 #endif /* RESULT_H */

@@ -1,10 +1,10 @@
 /*
- * sbx-verify: a live isolation audit of the session's sandbox.  Every
- * check has a control that would make it fail if its guarantee did not
- * hold, and the whole audit costs at most three sbx invocations: the one
- * `sbx exec` that runs every in-sandbox probe (through sbx-run, the very
- * transport of the session), and the port listing (twice only the first
- * time a newer sbx port dialect is met).  It never creates a sandbox.
+ * sbx-verify: a live isolation audit of the session's sandbox; every
+ * check has a control that would fail it were its guarantee broken.  Its
+ * sbx calls: one `sbx exec` runs every in-sandbox probe (through sbx-run,
+ * the session's transport), the port listing (twice the first time a
+ * newer port dialect is met), a `policy check` per network rule of the
+ * session (16 at most, one more when --sandbox is refused).  No create.
  */
 #include <err.h>
 #include <errno.h>
@@ -133,6 +133,7 @@ audit(const struct call *c)
 		snprintf(a.portserr, sizeof(a.portserr), "%s%s%.300s", errstr,
 		    pc.err.len ? ": " : "", pc.err.len ? pc.err.data : "");
 	a.calls += pc.calls;
+	rules_ask(&a, env);
 
 	memset(r, 0, sizeof(r));
 	checks_run(&a, r);

@@ -250,6 +250,7 @@ sc_ports_stopped(struct sc *sc)
 			return 0;
 		}
 	}
+	sc->stopped = 1;
 	memset(&l, 0, sizeof(l));
 	if (plist(sc, &l, &woke, why, sizeof(why)) == -1) {
 		sc_say(sc, SC_STOPPED, FAIL, "the listing of the stopped "

@@ -35,15 +35,17 @@ extern char **environ;
 static const char *const names[SC_COUNT] = {
 	"version", "no-input", "missing", "ls-json", "create", "exists",
 	"exec", "guest-end", "port-dialect", "publish", "unpublish",
-	"idle-stop", "exec-holds", "stopped-ports", "restart", "remove"
+	"idle-stop", "exec-holds", "stopped-ports", "policy-rules",
+	"policy-stop", "policy-log", "registry-secret", "restart", "remove"
 };
 
 /* The checks in their order; each needs what those before it made. */
 static int (*const steps[])(struct sc *) = {
 	sc_basic_version, sc_words_noinput, sc_basic_missing, sc_basic_ls,
 	sc_basic_create, sc_basic_exists, sc_basic_exec, sc_stamp_guest,
-	sc_ports_dialect, sc_ports_publish, sc_guest_idle, sc_guest_hold,
-	sc_ports_stopped
+	sc_ports_dialect, sc_ports_publish, sc_policy_rules, sc_guest_idle,
+	sc_guest_hold, sc_ports_stopped, sc_policy_kept, sc_policy_log,
+	sc_policy_secret
 };
 #define NSTEPS	(sizeof(steps) / sizeof(steps[0]))
 
@@ -164,7 +166,7 @@ selfcheck(int jflag, int tflag, int fast)
 {
 	static struct sc sc;
 	struct sbx_envpolicy pol;
-	char why[96];
+	char why[96], left[1024];
 	size_t i, k;
 	int rv, removed, before[SC_COUNT];
 
@@ -189,6 +191,10 @@ selfcheck(int jflag, int tflag, int fast)
 		snprintf(why, sizeof(why), "interrupted by signal %d", sc.signo);
 	else if (sc.restart)
 		snprintf(why, sizeof(why), "sbx awaits its daemon restart");
+	/* what the policy checks added, even after a failure or a signal */
+	if (sc.created && sc_policy_end(&sc, left, sizeof(left)) == -1)
+		warnx("the self-check's network rules or registry credential "
+		    "for %s may be left in sbx: %s", sc.name, left);
 	if (sc.created && sc.signo == 0)
 		(void)sc_basic_remove(&sc);
 	if (sc.gone || !sc.created) {

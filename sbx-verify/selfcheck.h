@@ -2,8 +2,8 @@
  * selfcheck.h: the self-check (-S), the one header of its files, as
  * audit.h is the audit's; result.h is all the two share.  selfcheck.c
  * runs it; sc.c makes the calls and words the verdicts; scremove.c
- * removes the sandbox; scbasic.c, scwords.c, scstamp.c, scguest.c and
- * scports.c hold the checks.
+ * removes the sandbox; scbasic.c, scwords.c, scstamp.c, scguest.c,
+ * scports.c and scpolicy.c hold the checks.
  */
 #ifndef SELFCHECK_H
 #define SELFCHECK_H
@@ -17,7 +17,8 @@ struct sbx_result;		/* sbxchild.h */
 enum sccheck {
 	SC_VERSION, SC_NOINPUT, SC_MISSING, SC_LS, SC_CREATE, SC_EXISTS,
 	SC_EXEC, SC_GUEST, SC_DIALECT, SC_PUBLISH, SC_UNPUBLISH, SC_IDLE,
-	SC_HOLD, SC_STOPPED, SC_RESTART, SC_REMOVE, SC_COUNT
+	SC_HOLD, SC_STOPPED, SC_RULES, SC_KEPT, SC_LOG, SC_SECRET, SC_RESTART,
+	SC_REMOVE, SC_COUNT
 };
 
 #define SC_SHOWN	720	/* an escaped stream of sc_said, and room */
@@ -41,6 +42,10 @@ struct sc {
 	int		 gone;		/* rm done and the listing agrees */
 	int		 cantrun;	/* errno: sbx could not be run */
 	long long	 grace;		/* ms: the idle stop as measured, or 0 */
+	int		 stopped;	/* stopped-ports saw it stopped */
+	int		 ruled;		/* rules of scpolicy.c may be in sbx */
+	int		 held;		/* they were listed active */
+	int		 secret;	/* its credential may be in sbx */
 	struct sbx_portcli pc;		/* the port calls, dialect found once */
 	char		 version[64];
 	pid_t		 remover;	/* scremove.c's child */
@@ -99,5 +104,13 @@ int	 sc_guest_hold(struct sc *);
 int	 sc_ports_dialect(struct sc *);
 int	 sc_ports_publish(struct sc *);
 int	 sc_ports_stopped(struct sc *);
+
+/* scpolicy.c */
+int	 sc_policy_rules(struct sc *);
+int	 sc_policy_kept(struct sc *);
+int	 sc_policy_log(struct sc *);
+int	 sc_policy_secret(struct sc *);
+int	 sc_policy_unsecret(struct sc *, char *, size_t);
+int	 sc_policy_end(struct sc *, char *, size_t);
 
 #endif /* SELFCHECK_H */

@@ -291,9 +291,9 @@ test(`[${FLAVOUR}] docker_verify reports all PASS`, async (t) => {
 	assert.match(r.text, new RegExp(`^Isolation audit for sandbox "${name}"`));
 	assert.doesNotMatch(r.text, /^FAIL /m, r.text);
 	assert.match(r.text, /All isolation checks passed/, r.text);
-	for (const check of ["transport", "env-scrub", "env-forward", "daemon-pinning", "mounts", "contexts", "host-socket", "port-binds", "teardown-armed"])
+	for (const check of ["transport", "env-scrub", "env-forward", "daemon-pinning", "mounts", "contexts", "host-socket", "port-binds", "teardown-armed", "ssh-agent", "mcp-gateway", "egress-rules"])
 		assert.match(r.text, new RegExp(`^PASS ${check}:`, "m"), `${check} passes:\n${r.text}`);
-	assert.ok(r.result.details.passed >= 9);
+	assert.ok(r.result.details.passed >= 12);
 });
 
 test(`[${FLAVOUR}] docker_pull fails clearly: no registry is reachable`, async (t) => {

@@ -197,11 +197,22 @@ vg_clean() {
 	stub_sandbox pi-sbx-1-v
 	export SBX_STUB_EXEC_RUN=1 DOCKER_SANDBOX_ENV_ALLOWLIST=MY_TOKEN MY_TOKEN=t
 	run -1 vg sbx-verify -s pi-sbx-1-v
-	[ "${#lines[@]}" -eq 12 ]
+	[ "${#lines[@]}" -eq 13 ]
 	vg_clean 2
 	run -1 vg sbx-verify -j -s pi-sbx-1-v
 	run -1 vg sbx-verify -t -s pi-sbx-1-v
 	vg_clean 4
+	# the session's rules, each asked of the stand-in sbx
+	mkdir -p "$SBX_STATE_DIR"
+	chmod 700 "$SBX_STATE_DIR"
+	printf 'allow web.test\nallow **.ok.test\ndeny [2001:db8::1]:8443\ndeny 10.0.0.0/8\nregistry r.test\n' \
+	    >"$SBX_STATE_DIR/pi-sbx-1-v.egress"
+	chmod 600 "$SBX_STATE_DIR/pi-sbx-1-v.egress"
+	run -1 vg sbx-verify -s pi-sbx-1-v
+	[[ ${lines[12]} == "FAIL egress-rules: sbx does not hold: deny [2001:db8::1]:8443 (asked [2001:db8::1]:8443: no answer read, "* ]] ||
+	    fail "${lines[12]}"
+	[ "$(stub_count policy)" -eq 4 ]
+	vg_clean 5
 }
 
 @test "valgrind: sbx-verify with no sandbox, and a read-only marker" {

@@ -7,7 +7,7 @@
 load ../helpers/helper
 load ../helpers/sim-setup
 
-CHECKS="transport env-scrub env-forward daemon-pinning mounts contexts host-socket port-binds workspace-ro teardown-armed ssh-agent mcp-gateway"
+CHECKS="transport env-scrub env-forward daemon-pinning mounts contexts host-socket port-binds workspace-ro teardown-armed ssh-agent mcp-gateway egress-rules"
 
 setup() {
 	common_setup
@@ -100,7 +100,7 @@ arm_watch() {
 	stub_sandbox pi-sbx-1-v
 	export SBX_STUB_EXEC_RUN=1
 	run -1 --separate-stderr sbx-verify -s pi-sbx-1-v
-	[ "${#lines[@]}" -eq 12 ]
+	[ "${#lines[@]}" -eq 13 ]
 	[ "$(printf '%s\n' "${lines[@]}" | cut -d: -f1 | cut -d' ' -f2 | tr '\n' ' ')" = "$CHECKS " ]
 	[[ ${lines[0]} == "FAIL transport: the canary docker first on the host PATH ran: the probes reached a host docker binary" ]]
 	[[ $(line_of daemon-pinning) == "FAIL daemon-pinning: "* ]]
@@ -114,14 +114,14 @@ arm_watch() {
 	stub_sandbox pi-sbx-1-v
 	export SBX_STUB_EXEC_RUN=1
 	run -1 --separate-stderr sbx-verify -j -s pi-sbx-1-v
-	[ "${#lines[@]}" -eq 12 ]
+	[ "${#lines[@]}" -eq 13 ]
 	[[ ${lines[0]} == '{"check":"transport","result":"fail","evidence":"the canary docker first on the host PATH ran: the probes reached a host docker binary"}' ]]
 	[[ ${lines[8]} == '{"check":"workspace-ro","result":"skip","evidence":"read-write mode'* ]]
 	for l in "${lines[@]}"; do
 		[[ $l =~ ^\{\"check\":\"[a-z-]+\",\"result\":\"(pass|fail|skip)\",\"evidence\":\".+\"\}$ ]] || fail "$l"
 	done
 	run -1 --separate-stderr sbx-verify -t -s pi-sbx-1-v
-	[ "${lines[0]}" = "1..12" ]
+	[ "${lines[0]}" = "1..13" ]
 	[[ ${lines[1]} == "not ok 1 - transport: "* ]]
 	[[ ${lines[9]} == "ok 9 - workspace-ro # SKIP read-write mode"* ]]
 	[[ ${lines[10]} == "not ok 10 - teardown-armed: "* ]]
@@ -142,7 +142,7 @@ arm_watch() {
 		[[ $output == *'daemon socket visible inside: '*'/x\302\2332J\302\205\033[1A\rü\\\233K/docker.sock'* ]] ||
 		    fail "$f: $output"
 		# every check still has its line, the FAILs after it too
-		[ "$(printf '%s\n' "$output" | grep -cE '^(PASS|FAIL|SKIP|ok|not ok) ')" -eq 12 ]
+		[ "$(printf '%s\n' "$output" | grep -cE '^(PASS|FAIL|SKIP|ok|not ok) ')" -eq 13 ]
 	done
 	XDG_RUNTIME_DIR=$d run -1 --separate-stderr sbx-verify -j -s pi-sbx-1-v
 	[[ $output == *'x\u009b2J\u0085\u001b[1A\u000dü\\\ufffdK/docker.sock'* ]] || fail "$output"
@@ -212,11 +212,12 @@ without() {
 	n=$(sim_calls)
 	run -0 --separate-stderr sbx-verify -s "$SIM_SB"
 	printf '%s\n' "$output" >&3
-	[ "${#lines[@]}" -eq 12 ]
+	[ "${#lines[@]}" -eq 13 ]
 	[ "$(printf '%s\n' "${lines[@]}" | cut -d' ' -f1 | sort -u)" = PASS ]
 	[ "$(printf '%s\n' "${lines[@]}" | cut -d: -f1 | cut -d' ' -f2 | tr '\n' ' ')" = "$CHECKS " ]
 	[[ $(line_of port-binds) == *"[::1]:18611->80/tcp"* ]]
 	[[ $(line_of workspace-ro) == "PASS workspace-ro: a write to $WS failed inside" ]]
+	[ "$(line_of egress-rules)" = "PASS egress-rules: no rules of the session" ]
 	[[ $(line_of mounts) == *"while the project is seen at its host path" ]]
 	calls=$(sim_calls_since "$n" | wc -l)
 	echo "# sbx calls per audit: $calls" >&3
@@ -229,7 +230,7 @@ without() {
 	arm_watch
 	run -0 sbx-verify -s "$SIM_SB"
 	[[ $(line_of workspace-ro) == "SKIP workspace-ro: read-write mode (NAME.created says mode=rw): the project is meant to be writable" ]]
-	[ "$(printf '%s\n' "${lines[@]}" | grep -c '^PASS ')" -eq 11 ]
+	[ "$(printf '%s\n' "${lines[@]}" | grep -c '^PASS ')" -eq 12 ]
 }
 
 @test "sim: a poisoned caller (DOCKER_HOST, DOCKER_CONTEXT, a docker first on PATH) does not change the answer" {
@@ -426,4 +427,104 @@ host_agent() {
 	[ "$status" -eq 0 ] || fail "$output"
 	[[ $(line_of mcp-gateway) == "PASS mcp-gateway: "*"; from a container of busybox:local through nc, "* ]] ||
 	    fail "$(line_of mcp-gateway)"
+}
+
+# ---------------------------------------------------------------- egress-rules
+
+# The policy checks of the calls since mark $1: their targets, in order
+# (as the calls log quotes them).
+checked() {
+	sim_calls_since "$1" | sed -n "s/^.* policy check network --sandbox $SIM_SB //p" | tr '\n' ' '
+}
+
+@test "sim: egress-rules: each rule of the session asked with policy check on a host it covers, deny rules first; an allow under a deny not asked" {
+	export DOCKER_SANDBOX_EGRESS_ALLOW='web.test,*.ok.test,10.1.0.0/16,in.no.test'
+	export DOCKER_SANDBOX_EGRESS_DENY='bad.ok.test,[2001:db8::1]:8443,**.no.test'
+	sim_sandbox eg1
+	arm_watch
+	n=$(sim_calls)
+	run -0 --separate-stderr sbx-verify -s "$SIM_SB"
+	[ "${#lines[@]}" -eq 13 ]
+	[ "$(line_of egress-rules)" = "PASS egress-rules: 6 rules held (3 deny, 3 allow), each asked of sbx with policy check on a host it covers; 1 allow rule not asked (a deny rule of the session covers it)" ] ||
+	    fail "$(line_of egress-rules)"
+	[ "$(checked "$n")" = "bad.ok.test:443 \\[2001:db8::1\\]:8443 sbxv.sbxv.no.test:443 web.test:443 sbxv.ok.test:443 10.1.0.0:443 " ] ||
+	    fail "$(sim_calls_since "$n")"
+	[ "$(sim_calls_since "$n" | wc -l)" -eq 8 ]
+	# sbx's words varied, a denial's status 0 or 1: read the same
+	for seed in 1 2 3 4 5 6; do
+		SBX_SIM_WORDS=vary SBX_SIM_SEED=$seed run -0 --separate-stderr sbx-verify -s "$SIM_SB"
+		[[ $(line_of egress-rules) == "PASS egress-rules: 6 rules held (3 deny, 3 allow)"* ]] ||
+		    fail "seed $seed: $(line_of egress-rules)"
+	done
+	for rc in 0 1; do
+		SBX_SIM_POLICY_CHECK_RC=$rc run -0 --separate-stderr sbx-verify -s "$SIM_SB"
+		[[ $(line_of egress-rules) == "PASS egress-rules: 6 rules held"* ]] || fail "rc $rc: $(line_of egress-rules)"
+	done
+	# the operand spelling, on an sbx that refuses --sandbox
+	SBX_SIM_PROFILE=0.46 run --separate-stderr sbx-verify -s "$SIM_SB"
+	[[ $(line_of egress-rules) == "PASS egress-rules: 6 rules held"* ]] || fail "0.46: $(line_of egress-rules)"
+	rm -f "$SBX_STATE_DIR/sbx-port-dialect" "$SBX_STATE_DIR/sbx-no-input" "$SBX_STATE_DIR/sbx-policy-operand"
+}
+
+@test "sim: egress-rules FAILs after a stop dropped the rules: the lost allow, then the lost deny once only the allow is back" {
+	export DOCKER_SANDBOX_EGRESS_ALLOW='**.ok.test' DOCKER_SANDBOX_EGRESS_DENY='bad.ok.test'
+	sim_sandbox eg2
+	run --separate-stderr sbx-verify -s "$SIM_SB"
+	[ "$(line_of egress-rules)" = "PASS egress-rules: 2 rules held (1 deny, 1 allow), each asked of sbx with policy check on a host it covers" ] ||
+	    fail "$(line_of egress-rules)"
+	"$SIM_SBX" stop "$SIM_SB" >/dev/null
+	run --separate-stderr sbx-verify -s "$SIM_SB"
+	expect_fail egress-rules
+	[ "$(line_of egress-rules)" = "FAIL egress-rules: sbx does not hold: allow **.ok.test (sbx says sbxv.sbxv.ok.test:443 is denied); 1 held" ] ||
+	    fail "$(line_of egress-rules)"
+	# the allow put back alone: the deny now fails open, and is named
+	"$SIM_SBX" policy allow network --sandbox "$SIM_SB" '**.ok.test' >/dev/null
+	run --separate-stderr sbx-verify -s "$SIM_SB"
+	expect_fail egress-rules
+	[ "$(line_of egress-rules)" = "FAIL egress-rules: sbx does not hold: deny bad.ok.test (sbx says bad.ok.test:443 is allowed); 1 held" ] ||
+	    fail "$(line_of egress-rules)"
+}
+
+@test "sim fault: an organisation's policy voids local allows -> egress-rules FAILs naming them; an answer it cannot read is no PASS" {
+	export DOCKER_SANDBOX_EGRESS_ALLOW='web.test' DOCKER_SANDBOX_EGRESS_DENY='bad.test'
+	sim_sandbox eg3
+	SBX_SIM_FAULT=policy-org run --separate-stderr sbx-verify -s "$SIM_SB"
+	expect_fail egress-rules
+	[ "$(line_of egress-rules)" = "FAIL egress-rules: sbx does not hold: allow web.test (sbx says web.test:443 is denied); 1 held" ] ||
+	    fail "$(line_of egress-rules)"
+	# an sbx whose check answers in no words the audit knows, exit 0
+	cat >"$BATS_TEST_TMPDIR/sbx" <<-EOF
+	#!/bin/sh
+	case "\$*" in
+	*"check network"*) echo "Verdict: maybe"; exit 0 ;;
+	esac
+	exec "$SIM_SBX" "\$@"
+	EOF
+	chmod +x "$BATS_TEST_TMPDIR/sbx"
+	DOCKER_SANDBOX_SBX=$BATS_TEST_TMPDIR/sbx run --separate-stderr sbx-verify -s "$SIM_SB"
+	expect_fail egress-rules
+	[ "$(line_of egress-rules)" = "FAIL egress-rules: sbx does not hold: deny bad.test (asked bad.test:443: no answer read, exit 0: Verdict: maybe), allow web.test (asked web.test:443: no answer read, exit 0: Verdict: maybe); 0 held" ] ||
+	    fail "$(line_of egress-rules)"
+}
+
+@test "sim: egress-rules asks 16 rules at most, deny rules first: an allow beyond is named, a deny beyond FAILs" {
+	sim_sandbox eg4
+	"$SIM_SBX" policy allow network --sandbox "$SIM_SB" web.test >/dev/null
+	{
+		echo 'allow web.test'
+		echo 'registry registry.test'
+		for i in $(seq 16); do echo "deny d$i.test"; done
+	} >"$SBX_STATE_DIR/$SIM_SB.egress"
+	chmod 600 "$SBX_STATE_DIR/$SIM_SB.egress"
+	n=$(sim_calls)
+	run --separate-stderr sbx-verify -s "$SIM_SB"
+	[ "$(line_of egress-rules)" = "PASS egress-rules: 16 rules held (16 deny, 0 allow), each asked of sbx with policy check on a host it covers; 1 allow rule not asked (16 asked at most; an allow sbx lost fails closed)" ] ||
+	    fail "$(line_of egress-rules)"
+	[ "$(sim_calls_since "$n" | wc -l)" -eq 18 ]
+	echo 'deny d17.test' >>"$SBX_STATE_DIR/$SIM_SB.egress"
+	run --separate-stderr sbx-verify -s "$SIM_SB"
+	expect_fail egress-rules
+	[ "$(line_of egress-rules)" = "FAIL egress-rules: 1 deny rule not asked: 16 are asked at most, and a deny rule sbx lost would fail open; 16 held" ] ||
+	    fail "$(line_of egress-rules)"
+	rm -f "$SBX_STATE_DIR/$SIM_SB.egress"
 }

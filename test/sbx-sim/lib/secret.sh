@@ -135,7 +135,7 @@ secret_rm() {
 }
 
 secret_ls() {
-	local f scope host user rows=() first=1 out=''
+	local f scope host user mask rows=() first=1 out=''
 	secret_flags "$@"
 	((${#S_REST[@]} == 0)) || sbx_error "accepts 0 arg(s), received ${#S_REST[@]}"
 	for f in "$ROOT"/secrets/*/*; do
@@ -144,17 +144,18 @@ secret_ls() {
 		scope=${f%/*}
 		scope=${scope##*/}
 		[ -z "$S_SANDBOX" ] || [ "$scope" = "$S_SANDBOX" ] || continue
-		# the username alone: the password is never read here
-		user=
-		IFS= read -r user <"$f" || true
+		# the username alone: the password is never read here, but
+		# under the test-only fault secret-unmasked, which shows it
+		user= mask='*****'
+		{ IFS= read -r user; fault_on secret-unmasked && IFS= read -r mask; } <"$f" || true
 		[ "$scope" = "$SECRET_HOSTONLY" ] && scope='host-only'
-		rows+=("$scope" "$host" "$user")
+		rows+=("$scope" "$host" "$user" "$mask")
 	done
 	if ((S_JSON)); then
-		for ((f = 0; f < ${#rows[@]}; f += 3)); do
+		for ((f = 0; f < ${#rows[@]}; f += 4)); do
 			((first)) || out+=','
 			first=0
-			out+="{\"scope\":$(json_str "${rows[f]}"),\"type\":\"registry\",\"name\":$(json_str "${rows[f + 1]}"),\"secret\":\"*****\",\"username\":$(json_str "${rows[f + 2]}")}"
+			out+="{\"scope\":$(json_str "${rows[f]}"),\"type\":\"registry\",\"name\":$(json_str "${rows[f + 1]}"),\"secret\":$(json_str "${rows[f + 3]}"),\"username\":$(json_str "${rows[f + 2]}")}"
 		done
 		printf '{"secrets":[%s],"custom_secrets":[],"shadowed_services":[],"env_only_count":0}\n' "$out"
 		return 0
@@ -164,9 +165,9 @@ secret_ls() {
 		return 0
 	fi
 	printf '%-20s%-12s%-32s%s\n' SCOPE TYPE NAME SECRET
-	for ((f = 0; f < ${#rows[@]}; f += 3)); do
+	for ((f = 0; f < ${#rows[@]}; f += 4)); do
 		user=${rows[f + 2]}
-		printf '%-20s%-12s%-32s%s\n' "${rows[f]}" registry "${rows[f + 1]}" "${user:+$user/}*****"
+		printf '%-20s%-12s%-32s%s\n' "${rows[f]}" registry "${rows[f + 1]}" "${user:+$user/}${rows[f + 3]}"
 	done
 }
 
