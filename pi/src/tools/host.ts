@@ -205,7 +205,7 @@ export function registerHostTools(pi: ExtensionAPI, s: Session): void {
 		label: "Docker sandbox audit",
 		promptSnippet: "Audit the docker sandbox's isolation (PASS/FAIL per check)",
 		description:
-			"Audit the sandbox's isolation live (sbx-verify): transport, environment scrubbing and forwarding, daemon pinning, mounts, contexts, host sockets, port bindings, read-only workspace, teardown, the host's SSH agent, sbx's MCP gateway. One PASS/FAIL line per check.",
+			"Audit the sandbox's isolation live (sbx-verify): transport, environment scrubbing and forwarding, daemon pinning, mounts, contexts, host sockets, port bindings, read-only workspace, teardown, the host's SSH agent, sbx's MCP gateway, and whether sbx still holds each of the session's network rules. One PASS/FAIL line per check.",
 		parameters: Type.Object({}),
 		async execute(_id, _params, signal) {
 			const name = s.sandbox();
