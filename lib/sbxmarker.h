@@ -30,6 +30,7 @@ enum sbx_marker {
 #define SBX_MF_DIR	0x2	/* a directory */
 #define SBX_MF_LOCK	0x4	/* removed only when nobody holds it */
 #define SBX_MF_NONCE	0x8	/* named with a nonce; its program removes it */
+#define SBX_MF_RECORD	0x10	/* what a session made in sbx: swept with it */
 #define SBX_MB(m)	(1u << (m))
 #define SBX_MB_ALL	(SBX_MB(SBX_M_COUNT) - 1)	/* nonce-named ones skipped */
 #define SBX_MB_WATCH	(SBX_MB(SBX_M_OWNER) | SBX_MB(SBX_M_LOCK))

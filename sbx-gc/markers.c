@@ -250,7 +250,7 @@ markerstat(const struct gc *g, const char *name, time_t since,
 		/* a lock file or scratch dir alone is no sandbox's marker;
 		   the rules a record names are ours to remove, its sandbox
 		   gone */
-		if ((sbx_marker_flags(m) & SBX_MF_OURS) || m == SBX_M_EGRESS)
+		if (sbx_marker_flags(m) & (SBX_MF_OURS | SBX_MF_RECORD))
 			any = 1;
 	}
 	return any;

@@ -63,7 +63,7 @@ left_of() {
 	# alone are no proof, nor the network rules a user may record for a
 	# sandbox of their own
 	[ "$(table | sort | tr '\n' ' ')" = "created SBX_MF_OURS \
-egress 0 failed SBX_MF_OURS imgnote 0 journal SBX_MF_OURS lock SBX_MF_LOCK \
+egress SBX_MF_RECORD failed SBX_MF_OURS imgnote 0 journal SBX_MF_OURS lock SBX_MF_LOCK \
 owner SBX_MF_OURS ports 0 prewarm 0 prime SBX_MF_DIR verify- SBX_MF_NONCE " ]
 	# by position nowhere: sbx-gc asks the table for what a suffix is
 	[ -z "$(grep -n 'suffixes\[\|i < [0-9]' "$TOP/sbx-gc/markers.c")" ]
@@ -160,7 +160,7 @@ owner SBX_MF_OURS ports 0 prewarm 0 prime SBX_MF_DIR verify- SBX_MF_NONCE " ]
 	[ "$(left_of "$g")" = "$before" ]
 }
 
-@test "markers sweep class: a name alone with one marker is swept iff the table says it proves the sandbox ours" {
+@test "markers sweep class: a name alone with one marker is swept iff the table says it proves the sandbox ours, or records what its session made" {
 	local d=$SBX_STATE_DIR s f i=0 g
 	while read -r s f; do
 		case $f in *SBX_MF_NONCE*) continue ;; esac
@@ -177,7 +177,9 @@ owner SBX_MF_OURS ports 0 prewarm 0 prime SBX_MF_DIR verify- SBX_MF_NONCE " ]
 	run -0 "$TOP/sbx-gc/sbx-gc"
 	while read -r g s f; do
 		case $f in
-		*SBX_MF_OURS*) [ ! -e "$d/$g.$s" ] || fail "$g.$s kept" ;;
+		# a record of what the session made in sbx goes too: it names
+		# only what its session made, never the sandbox itself
+		*SBX_MF_OURS* | *SBX_MF_RECORD*) [ ! -e "$d/$g.$s" ] || fail "$g.$s kept" ;;
 		*) [ -e "$d/$g.$s" ] || fail "$g.$s swept" ;;
 		esac
 	done <"$BATS_TEST_TMPDIR/made"

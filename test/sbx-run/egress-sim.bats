@@ -59,6 +59,7 @@ inside() {	# inside NAME URL
 	[ "$(cat "$SBX_STATE_DIR/eg-a.egress")" = "$(printf 'allow web.test\nallow a.web.test\ndeny b.a.web.test')" ]
 	[ "$(stat -c %a "$SBX_STATE_DIR/eg-a.egress")" = 600 ]
 	run -0 --separate-stderr "$SIM" policy ls eg-a --json
+	output=$(grep '^{' <<<"$output" | head -n1)	# sbx's own lines dropped
 	[ "$(json_get 'sorted((r["decision"], x, r["status"]) for r in d["rules"] for x in r["resources"])' <<<"$output")" = \
 	    '[["allow", "a.web.test", "active"], ["allow", "web.test", "active"], ["deny", "b.a.web.test", "active"]]' ]
 	# the deny beats the allow of its parent's *.; other hosts: global deny-all
@@ -221,6 +222,7 @@ inside() {	# inside NAME URL
 		sleep 0.2
 	done
 	run -0 --separate-stderr "$SIM" policy ls eg-i --json
+	output=$(grep '^{' <<<"$output" | head -n1)	# sbx's own lines dropped
 	[ "$(json_get 'sorted(x for r in d["rules"] for x in r["resources"])' <<<"$output")" = '["a.web.test", "web.test"]' ]
 	run -0 --separate-stderr inside eg-i http://a.web.test/
 	[ "$output" = 403 ]
