@@ -217,13 +217,16 @@ inside() {	# inside NAME URL
 	run -0 "$SIM" stop eg-i
 	# the held exec ends with the stop, and the watcher puts the lost
 	# rules back at once, before a call or the next hold starts the VM
-	for _ in $(seq 50); do
-		"$SIM" policy ls eg-i --json | grep -q a.web.test && break
+	# the deny goes back first, then the allow: wait for the whole set
+	rules() {
+		"$SIM" policy ls eg-i --json | grep '^{' | head -n1 |
+		    json_get 'sorted(x for r in d["rules"] for x in r["resources"])' 2>/dev/null
+	}
+	for _ in $(seq 100); do
+		[ "$(rules)" = '["a.web.test", "web.test"]' ] && break
 		sleep 0.2
 	done
-	run -0 --separate-stderr "$SIM" policy ls eg-i --json
-	output=$(grep '^{' <<<"$output" | head -n1)	# sbx's own lines dropped
-	[ "$(json_get 'sorted(x for r in d["rules"] for x in r["resources"])' <<<"$output")" = '["a.web.test", "web.test"]' ]
+	[ "$(rules)" = '["a.web.test", "web.test"]' ] || fail "rules: $(rules)"
 	run -0 --separate-stderr inside eg-i http://a.web.test/
 	[ "$output" = 403 ]
 	kill "$sess"
