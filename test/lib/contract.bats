@@ -18,7 +18,7 @@ setup() {
 	unset DOCKER_SANDBOX_TEARDOWN DOCKER_SANDBOX_KEEPALIVE
 	# a stand-in session for sbx-watch, so a watcher that did arm would
 	# not outlive the test
-	sleep 60 &
+	sleep 60 3>&- &
 	SESSION=$!
 }
 

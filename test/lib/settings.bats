@@ -108,7 +108,7 @@ table() {
 		[ "$status" -ne 64 ] || fail "$prog refused 0: $stderr"
 		[[ "$stderr" != *DOCKER_SANDBOX_TIMEOUT* ]] || fail "$prog: $stderr"
 	done
-	sleep 60 &
+	sleep 60 3>&- &
 	SESS=$!
 	DOCKER_SANDBOX_TIMEOUT=100000 run -64 --separate-stderr sbx-watch -m none -p "$SESS" "$N"
 	DOCKER_SANDBOX_TIMEOUT=0 run -0 --separate-stderr sbx-watch -m none -p "$SESS" "$N"
@@ -212,7 +212,7 @@ table() {
 }
 
 @test "settings class: sbx-watch takes DOCKER_SANDBOX_TEARDOWN in any case, as sbx-verify does" {
-	sleep 60 &
+	sleep 60 3>&- &
 	SESS=$!
 	DOCKER_SANDBOX_TEARDOWN=None run -0 --separate-stderr sbx-watch -p "$SESS" "$N"
 	run -64 --separate-stderr sbx-watch -m destroy -p "$SESS" "$N"

@@ -28,7 +28,7 @@ teardown() {
 
 # A reader that opens the fifo and never reads it.
 stalled_reader() {
-	sleep 30 <"$F" &
+	sleep 30 <"$F" 3>&- &
 	rd=$!
 }
 

@@ -100,7 +100,7 @@ removed() {
 }
 
 @test "gc live owner class: no markers and a live pid in the name keep it, -H 0 included" {
-	sleep 300 &
+	sleep 300 3>&- &
 	LIVE=$!
 	N=pi-sbx-$LIVE-livepid0
 	listing "$N" stopped "pi-sbx-1-initpid0" stopped
@@ -119,7 +119,7 @@ removed() {
 }
 
 @test "gc live owner class: markers of a live name's session are kept in the orphan sweep too" {
-	sleep 300 &
+	sleep 300 3>&- &
 	LIVE=$!
 	printf 'created=1\n' >"$SBX_STATE_DIR/pi-sbx-$LIVE-orphan00.created"
 	printf 'created=1\n' >"$SBX_STATE_DIR/pi-sbx-$D-orphan00.created"

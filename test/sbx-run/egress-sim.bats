@@ -201,7 +201,7 @@ inside() {	# inside NAME URL
 
 @test "deny rules hold the VM up, and a stop's lost rules are back before the next call" {
 	export DOCKER_SANDBOX_EGRESS_DENY="a.web.test" DOCKER_SANDBOX_EGRESS_ALLOW="web.test"
-	sleep 600 &
+	sleep 600 3>&- &
 	sess=$!
 	sbx-watch -p "$sess" eg-i 3>&-
 	run -0 --separate-stderr inside eg-i http://web.test/

@@ -32,7 +32,7 @@ ncalls() {
 
 # A watcher for SIM_SB that lives as long as this test.
 arm_watch() {
-	sleep 600 &
+	sleep 600 3>&- &
 	echo $! >>"$BATS_TEST_TMPDIR/pids"
 	sbx-watch -m none -p $! "$SIM_SB" || fail "sbx-watch failed"
 }
