@@ -31,6 +31,7 @@ struct sbx_spawn {		/* what to run, and how */
 	void	*hold_arg;
 };
 #define SBX_TAIL_MAX	4096
+#define SBX_KILL_GRACE_MS 2000	/* a group that ignores TERM: KILL after */
 struct sbx_result {		/* what came of it */
 	struct sbx_buf out;
 	struct sbx_buf err;

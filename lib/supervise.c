@@ -19,7 +19,6 @@
 #include "sbxtime.h"
 #include "sbx-internal.h"
 
-#define GRACE_MS	2000		/* between TERM and KILL */
 #define SIZE_MS		100		/* how often a bounded out is measured */
 
 /* what timeout(1) passes on, and the job-control pair */
@@ -65,7 +64,7 @@ forward(struct sup *u, int sig)
 	u->res->signo = sig;
 	/* a group that ignores it gets KILL after a grace */
 	if (u->pgid != 0 && u->killat == -1)
-		u->killat = sbx_clock_now_ms() + GRACE_MS;
+		u->killat = sbx_clock_now_ms() + SBX_KILL_GRACE_MS;
 }
 
 static void
@@ -140,7 +139,7 @@ clock_turn(struct sup *u)
 	    fstat(u->s->out, &st) == 0 && st.st_size > u->s->outmax) {
 		u->res->toolarge = 1;
 		killgroup(u, SIGTERM);
-		u->killat = t + GRACE_MS;
+		u->killat = t + SBX_KILL_GRACE_MS;
 		return;
 	}
 	if (u->killat != -1 && t >= u->killat) {
@@ -151,7 +150,7 @@ clock_turn(struct sup *u)
 	    !u->res->timedout) {
 		u->res->timedout = 1;
 		killgroup(u, SIGTERM);
-		u->killat = t + GRACE_MS;
+		u->killat = t + SBX_KILL_GRACE_MS;
 	}
 }
 

@@ -133,12 +133,12 @@ sc_spawn(struct sc *sc, char **av)
 	_exit(SBX_EX_NOEXEC);
 }
 
-/* End what sc_spawn started: its group TERM, KILL after 3 s. */
+/* End what sc_spawn started as sbx-run ends a call: TERM, then KILL. */
 void
 sc_unspawn(pid_t pid)
 {
 	struct timespec ts = { 0, 50000000 };
-	long long end = sbx_clock_now_ms() + 3000;
+	long long end = sbx_clock_now_ms() + SBX_KILL_GRACE_MS;
 	int ws;
 
 	(void)kill(-pid, SIGTERM);

@@ -143,7 +143,7 @@ cmd_create() {
 		fi
 	done
 	date +%s >"$d/created"
-	date +%s >"$d/last_used"
+	touch_used "$d"
 	cat /proc/sys/kernel/random/uuid >"$d/uuid"
 	mkdir -p "$d/home/.docker/cli-plugins" "$d/home/workspace"
 	install -m 0755 "$SIMDIR/docker-compose" "$d/home/.docker/cli-plugins/docker-compose"
@@ -151,7 +151,8 @@ cmd_create() {
 		tar -C "$d/home" -xf "$ROOT/templates/$(tpl_key "$template").tar"
 	fi
 	echo "$seq" >"$d/seq"
-	printf '%s\n' "$name" >"$d/name"
+	# the name last and whole: ls lists a sandbox once its name reads
+	printf '%s\n' "$name" >"$d/name.new" && mv -f "$d/name.new" "$d/name"
 	unlock
 	# (start imports busybox:local the first time)
 	if ! (start_sandbox "$d"); then

@@ -44,14 +44,15 @@ policy_root() {	# the root's policy state at its making: deny-all, no rule
 # policy_apply CMD...: the rules through CMD become the new rules, under
 # the lock, replaced by rename so that a reader sees one whole version
 policy_apply() {
-	local p=$ROOT/policy
+	local p=$ROOT/policy t
 	[ -d "$p" ] || return 0
 	(
 		flock 9 || exit 1
-		if "$@" <"$p/rules" >"$p/rules.$BASHPID"; then
-			mv -f "$p/rules.$BASHPID" "$p/rules"
+		t=$p/rules.$BASHPID	# expanded here, not in a command's child
+		if "$@" <"$p/rules" >"$t"; then
+			mv -f "$t" "$p/rules"
 		else
-			rm -f "$p/rules.$BASHPID"
+			rm -f "$t"
 			exit 1
 		fi
 	) 9>>"$p/lock"

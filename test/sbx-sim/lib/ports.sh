@@ -348,7 +348,7 @@ port_stopped() {	# port_stopped dir name publishing
 	[ "$(status_of "$d")" = stopped ] || return 0
 	if [ "$3" = 1 ] && { profile_ge 0.55 || fault_on publish-starts; }; then
 		start_sandbox "$d"
-		date +%s >"$d/last_used"
+		touch_used "$d"
 		return 0
 	fi
 	fault_on ports-409 &&

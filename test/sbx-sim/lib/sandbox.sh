@@ -283,7 +283,7 @@ ms_now() {
 mark_used() {	# mark_used dir: the idle clock starts again now
 	ms_now >"$1/idle_from"
 	idle_grace >"$1/grace"
-	date +%s >"$1/last_used"
+	touch_used "$1"
 }
 
 open_execs() {	# open_execs dir: is an exec of it still connected?

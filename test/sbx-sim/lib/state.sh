@@ -43,6 +43,11 @@ log_call() {	# log_call status: one line per call, appended at the end
 	fi
 }
 
+touch_used() {	# touch_used dir: its last use is now, whole to a concurrent ls
+	local t=$1/last_used.$BASHPID
+	printf '%s\n' "${EPOCHREALTIME%.*}" >"$t" && mv -f "$t" "$1/last_used"
+}
+
 json_str() {	# a JSON string; callers reject control characters earlier
 	local s=$1
 	s=${s//\\/\\\\}
@@ -143,11 +148,15 @@ init_root() {
 	fi
 }
 
+# A sandbox another call removes may vanish between the glob and the
+# read: it is then not there, and says nothing.
 find_sandbox() {	# find_sandbox name: sets D, SBID; 1 if absent
-	local f
+	local f n
 	D='' SBID=''
 	for f in "$ROOT"/s/*/name; do
-		if [ "$(cat "$f")" = "$1" ] && [ ! -e "${f%/name}/removing" ]; then
+		n=
+		{ read -r n <"$f"; } 2>/dev/null
+		if [ "$n" = "$1" ] && [ ! -e "${f%/name}/removing" ]; then
 			D=${f%/name}
 			SBID=${D##*/}
 			return 0
@@ -157,10 +166,12 @@ find_sandbox() {	# find_sandbox name: sets D, SBID; 1 if absent
 }
 
 all_sandboxes() {	# all_sandboxes [removing]: ids in creation order
-	local f
+	local f n
 	for f in "$ROOT"/s/*/seq; do
 		[ -e "${f%/seq}/removing" ] && [ "${1:-}" != removing ] && continue
-		printf '%s %s\n' "$(cat "$f")" "$(basename "${f%/seq}")"
+		n=
+		{ read -r n <"$f"; } 2>/dev/null || continue
+		printf '%s %s\n' "$n" "$(basename "${f%/seq}")"
 	done | sort -n | while read -r _ id; do printf '%s\n' "$id"; done
 }
 

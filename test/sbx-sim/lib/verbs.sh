@@ -149,7 +149,7 @@ cmd_rm() {
 		shift
 	done
 	if ((all)); then
-		mapfile -t names < <(for n in $(all_sandboxes); do cat "$ROOT/s/$n/name"; done)
+		mapfile -t names < <(for n in $(all_sandboxes); do cat "$ROOT/s/$n/name" 2>/dev/null; done)
 	elif ((${#names[@]} == 0)); then
 		sbx_error "requires at least 1 arg(s), only received 0"
 	fi
