@@ -130,7 +130,11 @@ sbx_policycli_unrule(struct sbx_policycli *pc, struct sbx_result *res,
 	return spelled(pc, res, head, rest, NULL, 0);
 }
 
-/* `policy check network` of one target for the sandbox. */
+/*
+ * `policy check network` of one target for the sandbox.  check took
+ * --sandbox before the rule verbs did: the flag first whatever the rule
+ * verbs' spelling, the operand only if refused, and neither remembered.
+ */
 int
 sbx_policycli_check(struct sbx_policycli *pc, struct sbx_result *res,
     const char *target)
@@ -138,7 +142,13 @@ sbx_policycli_check(struct sbx_policycli *pc, struct sbx_result *res,
 	const char *head[] = { "policy", "check", "network", NULL };
 	const char *rest[] = { target, NULL };
 
-	return spelled(pc, res, head, rest, NULL, 0);
+	if (call(pc, res, head, SBX_SPELL_FLAG, rest, NULL, 0) == -1)
+		return -1;
+	if (res->status == 0 || res->timedout ||
+	    !sbx_says_unknown_flag(res->err.data, "--sandbox"))
+		return 0;
+	sbx_supervise_result_free(res);
+	return call(pc, res, head, SBX_SPELL_ARG, rest, NULL, 0);
 }
 
 /* `policy ls NAME --json`: an operand in every spelling. */

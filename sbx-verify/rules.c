@@ -208,8 +208,6 @@ rules_ask(struct audit *a, char **env)
 	pc.name = a->name;
 	pc.timeout = sbx_xconf_timeout();
 	pc.dfd = a->dfd;
-	/* check takes --sandbox where the rule verbs take the operand */
-	pc.spelling = SBX_SPELL_FLAG;
 	denials(&rec, &deny, &one);
 	for (d = SBX_RULE_DENY; d >= SBX_RULE_ALLOW; d--)
 		for (i = 0; i < rec.n; i++) {

@@ -71,8 +71,6 @@ check(struct sc *sc, const char *target, char *said, size_t size)
 	int before = 0, got;
 
 	cli(sc, &pc);
-	/* check takes --sandbox where the rule verbs take the operand */
-	pc.spelling = SBX_SPELL_FLAG;
 	if (sbx_policycli_check(&pc, &c, target) == -1) {
 		snprintf(said, size, "%s", strerror(errno));
 		return -1;
