@@ -139,6 +139,8 @@ export async function serve(o: Options): Promise<void> {
 				drained = r;
 				setTimeout(r, DRAIN_MS).unref();
 			});
+		// their answers go out before the transport closes (closing drops what is pending)
+		await new Promise((r) => setTimeout(r, 100));
 		await server.close().catch(() => {});
 		process.exit(0);
 	};
