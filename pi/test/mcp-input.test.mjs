@@ -24,7 +24,8 @@ before(() => {
 	mkdirSync(bin);
 	log = join(w.base, "sbx-run.log");
 	slow = join(w.base, "slow");
-	writeFileSync(join(bin, "sbx-run"), `#!/bin/sh\nprintf '%s\\n' "$*" >>'${log}'\ncase "$*" in -J*) [ -f '${slow}' ] && sleep 3;; esac\nexec '${join(TOP, "sbx-run", "sbx-run")}' "$@"\n`);
+	// a held read ignores TERM: a call in flight that outlives its cancellation by 3 s
+	writeFileSync(join(bin, "sbx-run"), `#!/bin/sh\nprintf '%s\\n' "$*" >>'${log}'\ncase "$*" in -J*) [ -f '${slow}' ] && trap '' TERM && sleep 3;; esac\nexec '${join(TOP, "sbx-run", "sbx-run")}' "$@"\n`);
 	chmodSync(join(bin, "sbx-run"), 0o755);
 	env = { ...process.env, DOCKER_SANDBOX_BIN: bin };
 });
@@ -95,7 +96,7 @@ test("an unknown tool and arguments outside the schema: invalid params with pi's
 	}
 });
 
-test("a call before initialize is refused; one read with the end of input finds the session ended; neither runs", async (t) => {
+test("a call before initialize is refused; a call while the session ends (TERM, its calls draining) is refused; neither runs", async (t) => {
 	if (!ready(t)) return;
 	const mark = logged().length;
 	const early = raw(server, { cwd: w.ws, env });
@@ -105,12 +106,24 @@ test("a call before initialize is refused; one read with the end of input finds 
 	assert.match(a.error.message, /not initialized/);
 	await ended(early);
 	const s = await started();
-	s.write(request(5, "tools/call", { name: "docker_ps", arguments: {} }));
-	await ended(s);
-	const b = s.lines().find((m) => m.id === 5);
-	assert.equal(b?.error?.code, -32600, JSON.stringify(b));
-	assert.match(b.error.message, /the session has ended/);
-	assert.deepEqual(toolRuns(mark), []);
+	writeFileSync(slow, "");
+	try {
+		s.write(request(5, "tools/call", { name: "docker_history", arguments: {} }));
+		await until(() => toolRuns(mark).length === 1, 20000, "the history's read to start");
+		s.child.kill("SIGTERM");
+		await until(() => /the session ends/.test(s.stderr()), 10000, "the session to end");
+		s.write(request(6, "tools/call", { name: "docker_ps", arguments: {} }));
+		const b = await s.answer(6);
+		assert.equal(b.error?.code, -32600, JSON.stringify(b));
+		assert.match(b.error.message, /the session has ended/);
+		const held = await s.answer(5);
+		assert.equal(held.result?.isError, true, JSON.stringify(held));
+		assert.match(held.result.content[0].text, /cancelled/);
+	} finally {
+		rmSync(slow, { force: true });
+		await ended(s);
+	}
+	assert.deepEqual(toolRuns(mark).map((l) => l.split(" ")[0]), ["-J"], "only the held read ran");
 });
 
 test("a flood of calls: at most 8 run at once, the rest get the protocol's error at once; a flood of lines is answered line by line", async (t) => {

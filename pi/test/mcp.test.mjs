@@ -45,6 +45,8 @@ test("tools/list: the 21 tools pi is given, in pi's order, with pi's names, desc
 			assert.equal(m.description, d.description, `${d.name}: description`);
 			assert.equal(m.title, d.label, `${d.name}: title`);
 		}
+		assert.equal(c.client.getInstructions(), pi.tools.flatMap((d) => d.promptGuidelines ?? []).join("\n"));
+		assert.match(c.client.getInstructions(), /^Use the docker_\* tools /m);
 	} finally {
 		pi.cleanupAgentDir();
 	}

@@ -64,6 +64,8 @@ export function raw(server, { cwd = process.cwd(), env = process.env } = {}) {
 	let err = "";
 	child.stdout.on("data", (b) => (out += b));
 	child.stderr.on("data", (b) => (err += b));
+	// a server that has exited closed its end
+	child.stdin.on("error", () => {});
 	const lines = () =>
 		out
 			.split("\n")

@@ -37,7 +37,9 @@ export interface Options {
 export async function serve(o: Options): Promise<void> {
 	const ext = hostExtension();
 	const byName = new Map(ext.tools.map((d) => [d.name, d]));
-	const server = new Server({ name: "sbx-tools-mcp", version: o.version }, { capabilities: { tools: {}, logging: {} } });
+	// what pi adds to the system prompt for these tools, as the server's instructions
+	const instructions = ext.tools.flatMap((d) => d.promptGuidelines ?? []).join("\n") || undefined;
+	const server = new Server({ name: "sbx-tools-mcp", version: o.version }, { capabilities: { tools: {}, logging: {} }, instructions });
 	const transport = new StdioServerTransport();
 	let ended = false;
 	let running = 0;
@@ -96,7 +98,7 @@ export async function serve(o: Options): Promise<void> {
 		}
 		running++;
 		try {
-			// a line read with the end of input is read after it: the end comes first
+			// the end of input read with this line is seen first
 			await new Promise((r) => setImmediate(r));
 			if (ended) throw new McpError(ErrorCode.InvalidRequest, "sbx-tools-mcp: the session has ended; its sandbox is being removed, and no call runs");
 			const c = ctx ?? (await Promise.race([started, aborted(extra.signal)]));
@@ -132,6 +134,7 @@ export async function serve(o: Options): Promise<void> {
 	const end = async (): Promise<void> => {
 		if (ended) return;
 		ended = true;
+		process.stderr.write("sbx-tools-mcp: the session ends; its sandbox is being removed\n");
 		// the session's calls are ended as pi's end ends them, then answered
 		if (ctx) await ext.emit("session_shutdown", { reason: "quit" }, ctx).catch(() => {});
 		if (running)
