@@ -32,19 +32,28 @@ function lenient<T extends object>(known: T): T {
 	});
 }
 
+/** A message pi would put in the session for the user: its text. */
+function said(content: string | { type: string; text?: string }[]): string {
+	return typeof content === "string" ? content : content.map((c) => c.text ?? `[${c.type}]`).join("\n");
+}
+
 export function hostExtension(): Hosted {
 	const tools: ToolDef[] = [];
 	const commands = new Map<string, CommandDef>();
 	const handlers = new Map<string, Handler[]>();
+	// the session's notices go where its context's do
+	let notice: Notify = () => {};
 	const api = lenient({
 		registerTool: (def: ToolDef) => void tools.push(def),
 		registerCommand: (name: string, def: CommandDef) => void commands.set(name, def),
 		on: (type: string, h: Handler) => void handlers.set(type, [...(handlers.get(type) ?? []), h]),
+		sendMessage: (m: { content: string | { type: string; text?: string }[] }) => notice(said(m.content), "info"),
 	});
 	sbxTools(api as unknown as ExtensionAPI);
 	return {
 		tools,
 		context(cwd, notify) {
+			notice = notify;
 			const ui = lenient({
 				notify: (text: string, level?: "info" | "warning" | "error") => notify(text, level ?? "info"),
 			});
