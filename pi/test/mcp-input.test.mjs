@@ -3,6 +3,7 @@
 // are two sessions with two sandboxes.  sbx-run is seen through a wrapper
 // that logs its arguments (and, given a file, holds the history's reads).
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -156,6 +157,26 @@ test("a flood of calls: at most 8 run at once, the rest get the protocol's error
 		rmSync(slow, { force: true });
 		await ended(s);
 	}
+});
+
+test("bad options: the usage and 64, before anything runs; --help: the usage and 0", (t) => {
+	if (!ready(t)) return;
+	const mark = logged().length;
+	for (const [args, says] of [
+		[["--workspace", join(w.base, "nonexistent")], /nonexistent: no such directory/],
+		[["--workspace"], /--workspace needs a directory/],
+		[["--bogus"], /unknown argument: --bogus/],
+	]) {
+		const r = spawnSync(process.execPath, [server, ...args], { cwd: w.ws, env, encoding: "utf8", input: INIT, timeout: 20000 });
+		assert.equal(r.status, 64, `${args}: ${r.stderr}`);
+		assert.match(r.stderr, says);
+		assert.match(r.stderr, /^usage: sbx-tools-mcp \[--workspace DIR\]$/m);
+		assert.equal(r.stdout, "", "no answer");
+	}
+	const h = spawnSync(process.execPath, [server, "--help"], { encoding: "utf8", timeout: 20000 });
+	assert.equal(h.status, 0, h.stderr);
+	assert.match(h.stdout, /^usage: sbx-tools-mcp \[--workspace DIR\]\n/);
+	assert.equal(logged().length, mark, "no sbx-run ran");
 });
 
 test("two servers started in one project: two sessions, two sandboxes, each gone with its server", async (t) => {
