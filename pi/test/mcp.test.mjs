@@ -3,7 +3,7 @@
 // that is the process (its sandbox goes with a kill -9), progress while a
 // call runs and a cancellation that ends the command inside.
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { after, before, test } from "node:test";
@@ -128,10 +128,12 @@ test("kill -9 of the server: its sandbox's teardown begins within 1 s", async (t
 	c = undefined;
 });
 
-test("the workspace: the client's first file root, else --workspace, else the working directory", async (t) => {
+test("the workspace: the client's first file root, else --workspace, else the working directory; a prewarm as pi's; closing the input ends the session", async (t) => {
 	if (!need(t, missing, "the MCP SDK, esbuild and the sbx simulator")) return;
 	const dirs = ["root-ws", "flag-ws", "other"].map((d) => join(w.base, d));
 	for (const d of dirs) mkdirSync(d);
+	// a project that shows it will use docker: the session provisions ahead, as pi's does
+	writeFileSync(join(dirs[0], "Dockerfile"), "FROM busybox:local\n");
 	const cases = [
 		[{ cwd: dirs[2], roots: [pathToFileURL(dirs[0]).href, pathToFileURL(dirs[2]).href], args: ["--workspace", dirs[1]] }, dirs[0]],
 		[{ cwd: dirs[2], args: ["--workspace", dirs[1]] }, dirs[1]],
@@ -139,11 +141,15 @@ test("the workspace: the client's first file root, else --workspace, else the wo
 	];
 	for (const [o, want] of cases) {
 		const s = await connect(server, o);
+		let sb;
 		try {
-			await s.sandbox();
+			sb = await s.sandbox();
 			assert.match(s.logs.find((l) => /^docker sandbox: /.test(l.data)).data, new RegExp(`^workspace: ${want} `, "m"), JSON.stringify(o));
+			if (want === dirs[0]) await until(() => simSandboxes()[sb] === "running", 60000, "the prewarm to provision");
 		} finally {
 			await s.close();
 		}
+		// the client closed the server's input: the session's end
+		await until(() => !(sb in simSandboxes()), 20000, `sandbox ${sb} to go`);
 	}
 });
