@@ -38,7 +38,8 @@ VERIFYOBJ = sbx-verify/sbx-verify.o sbx-verify/result.o sbx-verify/probe.o \
 	sbx-verify/scguest.o sbx-verify/scports.o sbx-verify/scwords.o \
 	sbx-verify/scstamp.o sbx-verify/chprobe.o sbx-verify/channels.o \
 	sbx-verify/scpolicy.o sbx-verify/rules.o
-MAN1 = man/sbx-env.1 man/sbx-run.1 man/sbx-ports.1 man/sbx-verify.1
+MAN1 = man/sbx-env.1 man/sbx-run.1 man/sbx-ports.1 man/sbx-verify.1 \
+	man/sbx-tools-mcp.1
 MAN7 = man/sbx-tools.7
 MAN8 = man/sbx-gc.8 man/sbx-watch.8
 TESTTOOLS = test/tools/hostile-env test/tools/failalloc.so test/tools/rfc3339 \

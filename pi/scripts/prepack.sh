@@ -1,8 +1,9 @@
 #!/bin/sh
 # npm prepack: carry the C tree into the package (c/), so that the install
-# script can build the programs where npm puts the package.  Run by
-# `npm pack` and `npm publish` in pi/ of a checkout; the copy is
-# git-ignored and postpack.sh removes it again.  Sources are taken by
+# script can build the programs where npm puts the package, and bundle
+# the MCP server (dist/, which plain node runs).  Run by `npm pack` and
+# `npm publish` in pi/ of a checkout; both are git-ignored and
+# postpack.sh removes them again.  Sources are taken by
 # pattern, not by list, so a new file in lib/ or a program's directory
 # travels without a change here.
 set -eu
@@ -26,3 +27,9 @@ for d in "$top"/sbx-*/; do
 		[ -f "$h" ] && cp "$h" c/"$p"/
 	done
 done
+if [ ! -f node_modules/esbuild/package.json ]; then
+	echo "sbx-tools-pi: prepack: no bundler to build dist/ (run npm ci in pi/ first)" >&2
+	exit 1
+fi
+rm -rf dist
+node scripts/build-mcp.mjs

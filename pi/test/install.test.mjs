@@ -9,7 +9,8 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { after, before, test } from "node:test";
 import { FLAVOUR, PI_DIR, PROGRAMS, TOP, loadExtension, need, piMissing, processesWith, simMissing, world } from "../testlib/harness.mjs";
 
@@ -107,10 +108,13 @@ before(() => {
 	// packed from a copy of the checkout: prepack's c/ in the live pi/
 	// would make an extension other suites load meanwhile build into bin/
 	const checkout = checkoutCopy(join(tmp, "checkout"));
+	// prepack bundles the MCP server with the checkout's bundler
+	if (existsSync(join(PI_DIR, "node_modules"))) symlinkSync(join(PI_DIR, "node_modules"), join(checkout, "pi", "node_modules"));
 	const r = spawnSync(process.execPath, [npm, "pack", "--json", "--pack-destination", tmp], { cwd: join(checkout, "pi"), encoding: "utf8", env: npmEnv(process.env.PATH) });
 	assert.equal(r.status, 0, `npm pack: ${r.stderr}`);
 	packed = JSON.parse(r.stdout)[0];
 	packed.leftCopy = existsSync(join(checkout, "pi", "c"));
+	packed.leftBundle = existsSync(join(checkout, "pi", "dist"));
 	tarball = join(tmp, packed.filename);
 	installed = npmInstall(prefix, cleanPath);
 });
@@ -122,7 +126,7 @@ const toolsMissing = () => ["cc", "make", "npm"].filter((c) => !which(c, process
 test("npm pack: the tarball carries the C tree and the install script, no tests or node_modules, and is small", (t) => {
 	if (!need(t, toolsMissing(), "npm, cc and make")) return;
 	const files = packed.files.map((f) => f.path);
-	for (const f of ["index.ts", "package.json", "scripts/install.sh", "c/Makefile", "c/config.mk", "c/lib/sbx.h", "c/man/sbx-run.1"]) assert.ok(files.includes(f), `${f} in ${files.join(" ")}`);
+	for (const f of ["index.ts", "package.json", "scripts/install.sh", "dist/sbx-tools-mcp.mjs", "c/Makefile", "c/config.mk", "c/lib/sbx.h", "c/man/sbx-run.1"]) assert.ok(files.includes(f), `${f} in ${files.join(" ")}`);
 	// every source of the C tree, found in the checkout, not listed here
 	for (const dir of ["lib", ...PROGRAMS]) {
 		for (const f of readdirSync(join(TOP, dir)).filter((n) => /\.[ch]$/.test(n))) assert.ok(files.includes(`c/${dir}/${f}`), `c/${dir}/${f} is carried`);
@@ -130,9 +134,13 @@ test("npm pack: the tarball carries the C tree and the install script, no tests 
 	const stray = files.filter((f) => /^(test|testlib|compat|node_modules|bin)\/|\/node_modules\/|\.(o|a|tgz)$|^c\/test\//.test(f));
 	assert.deepEqual(stray, []);
 	// the C tree, its man pages and the extension: 267 KB with the
-	// network rules, the policy log and the credentials
-	assert.ok(packed.size < 320 * 1024, `tarball of ${packed.size} bytes`);
+	// network rules, the policy log and the credentials; the MCP server's
+	// bundle (the SDK, pi's validator) is bounded on its own, compressed
+	const bundle = gzipSync(readFileSync(join(pkg, "dist", "sbx-tools-mcp.mjs"))).length;
+	assert.ok(bundle < 192 * 1024, `the MCP server's bundle is ${bundle} bytes compressed`);
+	assert.ok(packed.size - bundle < 320 * 1024, `tarball of ${packed.size} bytes, ${bundle} of them the bundle`);
 	assert.equal(packed.leftCopy, false, "postpack removes pi/c from the checkout");
+	assert.equal(packed.leftBundle, false, "postpack removes pi/dist from the checkout");
 });
 
 test("npm install of the tarball builds the six programs into the package, offline, with none on PATH", (t) => {
@@ -148,6 +156,30 @@ test("npm install of the tarball builds the six programs into the package, offli
 	}
 	assert.deepEqual(readdirSync(pkg).filter((f) => f.startsWith(".build.")), [], "no scratch build left");
 	assert.ok(!existsSync(join(pkg, "node_modules")), "no dependency was installed (the pi peers are optional)");
+});
+
+test("npm install links sbx-tools-mcp, which plain node runs from the installed package: --help, initialize, the 21 tools", (t) => {
+	if (!need(t, toolsMissing(), "npm, cc and make")) return;
+	assert.equal(installed.status, 0, `npm install: ${installed.stdout}\n${installed.stderr}`);
+	const bin = join(prefix, "bin", "sbx-tools-mcp");
+	assert.ok(existsSync(bin), "the bin is linked");
+	const path = `${dirname(process.execPath)}:${cleanPath}`;
+	const help = spawnSync(bin, ["--help"], { encoding: "utf8", env: npmEnv(path) });
+	assert.equal(help.status, 0, help.stderr);
+	assert.match(help.stdout, /^usage: sbx-tools-mcp \[--workspace DIR\]/);
+	// a session with no sbx to reach: it answers, and its end removes nothing of the host's
+	const ws = join(tmp, "mcp-ws");
+	mkdirSync(ws);
+	const input = [
+		{ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "install-test", version: "1" } } },
+		{ jsonrpc: "2.0", method: "notifications/initialized" },
+		{ jsonrpc: "2.0", id: 1, method: "tools/list" },
+	].map((m) => `${JSON.stringify(m)}\n`).join("");
+	const r = spawnSync(bin, [], { cwd: ws, input, encoding: "utf8", timeout: 60000, env: npmEnv(path, { DOCKER_SANDBOX_SBX: "/bin/false", SBX_STATE_DIR: join(tmp, "mcp-state") }) });
+	assert.equal(r.status, 0, r.stderr);
+	const answers = r.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+	assert.equal(answers.find((m) => m.id === 0)?.result?.serverInfo?.name, "sbx-tools-mcp", r.stdout);
+	assert.equal(answers.find((m) => m.id === 1)?.result?.tools?.length, 21, r.stdout);
 });
 
 test("pi 1.x's npm command (a project under ~/.pi/agent/npm, --legacy-peer-deps) builds the programs too", (t) => {

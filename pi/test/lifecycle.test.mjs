@@ -5,7 +5,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { FLAVOUR, PI_DIR, SIM, loadExtension, need, piMissing, processesWith, programsMissing, simMissing, simSandboxes, until, world } from "../testlib/harness.mjs";
+import { FLAVOUR, PI_DIR, SIM, loadExtension, need, piMissing, processesWith, programsMissing, simMissing, simSandboxes, teardownStart, until, world } from "../testlib/harness.mjs";
 
 const missing = [...piMissing(), ...simMissing(), ...programsMissing()];
 let w;
@@ -73,11 +73,8 @@ test(`[${FLAVOUR}] kill -9 of a node process that loaded the extension begins te
 		// the bound is on the teardown's start, its first sbx call (the
 		// pollers here only list); what the calls then take is the VM's
 		// business, and a loaded machine's
-		const calls = readFileSync(join(w.simRoot, "starts.log"), "utf8").split("\n")
-			.map((l) => l.split(" ")).filter((f) => Number(f[0]) * 1000 >= t0 && f[2] !== "'ls'");
-		assert.ok(calls.some((f) => f[2] === "'rm'" && f.includes(`'${name}'`)), `no sbx rm of ${name} in starts.log`);
-		const started = Math.round(Number(calls[0][0]) * 1000) - t0;
-		t.diagnostic(`the teardown's first sbx call (${calls[0][2]}) began ${started} ms and the sandbox was gone ${ms} ms after SIGKILL`);
+		const { first, ms: started } = teardownStart(w.simRoot, t0, name);
+		t.diagnostic(`the teardown's first sbx call (${first}) began ${started} ms and the sandbox was gone ${ms} ms after SIGKILL`);
 		assert.ok(started < 1000, `teardown began after ${started} ms`);
 	} finally {
 		if (child.exitCode === null) child.kill("SIGKILL");

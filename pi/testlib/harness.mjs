@@ -205,6 +205,18 @@ export async function loadExtension(cwd = process.cwd(), extension = EXTENSION) 
 	return api;
 }
 
+/**
+ * The sbx calls the simulator started since t0 (ms), its listings left
+ * out; fails unless one removes name.  Returns the first call's word and
+ * how long after t0 it began: a teardown's start.
+ */
+export function teardownStart(simRoot, t0, name) {
+	const calls = readFileSync(join(simRoot, "starts.log"), "utf8").split("\n")
+		.map((l) => l.split(" ")).filter((f) => Number(f[0]) * 1000 >= t0 && f[2] !== "'ls'");
+	if (!calls.some((f) => f[2] === "'rm'" && f.includes(`'${name}'`))) throw new Error(`no sbx rm of ${name} in starts.log`);
+	return { first: calls[0][2], ms: Math.round(Number(calls[0][0]) * 1000) - t0 };
+}
+
 /** Processes whose command line holds s (not this one). */
 /** A suite's after hook: end the session pi holds (its teardown runs), then drop the world. */
 export async function endSession(pi, w) {
