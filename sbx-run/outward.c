@@ -197,7 +197,7 @@ outward_denials(const struct request *r, long long since, char *blocked,
 			bl += (size_t)snprintf(blocked + bl, bsize - bl, "%s%s",
 			    bl > 0 ? "," : "", d.v[i].host);
 		}
-		if (session_allows(&rec, d.v[i].host))
+		if (!lost && session_allows(&rec, d.v[i].host))
 			lost = 1;
 	}
 	sbx_policylog_free(&d);
