@@ -24,7 +24,8 @@ BIN = sbx-env/sbx-env sbx-run/sbx-run sbx-watch/sbx-watch sbx-gc/sbx-gc \
 RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
 	sbx-run/journal.o sbx-run/workspace.o sbx-run/ending.o \
 	sbx-run/warmstart.o sbx-run/orphan.o sbx-run/race.o \
-	sbx-run/check.o sbx-run/exec.o sbx-run/imgload.o sbx-run/imgcheck.o sbx-run/imgjson.o \
+	sbx-run/check.o sbx-run/exec.o sbx-run/imgload.o sbx-run/imgcheck.o \
+	sbx-run/imgtar.o sbx-run/imgjson.o \
 	sbx-run/imgwrite.o sbx-run/outward.o
 WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/teardown.o \
 	sbx-watch/pidwait.o sbx-watch/warmhold.o sbx-watch/imgsave.o \
@@ -84,18 +85,18 @@ lib/capture.o lib/conf.o lib/confparse.o lib/createargv.o lib/detach.o \
 	sbx-ports/portsmarker.o sbx-ports/sbx-ports.o sbx-ports/sync.o \
 	sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o \
 	sbx-run/exec.o sbx-run/imgcheck.o sbx-run/imgjson.o \
-	sbx-run/imgload.o sbx-run/imgwrite.o sbx-run/journal.o \
-	sbx-run/orphan.o sbx-run/outward.o sbx-run/provision.o \
-	sbx-run/race.o sbx-run/sbx-run.o sbx-run/warmstart.o \
-	sbx-run/workspace.o sbx-verify/answers.o sbx-verify/channels.o \
-	sbx-verify/checks.o sbx-verify/chprobe.o sbx-verify/probe.o \
-	sbx-verify/result.o sbx-verify/rules.o sbx-verify/sbx-verify.o \
-	sbx-verify/sc.o sbx-verify/scbasic.o sbx-verify/scguest.o \
-	sbx-verify/scpolicy.o sbx-verify/scports.o sbx-verify/scremove.o \
-	sbx-verify/scstamp.o sbx-verify/scwords.o sbx-verify/selfcheck.o \
-	sbx-watch/imgsave.o sbx-watch/loop.o sbx-watch/now.o \
-	sbx-watch/pidwait.o sbx-watch/rules.o sbx-watch/sbx-watch.o \
-	sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbx.h
+	sbx-run/imgload.o sbx-run/imgtar.o sbx-run/imgwrite.o \
+	sbx-run/journal.o sbx-run/orphan.o sbx-run/outward.o \
+	sbx-run/provision.o sbx-run/race.o sbx-run/sbx-run.o \
+	sbx-run/warmstart.o sbx-run/workspace.o sbx-verify/answers.o \
+	sbx-verify/channels.o sbx-verify/checks.o sbx-verify/chprobe.o \
+	sbx-verify/probe.o sbx-verify/result.o sbx-verify/rules.o \
+	sbx-verify/sbx-verify.o sbx-verify/sc.o sbx-verify/scbasic.o \
+	sbx-verify/scguest.o sbx-verify/scpolicy.o sbx-verify/scports.o \
+	sbx-verify/scremove.o sbx-verify/scstamp.o sbx-verify/scwords.o \
+	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
+	sbx-watch/now.o sbx-watch/pidwait.o sbx-watch/rules.o \
+	sbx-watch/sbx-watch.o sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbx.h
 lib/capture.o lib/detach.o lib/egressapply.o lib/guard.o lib/policycli.o \
 	lib/portcli.o lib/proc.o lib/sbxcall.o lib/sbxgone.o \
 	lib/selfpipe.o lib/spawn.o lib/stamp.o lib/stream.o \
@@ -103,16 +104,16 @@ lib/capture.o lib/detach.o lib/egressapply.o lib/guard.o lib/policycli.o \
 	sbx-ports/outbound.o sbx-ports/sbx-ports.o sbx-ports/sync.o \
 	sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o \
 	sbx-run/exec.o sbx-run/imgcheck.o sbx-run/imgjson.o \
-	sbx-run/imgload.o sbx-run/imgwrite.o sbx-run/journal.o \
-	sbx-run/orphan.o sbx-run/outward.o sbx-run/provision.o \
-	sbx-run/race.o sbx-run/sbx-run.o sbx-run/warmstart.o \
-	sbx-run/workspace.o sbx-verify/probe.o sbx-verify/rules.o \
-	sbx-verify/sbx-verify.o sbx-verify/sc.o sbx-verify/scbasic.o \
-	sbx-verify/scguest.o sbx-verify/scpolicy.o sbx-verify/scports.o \
-	sbx-verify/scremove.o sbx-verify/scstamp.o sbx-verify/scwords.o \
-	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
-	sbx-watch/now.o sbx-watch/rules.o sbx-watch/sbx-watch.o \
-	sbx-watch/teardown.o: lib/sbxchild.h
+	sbx-run/imgload.o sbx-run/imgtar.o sbx-run/imgwrite.o \
+	sbx-run/journal.o sbx-run/orphan.o sbx-run/outward.o \
+	sbx-run/provision.o sbx-run/race.o sbx-run/sbx-run.o \
+	sbx-run/warmstart.o sbx-run/workspace.o sbx-verify/probe.o \
+	sbx-verify/rules.o sbx-verify/sbx-verify.o sbx-verify/sc.o \
+	sbx-verify/scbasic.o sbx-verify/scguest.o sbx-verify/scpolicy.o \
+	sbx-verify/scports.o sbx-verify/scremove.o sbx-verify/scstamp.o \
+	sbx-verify/scwords.o sbx-verify/selfcheck.o sbx-watch/imgsave.o \
+	sbx-watch/loop.o sbx-watch/now.o sbx-watch/rules.o \
+	sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxchild.h
 lib/createargv.o lib/egressapply.o lib/holdargv.o lib/policycli.o \
 	lib/policylogreason.o lib/portcli.o lib/sbxcall.o lib/sbxcli.o \
 	lib/sbxgone.o lib/sbxls.o lib/sbxsays.o lib/sibling.o \
@@ -176,10 +177,11 @@ lib/portcli.o lib/portspec.o sbx-ports/bound.o sbx-ports/dockerps.o \
 lib/confparse.o lib/regauth.o sbx-run/outward.o: lib/sbxregauth.h
 lib/stamp.o sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o \
 	sbx-run/exec.o sbx-run/imgcheck.o sbx-run/imgjson.o \
-	sbx-run/imgload.o sbx-run/imgwrite.o sbx-run/journal.o \
-	sbx-run/orphan.o sbx-run/outward.o sbx-run/provision.o \
-	sbx-run/race.o sbx-run/sbx-run.o sbx-run/warmstart.o \
-	sbx-run/workspace.o sbx-verify/scpolicy.o sbx-verify/scstamp.o: lib/sbxstamp.h
+	sbx-run/imgload.o sbx-run/imgtar.o sbx-run/imgwrite.o \
+	sbx-run/journal.o sbx-run/orphan.o sbx-run/outward.o \
+	sbx-run/provision.o sbx-run/race.o sbx-run/sbx-run.o \
+	sbx-run/warmstart.o sbx-run/workspace.o sbx-verify/scpolicy.o \
+	sbx-verify/scstamp.o: lib/sbxstamp.h
 lib/egressrec.o lib/imgcache.o lib/lock.o lib/marker.o lib/markerio.o \
 	lib/policycli.o lib/portcli.o lib/sbxcall.o lib/state.o \
 	lib/statedir.o lib/unplaced.o sbx-gc/markers.o sbx-gc/sbx-gc.o \
@@ -200,9 +202,10 @@ sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/hostport.o \
 	sbx-ports/sbx-ports.o sbx-ports/sync.o: sbx-ports/sbx-ports.h
 sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o sbx-run/exec.o \
 	sbx-run/imgcheck.o sbx-run/imgjson.o sbx-run/imgload.o \
-	sbx-run/imgwrite.o sbx-run/journal.o sbx-run/orphan.o \
-	sbx-run/outward.o sbx-run/provision.o sbx-run/race.o \
-	sbx-run/sbx-run.o sbx-run/warmstart.o sbx-run/workspace.o: sbx-run/sbx-run.h
+	sbx-run/imgtar.o sbx-run/imgwrite.o sbx-run/journal.o \
+	sbx-run/orphan.o sbx-run/outward.o sbx-run/provision.o \
+	sbx-run/race.o sbx-run/sbx-run.o sbx-run/warmstart.o \
+	sbx-run/workspace.o: sbx-run/sbx-run.h
 sbx-verify/answers.o sbx-verify/channels.o sbx-verify/checks.o \
 	sbx-verify/chprobe.o sbx-verify/probe.o sbx-verify/rules.o \
 	sbx-verify/sbx-verify.o: sbx-verify/audit.h
@@ -271,10 +274,10 @@ test/tools/orphan: test/tools/orphan.c lib/libsbx.a
 		lib/libsbx.a
 
 test/tools/imgcheck: test/tools/imgcheck.c sbx-run/imgcheck.o \
-	sbx-run/imgjson.o sbx-run/imgwrite.o lib/libsbx.a
+	sbx-run/imgtar.o sbx-run/imgjson.o sbx-run/imgwrite.o lib/libsbx.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib -Isbx-run $(LDFLAGS) -o $@ \
-		test/tools/imgcheck.c sbx-run/imgcheck.o sbx-run/imgjson.o \
-		sbx-run/imgwrite.o lib/libsbx.a
+		test/tools/imgcheck.c sbx-run/imgcheck.o sbx-run/imgtar.o \
+		sbx-run/imgjson.o sbx-run/imgwrite.o lib/libsbx.a
 
 test/tools/failalloc.so: test/tools/failalloc.c
 	$(CC) $(CFLAGS) -shared -fPIC -o $@ test/tools/failalloc.c

@@ -81,75 +81,6 @@ imgcheck_readat(int fd, void *buf, size_t n, long long off)
 }
 
 static int
-allzero(const unsigned char *p, size_t n)
-{
-	while (n > 0)
-		if (p[--n] != 0)
-			return 0;
-	return 1;
-}
-
-/*
- * An octal field: optional leading blanks, digits, then a NUL or a blank
- * ending it and nothing but NULs and blanks after.  A field of digits
- * only (no terminator) and GNU's base-256 are refused; at 11 digits the
- * value stays below 2^33, far from any overflow.
- */
-static int
-octal(const unsigned char *f, size_t len, long long *v)
-{
-	size_t i = 0, digits = 0;
-
-	while (i < len && f[i] == ' ')
-		i++;
-	for (*v = 0; i < len && f[i] >= '0' && f[i] <= '7'; i++, digits++)
-		*v = *v * 8 + (f[i] - '0');
-	if (digits == 0 || i == len)
-		return -1;
-	for (; i < len; i++)
-		if (f[i] != '\0' && f[i] != ' ')
-			return -1;
-	return 0;
-}
-
-static long long
-checksum(const unsigned char *h)
-{
-	long long sum = 0;
-	int i;
-
-	for (i = 0; i < BLOCK; i++)
-		sum += i >= 148 && i < 156 ? ' ' : h[i];
-	return sum;
-}
-
-/* Why a member name is refused, or NULL; len excludes a trailing '/'. */
-static const char *
-badname(const char *name, size_t len)
-{
-	size_t i, start;
-
-	if (len == 0)
-		return "an empty name";
-	if (name[0] == '/')
-		return "an absolute name";
-	for (i = 0; i < len; i++)
-		if ((unsigned char)name[i] < ' ' || (unsigned char)name[i] > '~')
-			return "a byte that is not printable ASCII";
-	for (start = 0; start <= len; start = i + 1) {
-		for (i = start; i < len && name[i] != '/'; i++)
-			;
-		if (i == start)
-			return "an empty name component";
-		if ((i - start == 1 && name[start] == '.') ||
-		    (i - start == 2 && name[start] == '.' &&
-		    name[start + 1] == '.'))
-			return "a . or .. component";
-	}
-	return NULL;
-}
-
-static int
 hex64(const char *s)
 {
 	return strspn(s, "0123456789abcdef") == 64;
@@ -230,7 +161,7 @@ header(struct scan *s, const unsigned char *h, long long off,
 	memcpy(link, h + 157, NAME_LEN);
 	link[NAME_LEN] = '\0';
 	target[0] = '\0';
-	if (octal(h + 148, 8, &sum) == -1 || sum != checksum(h))
+	if (imgtar_octal(h + 148, 8, &sum) == -1 || sum != imgtar_checksum(h))
 		return refuse(s, NULL, "a bad header checksum");
 	if (memcmp(h + 257, "ustar\0" "00", 8) != 0 &&
 	    memcmp(h + 257, "ustar  \0", 8) != 0)
@@ -242,14 +173,14 @@ header(struct scan *s, const unsigned char *h, long long off,
 		    h[156] : '?');
 		return refuse(s, name, type);
 	}
-	if (!allzero(h + 345, 155))
+	if (!imgtar_zero(h + 345, 155))
 		return refuse(s, name, "the ustar name prefix is used");
 	if (h[156] == '2') {
 		if ((why = layer_link(name, link, target)) != NULL)
 			return refuse(s, name, why);
-	} else if (!allzero(h + 157, 100))
+	} else if (!imgtar_zero(h + 157, 100))
 		return refuse(s, name, "a link name");
-	if (octal(h + 124, 12, &size) == -1)
+	if (imgtar_octal(h + 124, 12, &size) == -1)
 		return refuse(s, name, "a size field that is not octal");
 	dir = h[156] == '5';
 	if (len > 0 && name[len - 1] == '/') {
@@ -261,7 +192,7 @@ header(struct scan *s, const unsigned char *h, long long off,
 	if ((dir || target[0] != '\0') && size != 0)
 		return refuse(s, name, dir ? "a directory with data" :
 		    "a link with data");
-	if ((why = badname(name, len)) != NULL)
+	if ((why = imgtar_badname(name, len)) != NULL)
 		return refuse(s, name, why);
 	if (size > s->size - off - BLOCK)
 		return refuse(s, name, "its data runs past the end of the file");
@@ -364,7 +295,7 @@ the_end(struct scan *s, long long off)
 	for (off += BLOCK; off < s->size; off += BLOCK) {
 		if (imgcheck_readat(s->fd, b, BLOCK, off) == -1)
 			return refuse(s, NULL, "unreadable");
-		if (!allzero(b, BLOCK))
+		if (!imgtar_zero(b, BLOCK))
 			return refuse(s, NULL,
 			    "trailing data after the end of archive");
 	}
@@ -382,7 +313,7 @@ scan(struct scan *s)
 			return refuse(s, NULL, "a missing end of archive");
 		if (imgcheck_readat(s->fd, h, BLOCK, off) == -1)
 			return refuse(s, NULL, "unreadable");
-		if (allzero(h, BLOCK))
+		if (imgtar_zero(h, BLOCK))
 			return the_end(s, off);
 		if (header(s, h, off, &data) == -1)
 			return -1;

@@ -113,6 +113,10 @@ struct img_archive {		/* the members, in the archive's order */
 };
 int	 imgcheck_scan(int, long long, struct img_archive *, char *, size_t);
 int	 imgcheck(int, long long, char *, size_t);
+int	 imgtar_zero(const unsigned char *, size_t);
+int	 imgtar_octal(const unsigned char *, size_t, long long *);
+long long imgtar_checksum(const unsigned char *);
+const char *imgtar_badname(const char *, size_t);
 int	 imgcheck_readat(int, void *, size_t, long long);
 int	 imgjson_member(const char *);
 const char *imgjson_names(const char *, size_t);
