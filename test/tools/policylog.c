@@ -11,9 +11,11 @@
  * stdin; "policylog -c" prints "yes" or "no": the certificate hint;
  * "policylog -a" prints the advice.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sbx.h"
 #include "sbxpolicy.h"
@@ -24,8 +26,8 @@ main(int argc, char *argv[])
 	struct sbx_denials d;
 	struct sbx_buf b;
 	const char *why, *sandbox;
-	char chunk[8192], reason[SBX_POLICYLOG_REASON];
-	size_t r, i;
+	char reason[SBX_POLICYLOG_REASON];
+	size_t i;
 	int rc = 0, v;
 
 	if (argc == 2 && strcmp(argv[1], "-a") == 0) {
@@ -35,10 +37,8 @@ main(int argc, char *argv[])
 	if (argc < 2 || argc > 4)
 		return 2;
 	memset(&b, 0, sizeof(b));
-	while ((r = fread(chunk, 1, sizeof(chunk), stdin)) > 0)
-		if (sbx_io_buf_add(&b, chunk, r) == -1)
-			return 2;
-	if (sbx_io_buf_add(&b, "", 1) == -1)	/* a NUL after it */
+	if (sbx_io_buf_readfd(&b, STDIN_FILENO, SIZE_MAX - 1) == -1 ||
+	    sbx_io_buf_add(&b, "", 1) == -1)	/* a NUL after it */
 		return 2;
 	b.len--;
 	if (strcmp(argv[1], "-r") == 0)

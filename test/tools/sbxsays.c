@@ -7,9 +7,11 @@
  * readers print one word per byte of input instead: the answer for each
  * prefix of the text, the empty one first.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sbx.h"
 #include "sbxcli.h"
@@ -32,8 +34,7 @@ main(int argc, char *argv[])
 {
 	struct sbx_buf b;
 	const char *what, *arg;
-	char chunk[8192];
-	size_t r, i;
+	size_t i;
 	int each = 0, yes;
 
 	if (argc > 1 && strcmp(argv[1], "-p") == 0) {
@@ -46,10 +47,8 @@ main(int argc, char *argv[])
 	what = argv[1];
 	arg = argc > 2 ? argv[2] : NULL;
 	memset(&b, 0, sizeof(b));
-	while ((r = fread(chunk, 1, sizeof(chunk), stdin)) > 0)
-		if (sbx_io_buf_add(&b, chunk, r) == -1)
-			return 2;
-	if (sbx_io_buf_add(&b, "", 1) == -1)	/* a NUL after it */
+	if (sbx_io_buf_readfd(&b, STDIN_FILENO, SIZE_MAX - 1) == -1 ||
+	    sbx_io_buf_add(&b, "", 1) == -1)	/* a NUL after it */
 		return 2;
 	b.len--;
 	if (strcmp(what, "notfound-line") == 0 ||
