@@ -68,7 +68,7 @@ records_trim(const struct gc *g, long long keep)
 				err(SBX_EX_FAIL, NULL);
 			v = nv;
 		}
-		strcpy(v[n].file, de->d_name);
+		(void)snprintf(v[n].file, sizeof(v[n].file), "%s", de->d_name);
 		v[n].end = end;
 		v[n].k = k;
 		n++;

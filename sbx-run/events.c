@@ -250,9 +250,8 @@ ran(struct members *m, char *const *av, int status, const char *t)
 			add_str(m, "id", id, 64);
 		v = detached ? "running" : "created";
 		add_str(m, "state", v, strlen(v));
-	} else if (status >= 125 && status <= 127)
-		add_num(m, "status", status);
-	else if (strcmp(av[0], "run") == 0) {
+	} else if (strcmp(av[0], "run") == 0 && (status < 125 ||
+	    status > 127)) {	/* 125-127: docker's own, not the container's */
 		add_str(m, "state", "exited", 6);
 		add_num(m, "exit", status);
 	} else

@@ -85,12 +85,12 @@ sessions_open(int dfd, const char *name, char *file, size_t size)
 		    strlen(de->d_name) < sizeof(best)) {
 			bend = end;
 			bk = k;
-			strcpy(best, de->d_name);
+			(void)snprintf(best, sizeof(best), "%s", de->d_name);
 		}
 	closedir(d);
 	if (bend == -1 || strlen(best) >= size)
 		return errno = ENOENT, -1;
-	strcpy(file, best);
+	(void)snprintf(file, size, "%s", best);
 	return sessions_openat(dfd, file);
 }
 
@@ -112,7 +112,7 @@ summarize(struct session *s, const char *text, size_t len)
 		t = sbx_json_str(j, "time");
 		if (t != NULL && s->start[0] == '\0' &&
 		    strlen(t) < sizeof(s->start))
-			strcpy(s->start, t);
+			(void)snprintf(s->start, sizeof(s->start), "%s", t);
 		ev = sbx_json_str(j, "event");
 		if (sbx_json_get(j, "argv") != NULL && ev == NULL) {
 			s->calls++;
@@ -121,7 +121,7 @@ summarize(struct session *s, const char *text, size_t len)
 				s->failures++;
 		} else if (ev != NULL && strcmp(ev, "end") == 0 && t != NULL &&
 		    strlen(t) < sizeof(s->end))
-			strcpy(s->end, t);
+			(void)snprintf(s->end, sizeof(s->end), "%s", t);
 		else if (ev != NULL && strcmp(ev, "session") == 0 &&
 		    s->workspace == NULL &&
 		    (ws = sbx_json_str(j, "workspace")) != NULL)
@@ -241,10 +241,10 @@ sessions_list(int json)
 		}
 		s = &v[n];
 		memset(s, 0, sizeof(*s));
-		strcpy(s->name, name);
+		(void)snprintf(s->name, sizeof(s->name), "%s", name);
 		if (strlen(de->d_name) >= sizeof(s->file))
 			continue;
-		strcpy(s->file, de->d_name);
+		(void)snprintf(s->file, sizeof(s->file), "%s", de->d_name);
 		s->live = live;
 		if (take(dfd, s, dir) == 0)
 			n++;
