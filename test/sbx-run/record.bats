@@ -71,6 +71,23 @@ pasts() {
 	[ "$(ls "$SBX_STATE_DIR")" = "$N.journal" ]
 }
 
+@test "record: an event never waits long for a record another holds: -1 and one warning within seconds" {
+	stub_sandbox "$N"
+	sbx-run -s "$N" ps
+	python3 -c 'import fcntl, sys, time
+f = open(sys.argv[1], "r+"); fcntl.lockf(f, fcntl.LOCK_EX)
+open(sys.argv[2], "w").close(); time.sleep(30)' "$J" "$BATS_TEST_TMPDIR/held" 3>&- &
+	BG_PIDS="$BG_PIDS $!"
+	until_ok test -e "$BATS_TEST_TMPDIR/held"
+	t=$(date +%s%N)
+	run -1 --separate-stderr record event "$N" port '"op":"x"'
+	ms=$((($(date +%s%N) - t) / 1000000))
+	((ms < 5000)) || fail "it waited $ms ms"
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == "record: record $N: "* ]]
+	! grep -q '"event"' "$J"
+}
+
 @test "record keep: an end event closes it, kept as NAME.past-END (0600); a second keep the same second gets its own name" {
 	stub_sandbox "$N"
 	sbx-run -s "$N" ps one
