@@ -346,6 +346,17 @@ PY
 	[ ! -e "$J" ]
 	p=$(pasts "$N")
 	tail -n 1 "$SBX_STATE_DIR/$p" | grep -q '"event":"end","by":"sbx-watch","teardown":"rm","ok":true}$'
+	# a teardown that leaves the sandbox be ends the session all the same
+	stub_sandbox kept-box
+	sbx-run -s kept-box ps
+	printf 'created=%s\nworkspace=%s\nmode=rw\n' "$(date +%s)" "$WS" >"$SBX_STATE_DIR/kept-box.created"
+	session
+	"$TOP/sbx-watch/sbx-watch" -m none -p "$SESSION" kept-box
+	wp=$(watcher_pid kept-box)
+	kill -9 "$SESSION"
+	until_ok dead "$wp"
+	[ -e "$SBX_STUB_DIR/sandboxes/kept-box" ]
+	tail -n 1 "$SBX_STATE_DIR/$(pasts kept-box)" | grep -q '"event":"end","by":"sbx-watch","teardown":"none","ok":true}$'
 	# everything killed: the live record stays until sbx-gc's sweep
 	sh -c "exit 0" & d=$!
 	wait "$d"
