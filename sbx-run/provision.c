@@ -183,6 +183,7 @@ create(const struct request *r, const struct create *c, int dfd,
 			errno = e;
 			warn("%s", created);	/* the intent stays */
 		}
+		events_session(r->name, c->workspace, mode);
 		sbx_supervise_result_free(&cmd);
 		imgload(r, dfd, c->workspace);	/* the project's images */
 		return PROV_RETRY;
