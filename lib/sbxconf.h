@@ -33,13 +33,15 @@
 #define SBX_CONF_EGRESS_ALLOW	0x10000	/* the session's network rules */
 #define SBX_CONF_EGRESS_DENY	0x20000
 #define SBX_CONF_REGISTRY_AUTH	0x40000	/* where its credentials are kept */
+#define SBX_CONF_TRIPWIRE	0x80000	/* paths the tripwire watches too */
 #define SBX_CONF_ALL		(~0u)	/* every row of conf.c's table */
 #define SBX_CONF_ENV		(SBX_CONF_ALLOWLIST | SBX_CONF_PASSTHROUGH)
 /* what sbx-run may read, whichever path a call takes */
 #define SBX_CONF_RUN		(SBX_CONF_ENV | SBX_CONF_TIMEOUT | \
 	SBX_CONF_AUTOCREATE | SBX_CONF_CPUS | SBX_CONF_MEMORY | \
 	SBX_CONF_TEMPLATE | SBX_CONF_WORKSPACE_RO | SBX_CONF_IMAGE_CACHE | \
-	SBX_CONF_EGRESS_ALLOW | SBX_CONF_EGRESS_DENY | SBX_CONF_REGISTRY_AUTH)
+	SBX_CONF_EGRESS_ALLOW | SBX_CONF_EGRESS_DENY | SBX_CONF_REGISTRY_AUTH | \
+	SBX_CONF_TRIPWIRE)
 #define SBX_TIMEOUT_MAX		86400	/* seconds: a day per sbx call */
 #define SBX_GC_HOURS_MAX	1000000	/* DOCKER_SANDBOX_GC_HOURS and -H */
 #define SBX_TEARDOWN_REMOVE	0

@@ -49,7 +49,7 @@ origin_say(void)
 static void SBX_DEAD
 usage(void)
 {
-	fprintf(stderr, "usage: sbx-run [-CinPx] [-J count] [-O fd] "
+	fprintf(stderr, "usage: sbx-run [-CFinPx] [-J count] [-O fd] "
 	    "[-s name] [-t seconds] [-w workspace] [argument ...]\n");
 	exit(SBX_EX_USAGE);
 }
@@ -96,6 +96,18 @@ print_journal(struct call *c)
 	sbx_xconf_check(SBX_CONF_TIMEOUT);
 	return journal_print(sbx_xconf_name_pick(c->r.name), c->count,
 	    sbx_xconf_timeout());
+}
+
+/* -F: the workspace's tripwire findings not seen yet, or mark some seen */
+static int
+findings(struct call *c)
+{
+	const char *name = c->r.name;
+
+	sbx_xconf_check(SBX_CONF_PINNED);
+	if (name != NULL || sbx_conf_given(SBX_CONF_PINNED) != NULL)
+		name = sbx_xconf_name_pick(name);
+	return tripwire_findings(name, c->r.workspace, c->argv);
 }
 
 /* What -P and a run share: the settings, the sbx exec and its stdin. */
@@ -204,6 +216,7 @@ run_command(struct call *c)
 	jc.bytes = r->relayed;
 	jc.timeout = r->timeout;
 	journal_add(&jc, r->name, c->argv, xflag, status);
+	tripwire_after(r->name);
 	sbx_io_buf_free(&held);
 	call_free(c);
 	return status;
@@ -221,6 +234,7 @@ static const struct {
 	{ { 'C', "Ow", "", 0, 0 }, ask_workspace },
 	{ { 'n', "O", "", 0, 0 }, print_name },
 	{ { 'J', "Os", "", 0, 0 }, print_journal },
+	{ { 'F', "Osw", "", 0, -1 }, findings },
 	{ { 'P', "Ostw", "", 0, 0 }, provision_only },
 	{ { 0, "Oistwx", "", 1, -1 }, run_command },
 };
@@ -251,9 +265,10 @@ main(int argc, char *argv[])
 	c.r.session = getppid();	/* before anything could orphan us */
 	c.seconds = -1;
 	opterr = 0;	/* usage() says it all, on one line */
-	while ((ch = getopt(argc, argv, "+CiJ:nO:Ps:t:w:x")) != -1) {
+	while ((ch = getopt(argc, argv, "+CFiJ:nO:Ps:t:w:x")) != -1) {
 		switch (ch) {
 		case 'C':	/* these say which mode, or how: c.given */
+		case 'F':
 		case 'i':
 			break;
 		case 'J':

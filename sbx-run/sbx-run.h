@@ -136,6 +136,10 @@ void	 journal_add(const struct jcall *, const char *, char *const *, int,
 	    int);
 int	 journal_print(const char *, long long, int);
 
+/* tripwire.c */
+void	 tripwire_after(const char *);
+int	 tripwire_findings(const char *, const char *, char *const *);
+
 /* workspace.c */
 int	 workspace_check(const struct request *, const char *, char *, char *,
 	    size_t);

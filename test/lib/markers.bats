@@ -64,7 +64,7 @@ left_of() {
 	# sandbox of their own
 	[ "$(table | sort | tr '\n' ' ')" = "created SBX_MF_OURS \
 egress SBX_MF_RECORD failed SBX_MF_OURS imgnote 0 journal SBX_MF_OURS lock SBX_MF_LOCK \
-owner SBX_MF_OURS ports 0 prewarm 0 prime SBX_MF_DIR verify- SBX_MF_NONCE " ]
+owner SBX_MF_OURS ports 0 prewarm 0 prime SBX_MF_DIR tripwire 0 verify- SBX_MF_NONCE " ]
 	# by position nowhere: sbx-gc asks the table for what a suffix is
 	[ -z "$(grep -n 'suffixes\[\|i < [0-9]' "$TOP/sbx-gc/markers.c")" ]
 }
@@ -133,7 +133,7 @@ owner SBX_MF_OURS ports 0 prewarm 0 prime SBX_MF_DIR verify- SBX_MF_NONCE " ]
 	kill -9 "$SESSION"
 	until_ok dead "$wp" || fail "watcher $wp still running"
 	[ "$(left_of "$N" | tr '\n' ' ')" = \
-	    "$N.created $N.imgnote $N.journal $N.ports $N.prime " ]
+	    "$N.created $N.imgnote $N.journal $N.ports $N.prime $N.tripwire " ]
 }
 
 @test "markers drop class: sbx-gc's sweep leaves nothing of a gone NAME" {
