@@ -28,13 +28,26 @@ async function session(told) {
 	return pi;
 }
 
+/** A session that starts and ends: what the user was told. */
+async function startEnd() {
+	const told = [];
+	const pi = await session(told);
+	try {
+		await pi.start();
+	} finally {
+		await pi.shutdown();
+		pi.cleanupAgentDir();
+	}
+	return told;
+}
+
 const tripwire = (told) => told.filter((t) => /files .* the host runs on its own/.test(t.m));
 
 test(`[${FLAVOUR}] tripwire class: a container's files the host runs are shown to the user at the session's end and at the next start, until seen`, async (t) => {
 	if (!need(t, missing, "the sbx simulator")) return;
 	mkdirSync(join(w.ws, ".git", "hooks"), { recursive: true });
 	const first = [];
-	let pi = await session(first);
+	const pi = await session(first);
 	try {
 		await pi.start();
 		await pi.call("docker_run", {
@@ -58,28 +71,13 @@ test(`[${FLAVOUR}] tripwire class: a container's files the host runs are shown t
 	await until(() => Object.keys(simSandboxes()).length === 0, 20000, "the sandbox to go");
 
 	// the next start in the project shows them again, and they are seen
-	const second = [];
-	pi = await session(second);
-	try {
-		await pi.start();
-	} finally {
-		await pi.shutdown();
-		pi.cleanupAgentDir();
-	}
+	const second = await startEnd();
 	const [start] = tripwire(second);
 	assert.ok(start, `nothing told at the next start: ${JSON.stringify(second)}`);
 	assert.match(start.m, /an earlier session made or changed files in this workspace/);
 	for (const f of FILES) assert.ok(start.m.includes(`${f}: created (file)`), `${f} not named: ${start.m}`);
 
 	// seen: a third start says nothing of them
-	const third = [];
-	pi = await session(third);
-	try {
-		await pi.start();
-	} finally {
-		await pi.shutdown();
-		pi.cleanupAgentDir();
-	}
-	assert.deepEqual(tripwire(third), []);
+	assert.deepEqual(tripwire(await startEnd()), []);
 	assert.deepEqual(state(), before, "a file the tripwire told of changed");
 });
