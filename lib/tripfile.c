@@ -393,6 +393,23 @@ created(const struct sbx_tripent *b,
 	    b->type == 'l' ? "link" : "created");
 }
 
+/* Is a directory above path unchecked now?  Its finding covers path. */
+static int
+covered(const struct sbx_trip *now, const char *path)
+{
+	const struct sbx_tripent *e;
+	char up[SBX_TRIP_PATH], *slash;
+
+	(void)snprintf(up, sizeof(up), "%s", path);
+	while ((slash = strrchr(up, '/')) != NULL) {
+		*slash = '\0';
+		if ((e = sbx_tripscan_find(now, up)) != NULL &&
+		    e->why != SBX_TRIP_OK)
+			return 1;
+	}
+	return 0;
+}
+
 /*
  * What changed from base to now, each path's finding through cb (which
  * stops it by returning -1); a workspace replaced is a finding on ".".
@@ -417,7 +434,9 @@ sbx_tripfile_compare(const struct sbx_trip *base, const struct sbx_trip *now,
 	while (r == 0 && (i < base->n || j < now->n)) {
 		c = i == base->n ? 1 : j == now->n ? -1 :
 		    strcmp(base->e[i].path, now->e[j].path);
-		if (c < 0)
+		if (c < 0 && covered(now, base->e[i].path))
+			i++;
+		else if (c < 0)
 			r = tell(cb, arg, &base->e[i++], "removed");
 		else if (c > 0)
 			r = created(&now->e[j++], cb, arg);

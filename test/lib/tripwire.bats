@@ -145,6 +145,15 @@ snapshot() {
 	[ "$(snapshot)" = "$before" ]
 }
 
+@test "tripwire findings: what could not be checked is a finding, with why" {
+	run -0 tripscan -t "$N" "$WS"
+	(cd "$WS/.git/hooks" && seq 1 600 | xargs touch)
+	run -0 --separate-stderr tripscan -k "$N"
+	[ "$stderr" = "tripscan: tripwire: .git/hooks: unchecked (a directory, too many entries to check): git runs this at the git command it is named for" ] || fail "$stderr"
+	run -0 sbx-run -F
+	[ "$(jq -r '"\(.path) \(.change) \(.why)"' <<<"$output")" = ".git/hooks unchecked too many entries to check" ]
+}
+
 @test "tripwire findings: hostile names (newline, option-like, not UTF-8) are shown escaped, on one line each" {
 	run -0 tripscan -t "$N" "$WS"
 	echo x >"$WS/.pi/extensions/"$'-n\nrm -rf \xff\e[31m'
