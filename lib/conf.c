@@ -149,6 +149,9 @@ static const struct setting table[] = {
 	    .words = keepalive, .show = show_keepalive },
 	{ SBX_CONF_GC_HOURS, NUM, "DOCKER_SANDBOX_GC_HOURS", "24",
 	    .max = SBX_GC_HOURS_MAX, .num = sbx_xconfparse_hours },
+	/* sbx-gc removes the older past sessions' records */
+	{ SBX_CONF_SESSIONS_KEPT, NUM, "DOCKER_SANDBOX_SESSIONS_KEPT", "50",
+	    .max = SBX_SESSIONS_KEPT_MAX },
 	{ SBX_CONF_ALLOWLIST, STR, "DOCKER_SANDBOX_ENV_ALLOWLIST", NULL,
 	    .str = sbx_xconfparse_names },
 	{ SBX_CONF_PASSTHROUGH, WORD, "DOCKER_SANDBOX_ENV_PASSTHROUGH", "0",

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,6 +41,7 @@ static const struct {
 	[SBX_M_OWNER] =		{ "owner",	SBX_MF_OURS },
 	[SBX_M_LOCK] =		{ "lock",	SBX_MF_LOCK },
 	[SBX_M_VERIFY] =	{ "verify-",	SBX_MF_NONCE },
+	[SBX_M_PAST] =		{ "past-",	SBX_MF_NONCE },
 };
 
 unsigned
@@ -76,6 +78,51 @@ sbx_marker_canary(char *buf, size_t size, const char *name,
     const char *nonce)
 {
 	return build(buf, size, name, SBX_M_VERIFY, nonce);
+}
+
+/* NAME.past-END, a past session's record (sbxrecord.h). */
+int
+sbx_marker_past(char *buf, size_t size, const char *name, const char *end)
+{
+	return build(buf, size, name, SBX_M_PAST, end);
+}
+
+/*
+ * Is file NAME.past-END or NAME.past-END-K?  name gets NAME (size as for
+ * sbx_marker_parse), *end END and *k K (0 without).  0, or -1.
+ */
+int
+sbx_marker_past_parse(const char *file, char *name, size_t size,
+    long long *end, long long *k)
+{
+	const char *p = NULL, *q, *errstr;
+	char num[24];
+	size_t len, n;
+
+	/* the last: a name may hold ".past-" too */
+	for (q = file; (q = strstr(q, ".past-")) != NULL; q++)
+		p = q;
+	if (p == NULL || file[0] == '.' || (len = (size_t)(p - file)) >
+	    SBX_NAME_MAX || len >= size)
+		return -1;
+	p += 6;
+	*k = 0;
+	if ((n = strspn(p, "0123456789")) == 0 || n >= sizeof(num))
+		return -1;
+	memcpy(num, p, n);
+	num[n] = '\0';
+	*end = sbx_strtonum(num, 0, LLONG_MAX, &errstr);
+	if (errstr != NULL)
+		return -1;
+	if (p[n] == '-') {
+		*k = sbx_strtonum(p + n + 1, 1, 1000, &errstr);
+		if (errstr != NULL)
+			return -1;
+	} else if (p[n] != '\0')
+		return -1;
+	memcpy(name, file, len);
+	name[len] = '\0';
+	return sbx_name_valid(name) ? 0 : -1;
 }
 
 /* Is marker m of name there, whatever it is (a link counts)? */

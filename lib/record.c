@@ -69,6 +69,9 @@ openlocked(int dfd, const char *file, short type, int timeout)
 			close(fd);
 			return errno = EINVAL, -1;
 		}
+		/* the state directory's mode, whoever changed it */
+		if ((fst.st_mode & 07777) != 0600)
+			(void)fchmod(fd, 0600);
 		if (sbx_record_lock(fd, type, timeout) == -1) {
 			close(fd);
 			return -1;
@@ -183,13 +186,10 @@ sbx_record_append(int dfd, const char *name, const char *line, size_t len,
 static int
 kind_valid(const char *kind)
 {
-	size_t i;
+	size_t n = strlen(kind);
 
-	for (i = 0; kind[i] != '\0'; i++)
-		if (i >= KIND_MAX || ((kind[i] < 'a' || kind[i] > 'z') &&
-		    kind[i] != '-'))
-			return 0;
-	return i > 0;
+	return n > 0 && n <= KIND_MAX &&
+	    strspn(kind, "abcdefghijklmnopqrstuvwxyz") == n;
 }
 
 /*
@@ -214,7 +214,8 @@ sbx_record_event(int dfd, const char *name, const char *kind,
 		return -1;
 	}
 	n = snprintf(line, sizeof(line),
-	    "{\"time\":\"%s\",\"event\":\"%s\"%s%s}\n", when, kind, *members != '\0' ? "," : "", members);
+	    "{\"time\":\"%s\",\"event\":\"%s\"%s%s}\n", when, kind,
+	    *members != '\0' ? "," : "", members);
 	if (n < 0 || (size_t)n >= sizeof(line)) {
 		warnx("record %s: %s event too long",
 		    sbx_shown(name, sh, sizeof(sh)), kind);
@@ -226,4 +227,62 @@ sbx_record_event(int dfd, const char *name, const char *kind,
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Close name's live record with an end event (members as for
+ * sbx_record_event) and keep it as NAME.past-END, END the Unix seconds
+ * of its end (-K after it for the K-th of the same second).  The move
+ * is made holding the record alone, so a writer after it starts a new
+ * record.  Nothing there, or a file not ours, is no error: the markers'
+ * drop removes what is left.  0, or -1 after one warning.
+ */
+int
+sbx_record_keep(int dfd, const char *name, const char *members)
+{
+	char live[SBX_MARKER_MAX], past[SBX_MARKER_MAX], end[40], sh[256];
+	struct stat st;
+	long long now;
+	int fd, k, e;
+
+	if (sbx_marker_path(live, sizeof(live), name, SBX_M_JOURNAL) == -1 ||
+	    fstatat(dfd, live, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		return 0;
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid())
+		return 0;
+	(void)sbx_record_event(dfd, name, "end", members);
+	if ((fd = openlocked(dfd, live, F_WRLCK,
+	    SBX_RECORD_EVENT_TIMEOUT)) == -1) {
+		if (errno == ENOENT)
+			return 0;
+		goto bad;
+	}
+	now = (long long)time(NULL);
+	for (k = 0; ; k++) {
+		if (k == 0)
+			(void)snprintf(end, sizeof(end), "%lld", now);
+		else
+			(void)snprintf(end, sizeof(end), "%lld-%d", now, k);
+		if (k == 1000 || sbx_marker_past(past, sizeof(past), name,
+		    end) == -1) {
+			close(fd);
+			errno = EEXIST;
+			goto bad;
+		}
+		if (linkat(dfd, live, dfd, past, 0) == 0)
+			break;
+		if (errno != EEXIST) {
+			e = errno;
+			close(fd);
+			errno = e;
+			goto bad;
+		}
+	}
+	(void)unlinkat(dfd, live, 0);
+	close(fd);
+	return 0;
+bad:
+	warn("record %s: kept as a past session", sbx_shown(name, sh,
+	    sizeof(sh)));
+	return -1;
 }

@@ -34,6 +34,7 @@
 #define SBX_CONF_EGRESS_DENY	0x20000
 #define SBX_CONF_REGISTRY_AUTH	0x40000	/* where its credentials are kept */
 #define SBX_CONF_TRIPWIRE	0x80000	/* paths the tripwire watches too */
+#define SBX_CONF_SESSIONS_KEPT	0x100000	/* past sessions' records kept */
 #define SBX_CONF_ALL		(~0u)	/* every row of conf.c's table */
 #define SBX_CONF_ENV		(SBX_CONF_ALLOWLIST | SBX_CONF_PASSTHROUGH)
 /* what sbx-run may read, whichever path a call takes */
@@ -44,6 +45,7 @@
 	SBX_CONF_TRIPWIRE)
 #define SBX_TIMEOUT_MAX		86400	/* seconds: a day per sbx call */
 #define SBX_GC_HOURS_MAX	1000000	/* DOCKER_SANDBOX_GC_HOURS and -H */
+#define SBX_SESSIONS_KEPT_MAX	100000	/* DOCKER_SANDBOX_SESSIONS_KEPT */
 #define SBX_TEARDOWN_REMOVE	0
 #define SBX_TEARDOWN_STOP	1
 #define SBX_TEARDOWN_NONE	2

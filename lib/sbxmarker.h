@@ -25,6 +25,7 @@ enum sbx_marker {
 	SBX_M_OWNER,		/* the session and its watcher */
 	SBX_M_LOCK,		/* held by the watcher */
 	SBX_M_VERIFY,		/* NAME.verify-NONCE: sbx-verify's canary */
+	SBX_M_PAST,		/* NAME.past-END: a past session's record */
 	SBX_M_COUNT
 };
 #define SBX_MF_OURS	0x1	/* proves the sandbox was ours: swept by it */
@@ -40,6 +41,9 @@ enum sbx_marker {
 unsigned sbx_marker_flags(enum sbx_marker);
 int	 sbx_marker_path(char *, size_t, const char *, enum sbx_marker);
 int	 sbx_marker_canary(char *, size_t, const char *, const char *);
+int	 sbx_marker_past(char *, size_t, const char *, const char *);
+int	 sbx_marker_past_parse(const char *, char *, size_t, long long *,
+	    long long *);
 int	 sbx_marker_present(int, const char *, enum sbx_marker);
 int	 sbx_marker_parse(const char *, char *, size_t);
 unsigned sbx_marker_drop(int, const char *, unsigned, int);

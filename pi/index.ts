@@ -12,7 +12,7 @@ import { Session } from "./src/session.ts";
 import { EX } from "./src/status.ts";
 import { registerContainerTools } from "./src/tools/containers.ts";
 import { registerEgressTool } from "./src/tools/egress.ts";
-import { readJournal, registerHistoryTool } from "./src/tools/history.ts";
+import { readJournal, readSessions, registerHistoryTool, type SessionRecord } from "./src/tools/history.ts";
 import { registerHostTools } from "./src/tools/host.ts";
 import { registerProjectTools } from "./src/tools/project.ts";
 import { findingsText, markSeen, SHOWN_MAX, unseen } from "./src/tripwire.ts";
@@ -91,6 +91,25 @@ async function ruleCommand(s: Session, words: string[], ctx: ExtensionContext): 
 	}
 }
 
+const SESSIONS_SHOWN = 5;
+
+/** The project's last sessions, from their kept records: one line each. */
+async function lastSessions(s: Session): Promise<string[]> {
+	let all: SessionRecord[];
+	try {
+		all = await readSessions(s);
+	} catch (e) {
+		return [`last sessions here: unknown (${(e as Error).message.split("\n")[0]})`];
+	}
+	const here = all.filter((r) => r.workspace === s.root).slice(-SESSIONS_SHOWN);
+	if (!here.length) return ["last sessions here: none recorded"];
+	const t = (v: string | null) => (v ? v.replace(/\.\d+Z$/, "Z") : "?");
+	return [
+		`last sessions here (docker_history with session NAME reads one):`,
+		...here.map((r) => `  ${r.name}  ${t(r.start)} to ${r.live && !r.end ? "now" : t(r.end)}  ${r.calls} call${r.calls === 1 ? "" : "s"}, ${r.failures} failed`),
+	];
+}
+
 export default function sbxTools(pi: ExtensionAPI): void {
 	const s = new Session();
 	const tools = guarded(pi, s);
@@ -102,7 +121,7 @@ export default function sbxTools(pi: ExtensionAPI): void {
 	registerEgressTool(tools, s);
 
 	pi.registerCommand("docker", {
-		description: "Show the docker sandbox of this session: name, docker calls made, workspace, modes and tools; /docker allow HOST... or /docker deny HOST... changes what it may reach",
+		description: "Show the docker sandbox of this session: name, docker calls made, workspace, modes, tools and the project's last sessions; /docker allow HOST... or /docker deny HOST... changes what it may reach",
 		handler: async (args: string, ctx: ExtensionContext) => {
 			s.begin(ctx.cwd);
 			const words = args.trim().split(/\s+/).filter(Boolean);
@@ -134,6 +153,7 @@ export default function sbxTools(pi: ExtensionAPI): void {
 				s.lifeline && !s.lifeline.destroyed ? "teardown watcher: armed" : `teardown watcher: not armed${s.watchError ? ` (${s.watchError})` : ""}`,
 				`programs: ${missing.length ? `missing ${missing.join(", ")}. ${installHint()}` : `all found (${PROGRAMS.join(", ")})`}`,
 				`tools (${TOOLS.length}): ${TOOLS.join(", ")}`,
+				...(missing.includes("sbx-run") ? [] : await lastSessions(s)),
 			];
 			ctx.ui.notify(lines.join("\n"), missing.length ? "warning" : "info");
 		},

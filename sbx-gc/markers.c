@@ -24,6 +24,7 @@
 #include "sbxmarker.h"
 #include "sbxname.h"
 #include "sbxpolicy.h"
+#include "sbxrecord.h"
 #include "sbxstate.h"
 #include "sbx-gc.h"
 
@@ -54,7 +55,10 @@ markers_say(const char *what, const char *name, const char *why)
 	printf("%s %s: %s\n", what, name, why);
 }
 
-/* Remove every marker of name but keep; a lock only if nobody holds it. */
+/*
+ * Remove every marker of name but keep; a lock only if nobody holds it.
+ * The session's record stays, closed, as a past session's.
+ */
 void
 markers_drop(const struct gc *g, const char *name, unsigned keep)
 {
@@ -62,6 +66,7 @@ markers_drop(const struct gc *g, const char *name, unsigned keep)
 	unsigned failed;
 	int m, e;
 
+	(void)sbx_record_keep(g->dfd, name, "\"by\":\"sbx-gc\"");
 	if ((failed = sbx_marker_drop(g->dfd, name, SBX_MB_ALL & ~keep,
 	    0)) == 0)
 		return;

@@ -338,6 +338,7 @@ sweep_all(void)
 		if ((rv = sweep_one(&boxes[i])) != 0 && failed != SBX_EX_TIMEOUT)
 			failed = rv;
 	markers_sweep_orphans(&gc, boxes, nboxes, since);
+	records_trim(&gc, sbx_xconf_int(SBX_CONF_SESSIONS_KEPT));
 	free(boxes);
 	sbx_json_free(tree);
 	free(sbxenv);
@@ -389,7 +390,8 @@ main(int argc, char *argv[])
 	if (argc != 0)
 		usage();
 	prefix_check();
-	sbx_xconf_check(SBX_CONF_TIMEOUT | SBX_CONF_GC_HOURS);
+	sbx_xconf_check(SBX_CONF_TIMEOUT | SBX_CONF_GC_HOURS |
+	    SBX_CONF_SESSIONS_KEPT);
 	timeout = sbx_xconf_timeout();
 	/* the setting's 0 turns the sweep off, where -H 0 means any age */
 	if (hours == -1 && (hours = sbx_xconf_int(SBX_CONF_GC_HOURS)) == 0)

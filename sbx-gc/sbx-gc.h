@@ -48,4 +48,7 @@ void	 markers_sweep_orphans(const struct gc *, const struct box *, size_t,
 char	**markers_workspaces(const struct gc *);
 int	 markers_provlock(const struct gc *, const char *, const char *);
 
+/* records.c */
+void	 records_trim(const struct gc *, long long);
+
 #endif /* SBX_GC_H */

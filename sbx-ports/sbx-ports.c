@@ -23,6 +23,7 @@
 #include "sbxjson.h"
 #include "sbxmarker.h"
 #include "sbxports.h"
+#include "sbxrecord.h"
 #include "sbxstate.h"
 #include "sbx-ports.h"
 
@@ -146,6 +147,22 @@ ports_show(const struct ctx *c, const struct sbx_port *p, int why)
 	putchar('\n');
 }
 
+/* Each port changed, an event of the session's record. */
+static void
+ports_record(const struct ctx *c, const struct sbx_ports *l, const char *op)
+{
+	char m[128];
+	size_t i;
+
+	for (i = 0; c->pc.dfd != -1 && i < l->n; i++) {
+		(void)snprintf(m, sizeof(m), "\"op\":\"%s\",\"proto\":\"%s\","
+		    "\"host\":%d,\"vm\":%d", op,
+		    sbx_portspec_proto_name(l->v[i].proto), l->v[i].host,
+		    l->v[i].vm);
+		(void)sbx_record_event(c->pc.dfd, c->pc.name, "port", m);
+	}
+}
+
 void
 ports_change(struct ctx *c, const struct sbx_ports *pub,
     const struct sbx_ports *unpub)
@@ -154,6 +171,8 @@ ports_change(struct ctx *c, const struct sbx_ports *pub,
 
 	if (sbx_portcli_change(&c->pc, pub, unpub, &errstr) == -1)
 		ports_failed(c, pub->n ? "publish" : "unpublish", errstr);
+	ports_record(c, pub, "publish");
+	ports_record(c, unpub, "unpublish");
 }
 
 static int

@@ -203,6 +203,13 @@ subcommand(char *const *av)
 	return scan(av, &docker_g);
 }
 
+/* The index of the subcommand in av (of av's end if none). */
+int
+dockerargs_subcommand(char *const *av)
+{
+	return subcommand(av);
+}
+
 void
 dockerargs_check(char *const *av)
 {

@@ -24,7 +24,6 @@
 #include "sbx-run.h"
 
 #define RECORD_MAX	SBX_RECORD_LINE
-#define READ_MAX	(8 * SBX_RECORD_MAX)	/* what -J reads at most */
 #define TAIL		"],\"truncated\":true}\n"
 
 void
@@ -125,24 +124,28 @@ journal_add(const struct jcall *j, const char *name, char *const *argv,
 	close(dfd);
 }
 
-/* -J: {"calls":N}, N ever journaled, then the last count records in order. */
+/*
+ * -J: {"calls":N}, N ever journaled, then the last count call lines in
+ * order; with events, the last count lines of either kind.  The record
+ * is the live one, else the latest past one of name.
+ */
 int
-journal_print(const char *name, long long count, int timeout)
+journal_print(const char *name, long long count, int timeout, int events)
 {
 	struct sbx_buf b = { NULL, 0, 0 };
 	struct sbx_json *j;
 	char dir[4096], file[SBX_MARKER_MAX], *p, *nl;
-	long long calls = 0, valid = 0, seen = 0, first;
-	int dfd, fd, pass;
+	long long calls = 0, ncalls = 0, valid = 0, seen = 0, first;
+	int dfd, fd, pass, call;
 
 	if (sbx_marker_path(file, sizeof(file), name, SBX_M_JOURNAL) == -1 ||
 	    (dfd = sbx_xstatedir_open(dir, sizeof(dir))) == -1)
 		return SBX_EX_FAIL;
-	fd = openat(dfd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	fd = sessions_open(dfd, name, file, sizeof(file));
 	if (fd == -1 && errno != ENOENT)
 		err(SBX_EX_FAIL, "%s/%s", dir, file);
 	if (fd != -1 && (sbx_record_lock(fd, F_RDLCK, timeout) == -1 ||
-	    sbx_io_buf_readfd(&b, fd, READ_MAX) == -1))
+	    sbx_io_buf_readfd(&b, fd, SESSIONS_READ_MAX) == -1))
 		err(SBX_EX_FAIL, "%s/%s", dir, file);
 	if (b.len > 0 && (calls = sbx_record_trimmed(b.data, b.len)) < 0)
 		calls = 0;
@@ -154,10 +157,14 @@ journal_print(const char *name, long long count, int timeout)
 			if ((j = sbx_json_parse(p, (size_t)(nl - p), NULL)) ==
 			    NULL)
 				continue;
-			if (sbx_json_get(j, "argv") != NULL) {
-				if (pass == 0)
+			call = sbx_json_get(j, "argv") != NULL &&
+			    sbx_json_get(j, "event") == NULL;
+			if (call || (events &&
+			    sbx_json_str(j, "event") != NULL)) {
+				if (pass == 0) {
 					valid++;
-				else if (seen++ >= first) {
+					ncalls += call;
+				} else if (seen++ >= first) {
 					sbx_jsonout_putline(stdout, p,
 					    (size_t)(nl - p));
 					putchar('\n');
@@ -166,7 +173,7 @@ journal_print(const char *name, long long count, int timeout)
 			sbx_json_free(j);
 		}
 		if (pass == 0)
-			printf("{\"calls\":%lld}\n", calls + valid);
+			printf("{\"calls\":%lld}\n", calls + ncalls);
 	}
 	if (b.len == 0)
 		printf("{\"calls\":0}\n");

@@ -12,6 +12,7 @@
 #include "sbxcli.h"
 #include "sbxconf.h"
 #include "sbxmarker.h"
+#include "sbxrecord.h"
 #include "sbxname.h"
 #include "sbx-run.h"
 
@@ -84,6 +85,7 @@ orphan_withdraw(const struct request *r, int dfd, int timeout, const char *why)
 		    "sandbox %s: %s, and sbx rm --force failed (exit %d)",
 		    r->name, why, status);
 	sbx_supervise_result_free(&c);
+	(void)sbx_record_keep(dfd, r->name, "\"by\":\"sbx-run\"");
 	(void)sbx_marker_drop(dfd, r->name, SBX_MB_ALL & ~SBX_MB_WATCH &
 	    ~SBX_MB(SBX_M_EGRESS), 0);
 	errx(SBX_EX_FAIL, "sandbox %s: %s; removed it", r->name, why);

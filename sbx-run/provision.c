@@ -184,6 +184,7 @@ create(const struct request *r, const struct create *c, int dfd,
 			errno = e;
 			warn("%s", created);	/* the intent stays */
 		}
+		events_session(r->name, c->workspace, mode);
 		/* before anything of the session runs in it */
 		if (sbx_tripfile_take(dfd, r->name, c->workspace) == -1)
 			warn("%s.tripwire: no tripwire on the workspace this "

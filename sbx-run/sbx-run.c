@@ -49,7 +49,7 @@ origin_say(void)
 static void SBX_DEAD
 usage(void)
 {
-	fprintf(stderr, "usage: sbx-run [-CFinPx] [-J count] [-O fd] "
+	fprintf(stderr, "usage: sbx-run [-CeFijLnPx] [-J count] [-O fd] "
 	    "[-s name] [-t seconds] [-w workspace] [argument ...]\n");
 	exit(SBX_EX_USAGE);
 }
@@ -95,7 +95,14 @@ print_journal(struct call *c)
 {
 	sbx_xconf_check(SBX_CONF_TIMEOUT);
 	return journal_print(sbx_xconf_name_pick(c->r.name), c->count,
-	    sbx_xconf_timeout());
+	    sbx_xconf_timeout(), (c->given & SBX_OPT('e')) != 0);
+}
+
+/* -L: the sessions whose records are kept, live and past */
+static int
+list_sessions(struct call *c)
+{
+	return sessions_list((c->given & SBX_OPT('j')) != 0);
 }
 
 /* -F: the workspace's tripwire findings not seen yet, or mark some seen */
@@ -216,6 +223,9 @@ run_command(struct call *c)
 	jc.bytes = r->relayed;
 	jc.timeout = r->timeout;
 	journal_add(&jc, r->name, c->argv, xflag, status);
+	if (!xflag)
+		events_call(r->name, c->argv + dockerargs_subcommand(c->argv),
+		    status, r->tail, r->taillen);
 	tripwire_after(r->name);
 	sbx_io_buf_free(&held);
 	call_free(c);
@@ -233,7 +243,8 @@ static const struct {
 } modes[] = {
 	{ { 'C', "Ow", "", 0, 0 }, ask_workspace },
 	{ { 'n', "O", "", 0, 0 }, print_name },
-	{ { 'J', "Os", "", 0, 0 }, print_journal },
+	{ { 'J', "Oes", "", 0, 0 }, print_journal },
+	{ { 'L', "Oj", "", 0, 0 }, list_sessions },
 	{ { 'F', "Osw", "", 0, -1 }, findings },
 	{ { 'P', "Ostw", "", 0, 0 }, provision_only },
 	{ { 0, "Oistwx", "", 1, -1 }, run_command },
@@ -265,11 +276,14 @@ main(int argc, char *argv[])
 	c.r.session = getppid();	/* before anything could orphan us */
 	c.seconds = -1;
 	opterr = 0;	/* usage() says it all, on one line */
-	while ((ch = getopt(argc, argv, "+CFiJ:nO:Ps:t:w:x")) != -1) {
+	while ((ch = getopt(argc, argv, "+CeFiJ:jLnO:Ps:t:w:x")) != -1) {
 		switch (ch) {
 		case 'C':	/* these say which mode, or how: c.given */
-		case 'F':
+		case 'e':
+	case 'F':
 		case 'i':
+		case 'j':
+		case 'L':
 			break;
 		case 'J':
 			c.count = sbx_strtonum(optarg, 0, INT_MAX, &errstr);

@@ -8,6 +8,7 @@
 
 #include "sbx.h"
 #include "sbxchild.h"
+#include "sbxrecord.h"
 #include "sbxstamp.h"
 
 struct request {
@@ -51,11 +52,16 @@ int	 check_workspace(const struct request *);
 void	 dockerargs_check(char *const *);
 int	 dockerargs_long_running(char *const *);
 int	 dockerargs_subcommand_in(char *const *, const char *const *);
+int	 dockerargs_subcommand(char *const *);
 int	 dockerargs_inner_exec(char *const *, int *, int *, const char **);
 
 /* ending.c */
 char	**ending_inner_words(char *const *, int *);
 void	 ending_inside(const struct request *, const char *);
+
+/* events.c: the session's event lines (sbxrecord.h) */
+void	 events_session(const char *, const char *, const char *);
+void	 events_call(const char *, char *const *, int, const char *, size_t);
 
 /* exec.c */
 char	**exec_argv(struct request *, char **, char **, int, int);
@@ -134,7 +140,13 @@ struct jcall {			/* one call of sbx-run, as its record tells it */
 void	 journal_begin(struct jcall *);
 void	 journal_add(const struct jcall *, const char *, char *const *, int,
 	    int);
-int	 journal_print(const char *, long long, int);
+int	 journal_print(const char *, long long, int, int);
+
+/* sessions.c: the records kept, live and past */
+#define SESSIONS_READ_MAX	(8 * SBX_RECORD_MAX)	/* of one, read */
+int	 sessions_openat(int, const char *);
+int	 sessions_open(int, const char *, char *, size_t);
+int	 sessions_list(int);
 
 /* tripwire.c */
 void	 tripwire_after(const char *);

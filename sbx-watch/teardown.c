@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include "sbxchild.h"
 #include "sbxcli.h"
 #include "sbxmarker.h"
+#include "sbxrecord.h"
 #include "sbxstate.h"
 #include "sbxtime.h"
 #include "sbxtrip.h"
@@ -144,6 +146,7 @@ teardown_run(const struct watch *w, int fg)
 	const char *verb = w->mode == MODE_STOP ? "stop" : "rm";
 	const char *flag = w->mode == MODE_STOP ? NULL : "--force";
 	struct sbx_result c;
+	char end[80];
 	long delay = w->backoff, cap;
 	int try, ok = 0, removed = 0, gone = 0, lfd;
 	unsigned kept;
@@ -155,6 +158,8 @@ teardown_run(const struct watch *w, int fg)
 	if (sbx_marker_present(w->dfd, w->name, SBX_M_TRIPWIRE))
 		(void)sbx_tripseen_check(w->dfd, w->name, SBX_TRIP_FULL);
 	if (!sbx_marker_present(w->dfd, w->name, SBX_M_CREATED)) {
+		(void)sbx_record_keep(w->dfd, w->name,
+		    "\"by\":\"sbx-watch\",\"teardown\":\"none\"");
 		(void)sbx_marker_drop(w->dfd, w->name, SBX_MB(SBX_M_PRIME) |
 		    SBX_MB(SBX_M_JOURNAL) | SBX_MB(SBX_M_PREWARM) |
 		    SBX_MB(SBX_M_TRIPWIRE), 0);
@@ -201,6 +206,11 @@ teardown_run(const struct watch *w, int fg)
 		sbx_clock_pause_ms(delay);
 		delay *= 2;
 	}
+	/* the session's record is kept, whatever became of its sandbox */
+	(void)snprintf(end, sizeof(end), "\"by\":\"sbx-watch\","
+	    "\"teardown\":\"%s\",\"ok\":%s", w->mode == MODE_NONE ? "none" :
+	    verb, ok ? "true" : "false");
+	(void)sbx_record_keep(w->dfd, w->name, end);
 	/* a stopped or failed sandbox keeps its marker and scratch dir; */
 	/* a prewarm's record goes; the lock and owner are the watcher's */
 	(void)sbx_marker_drop(w->dfd, w->name, removed ?

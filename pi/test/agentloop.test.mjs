@@ -149,12 +149,14 @@ for (const f of FLAVOURS) {
 		const last = r.events.filter((e) => e.type === "message_end" && e.message?.role === "assistant").at(-1);
 		assert.match(JSON.stringify(last?.message?.content ?? ""), /taken down again/, diag);
 
-		// nothing of the session is left once pi has exited
+		// nothing of the session is left once pi has exited, but its record
 		const name = /in sandbox "([^"]+)"/.exec(text(ends[2].result))?.[1];
 		assert.match(name ?? "", /^pi-sbx-\d+-[a-z0-9]{8}$/);
 		await until(() => !(name in simSandboxes()), 30000, `sandbox ${name} to go from sbx ls`);
 		const state = process.env.SBX_STATE_DIR;
-		await until(() => !existsSync(state) || readdirSync(state, { recursive: true }).every((e) => !String(e).includes(name)), 15000, "its markers to go");
+		const mine = () => (existsSync(state) ? readdirSync(state, { recursive: true }).map(String).filter((e) => e.includes(name)) : []);
+		await until(() => mine().every((e) => e.startsWith(`${name}.past-`)), 15000, "its markers to go");
+		assert.equal(mine().length, 1, `one past session's record is kept: ${mine().join(", ")}`);
 		await until(() => processesWith(name).length === 0, 15000, `processes naming ${name} to exit: ${processesWith(name).join("; ")}`);
 		assert.deepEqual(processesWith(join(w.ws, dir)), [], "no process in the project is left");
 		assert.deepEqual(processesWith(f.cli), [], "pi itself is gone");

@@ -1,9 +1,11 @@
 // docker_history and the /docker count against the sbx simulator, through
 // pi's loader: the session's docker calls (tools and by hand) from
-// sbx-run's journal, no forwarded value in it, and gone after teardown.
+// sbx-run's journal, no forwarded value in it, kept after teardown as a
+// past session's record that docker_history's session reads, /docker
+// lists, and no tool of the agent can remove.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { endSession, FLAVOUR, loadExtension, need, piMissing, programsMissing, simMissing, simSandboxes, until, world } from "../testlib/harness.mjs";
@@ -19,6 +21,10 @@ function ready(t) {
 }
 
 const journal = () => join(process.env.SBX_STATE_DIR, `${name}.journal`);
+/** The call lines of a record: its event lines have an "event" member. */
+const callsOf = (file) => readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l)).filter((r) => !("event" in r));
+/** The past sessions' records of the sandbox, by file name. */
+const pasts = () => readdirSync(process.env.SBX_STATE_DIR).filter((f) => f.startsWith(`${name}.past-`));
 
 /** What /docker says. */
 async function slashDocker() {
@@ -60,7 +66,7 @@ test(`[${FLAVOUR}] docker_history: the tools' calls and one by hand, in order, w
 	const hand = spawnSync("sbx-run", ["-s", name, "--", "version", "--format", "{{.Server.Version}}"], { encoding: "utf8", env: process.env });
 	assert.equal(hand.status, 0, hand.stderr);
 
-	const raw = readFileSync(journal(), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+	const raw = callsOf(journal());
 	const r = await pi.call("docker_history");
 	assert.equal(r.result.details.calls, raw.length);
 	const lines = r.text.split("\n");
@@ -89,13 +95,36 @@ test(`[${FLAVOUR}] docker_history: the tools' calls and one by hand, in order, w
 	assert.match(await slashDocker(), new RegExp(`docker calls: ${raw.length} made through sbx-run \\(docker_history shows them\\)\\n`));
 });
 
-test(`[${FLAVOUR}] docker_history: the journal goes with the sandbox at teardown`, async (t) => {
+test(`[${FLAVOUR}] docker_history: session takes a sandbox name and nothing else`, async (t) => {
+	if (!ready(t)) return;
+	for (const session of ["../x", "-rf", "a b", "default", "x/y", "", "a".repeat(64), "a\nb"]) await assert.rejects(pi.call("docker_history", { session }), /\bsession\b/, JSON.stringify(session));
+	const r = await pi.call("docker_history", { session: "pi-sbx-1-nosuch00" });
+	assert.match(r.text, /^no docker calls yet in sandbox "pi-sbx-1-nosuch00"\.$/);
+	// this session's own name reads what the default reads
+	assert.equal((await pi.call("docker_history", { session: name })).text, (await pi.call("docker_history")).text);
+});
+
+test(`[${FLAVOUR}] docker_history: the record outlives the sandbox; session reads it, /docker lists it, no tool removes it`, async (t) => {
 	if (!ready(t)) return;
 	assert.ok(existsSync(journal()));
+	const before = (await pi.call("docker_history")).text;
+	const n = callsOf(journal()).length;
 	await pi.shutdown("quit");
 	await until(() => !(name in simSandboxes()), 15000, `sandbox ${name} to go`);
-	await until(() => !existsSync(journal()), 15000, "its journal to go");
-	const r = await pi.call("docker_history");
-	assert.match(r.text, /^no docker calls yet/);
-	assert.match(await slashDocker(), /docker calls: 0 made through sbx-run\n/);
+	await until(() => !existsSync(journal()) && pasts().length === 1, 15000, "its journal to be kept as a past record");
+	const file = join(process.env.SBX_STATE_DIR, pasts()[0]);
+	const kept = readFileSync(file, "utf8");
+	assert.match(kept.trim().split("\n").at(-1), /"event":"end","by":"sbx-watch"/);
+	assert.ok(!kept.includes(SECRET), "no forwarded value in the record");
+	assert.equal(callsOf(file).length, n);
+	const r = await pi.call("docker_history", { session: name });
+	assert.equal(r.text, before);
+	const slash = await slashDocker();
+	assert.match(slash, new RegExp(`last sessions here \\(docker_history with session NAME reads one\\):\\n {2}${name} {2}\\d{4}-\\d\\d-\\d\\dT[\\d:]+Z to [\\dT:-]+Z {2}${n} calls, 1 failed`));
+	// the agent's tools: what could reach the state directory leaves the record as it was
+	await pi.call("docker_gc").catch(() => {});
+	for (const session of [`${name}.past-1`, "..", `${name}/../x`]) await pi.call("docker_history", { session }).catch(() => {});
+	await pi.call("docker_sandbox_rm").catch(() => {});
+	assert.deepEqual(pasts(), [file.split("/").at(-1)]);
+	assert.equal(readFileSync(file, "utf8"), kept);
 });

@@ -30,8 +30,8 @@ const PRIOR = {
 	docker_sandbox_rm: [],
 	docker_gc: ["hours"],
 };
-// Added here: the session's docker history (sbx-run's journal).
-const ADDED = { docker_history: ["last"], docker_egress: [] };
+// Added here: the docker history (sbx-run's journal) of this session or a past one.
+const ADDED = { docker_history: ["last", "session"], docker_egress: [] };
 const REQUIRED = {
 	docker_pull: ["image"],
 	docker_run: ["image"],

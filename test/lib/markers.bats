@@ -49,9 +49,15 @@ every_marker() {
 	done < <(table)
 }
 
-# What is left of name in the state directory.
+# What is left of name in the state directory, but its past sessions'
+# records, which outlive it (past_of).
 left_of() {
-	ls -A "$SBX_STATE_DIR" | grep -F "$1." || true
+	ls -A "$SBX_STATE_DIR" | grep -F "$1." | grep -v "^$1\.past-" || true
+}
+
+# The past sessions' records of name.
+past_of() {
+	ls -A "$SBX_STATE_DIR" | grep "^$1\.past-[0-9]" || true
 }
 
 @test "markers vocabulary class: the table is there, a flag each, and no suffix twice" {
@@ -64,7 +70,7 @@ left_of() {
 	# sandbox of their own
 	[ "$(table | sort | tr '\n' ' ')" = "created SBX_MF_OURS \
 egress SBX_MF_RECORD failed SBX_MF_OURS imgnote 0 journal SBX_MF_OURS lock SBX_MF_LOCK \
-owner SBX_MF_OURS ports 0 prewarm 0 prime SBX_MF_DIR tripwire 0 verify- SBX_MF_NONCE " ]
+owner SBX_MF_OURS past- SBX_MF_NONCE ports 0 prewarm 0 prime SBX_MF_DIR tripwire 0 verify- SBX_MF_NONCE " ]
 	# by position nowhere: sbx-gc asks the table for what a suffix is
 	[ -z "$(grep -n 'suffixes\[\|i < [0-9]' "$TOP/sbx-gc/markers.c")" ]
 }
@@ -121,6 +127,9 @@ owner SBX_MF_OURS ports 0 prewarm 0 prime SBX_MF_DIR tripwire 0 verify- SBX_MF_N
 	until_ok dead "$wp" || fail "watcher $wp still running"
 	[ "$(stub_count rm)" -eq 1 ]
 	[ -z "$(left_of "$N")" ] || fail "left behind: $(left_of "$N")"
+	# but the session's record, closed
+	[ "$(past_of "$N" | wc -l)" -eq 1 ]
+	tail -n 1 "$SBX_STATE_DIR/$(past_of "$N")" | grep -q '"event":"end"'
 }
 
 @test "markers drop class: -m stop keeps all but the watcher's own, the failure and the prewarm's record" {
@@ -133,7 +142,9 @@ owner SBX_MF_OURS ports 0 prewarm 0 prime SBX_MF_DIR tripwire 0 verify- SBX_MF_N
 	kill -9 "$SESSION"
 	until_ok dead "$wp" || fail "watcher $wp still running"
 	[ "$(left_of "$N" | tr '\n' ' ')" = \
-	    "$N.created $N.imgnote $N.journal $N.ports $N.prime $N.tripwire " ]
+	    "$N.created $N.imgnote $N.ports $N.prime $N.tripwire " ]
+	# the session ended: its record is closed and kept
+	[ "$(past_of "$N" | wc -l)" -eq 1 ]
 }
 
 @test "markers drop class: sbx-gc's sweep leaves nothing of a gone NAME" {
@@ -145,6 +156,7 @@ owner SBX_MF_OURS ports 0 prewarm 0 prime SBX_MF_DIR tripwire 0 verify- SBX_MF_N
 	[ -z "$stderr" ]
 	[[ "$output" == *"removed markers of $g: no such sandbox"* ]]
 	[ -z "$(left_of "$g")" ] || fail "left behind: $(left_of "$g")"
+	[ "$(past_of "$g" | wc -l)" -eq 1 ]
 }
 
 @test "markers drop class: sbx-gc drops nothing of a NAME whose lock is held" {

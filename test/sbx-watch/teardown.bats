@@ -560,7 +560,9 @@ finished() {
 	! "$SIM_SBX" ls -q | grep -qx "$SIM_SB"
 	[ "$(sim_calls_since "$c0" | grep -c " rm --force $SIM_SB\$")" -eq 1 ]
 	[ "$(sim_calls_since "$c0" | wc -l)" -eq 2 ]	# rm, and our ls -q
-	[ -z "$(ls -A "$SBX_STATE_DIR" | grep "$SIM_SB")" ]
+	# nothing left but the session's record, closed and kept
+	[ -z "$(ls -A "$SBX_STATE_DIR" | grep "$SIM_SB" | grep -v "^$SIM_SB\.past-[0-9]")" ]
+	tail -n 1 "$SBX_STATE_DIR/$SIM_SB".past-* | grep -q '"event":"end","by":"sbx-watch","teardown":"rm","ok":true}$'
 	# gone: nothing for the per-test cleanup to empty
 	sed -i "/^$SIM_SB\$/d" "$BATS_TEST_TMPDIR/sim-used"
 }

@@ -54,6 +54,9 @@ files() {
 	[[ "$stderr" == *"sbx-watch: tripwire: .mcp.json: created (a file): agents start the MCP servers it names here"* ]] || fail "$stderr"
 	[[ "$stderr" != *x.ts* ]] || fail "told again: $stderr"
 	[ ! -e "$SBX_STATE_DIR/$N.tripwire" ]
+	# the record kept past the sandbox has the teardown's finding too
+	run -0 jq -r 'select(.event == "tripwire") | .path' "$SBX_STATE_DIR/$N".past-*
+	[[ "$output" == *.mcp.json* && "$output" == *.envrc* ]] || fail "$output"
 	[ "$(files)" = "$before" ] || fail "a file changed"
 	# kept for the user until seen: the next session's start reads them
 	run -0 sbx-run -F

@@ -1,0 +1,328 @@
+#!/usr/bin/env bats
+# The session's record (tier 1, the recording stand-in): event lines
+# beside the call lines of NAME.journal, -J's output for call lines
+# unchanged and -e for events, the close and keep as NAME.past-END,
+# -L, sbx-gc's trim of past records, and the record files under attack:
+# links, another owner, a wrong mode, huge lines, odd names, concurrent
+# writers.
+
+load ../helpers/helper
+load ../helpers/lifecycle
+
+N=pi-sbx-4242-abcd1234
+
+setup() {
+	lifecycle_setup
+	J="$SBX_STATE_DIR/$N.journal"
+}
+
+teardown() {
+	lifecycle_teardown
+	return 0
+}
+
+# The past records of NAME, oldest first.
+pasts() {
+	(cd "$SBX_STATE_DIR" && ls -1 | grep "^$1\.past-[0-9]" | sort -t- -k4n) || true
+}
+
+@test "record: event lines stand beside call lines; -J's call lines are unchanged by them, -e shows both" {
+	stub_sandbox "$N"
+	sbx-run -s "$N" ps -a
+	echo 3 >"$SBX_STUB_DIR/rc.exec"
+	run -3 sbx-run -s "$N" stop web
+	run -0 sbx-run -s "$N" -J 10
+	before=$output
+	[ "${lines[0]}" = '{"calls":2}' ]
+	# the stop's event, then one from another program
+	grep -q '"event":"container","op":"stop","containers":\["web"\],"status":3}$' "$J"
+	record event "$N" port '"op":"publish","proto":"tcp","host":8080,"vm":80'
+	run -0 sbx-run -s "$N" -J 10
+	[ "$output" = "$before" ]
+	run -0 sbx-run -s "$N" -J 10 -e
+	[ "${lines[0]}" = '{"calls":2}' ]
+	[ "${#lines[@]}" -eq 5 ]
+	[[ "${lines[1]}" == *'"argv":["ps","-a"]}' ]]
+	[[ "${lines[3]}" == *'"event":"container"'* ]]
+	[[ "${lines[4]}" =~ ^\{\"time\":\"[0-9T:.-]+Z\",\"event\":\"port\",\"op\":\"publish\",\"proto\":\"tcp\",\"host\":8080,\"vm\":80\}$ ]]
+	# -e's count is of lines of either kind
+	run -0 sbx-run -s "$N" -J 1 -e
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[1]}" == *'"event":"port"'* ]]
+}
+
+@test "record: an event with a bad kind, a newline or past a line's bound is refused with one warning" {
+	stub_sandbox "$N"
+	sbx-run -s "$N" ps
+	cp "$J" "$BATS_TEST_TMPDIR/was"
+	for k in '' BAD 'a b' '-x' "$(printf 'a\nb')" "$(head -c 40 /dev/zero | tr '\0' a)"; do
+		run -1 --separate-stderr record event "$N" "$k" '"a":1'
+		[ "${#stderr_lines[@]}" -eq 1 ] || fail "kind '$k': $stderr"
+	done
+	run -1 --separate-stderr record event "$N" port "$(printf '"a":1\n{"event":"end"}')"
+	[ "$stderr" = "record: record $N: bad event" ]
+	run -1 --separate-stderr record event "$N" port "\"a\":\"$(head -c 5000 /dev/zero | tr '\0' x)\""
+	[ "$stderr" = "record: record $N: port event too long" ]
+	cmp "$J" "$BATS_TEST_TMPDIR/was"
+	# an invalid or option-like name is refused before any file is made
+	run -1 record event -rf port
+	run -1 record event "../$N" port
+	run -1 record event "$(printf 'a\001b')" port
+	[ "$(ls "$SBX_STATE_DIR")" = "$N.journal" ]
+}
+
+@test "record: an event never waits long for a record another holds: -1 and one warning within seconds" {
+	stub_sandbox "$N"
+	sbx-run -s "$N" ps
+	python3 -c 'import fcntl, sys, time
+f = open(sys.argv[1], "r+"); fcntl.lockf(f, fcntl.LOCK_EX)
+open(sys.argv[2], "w").close(); time.sleep(30)' "$J" "$BATS_TEST_TMPDIR/held" 3>&- &
+	BG_PIDS="$BG_PIDS $!"
+	until_ok test -e "$BATS_TEST_TMPDIR/held"
+	t=$(date +%s%N)
+	run -1 --separate-stderr record event "$N" port '"op":"x"'
+	ms=$((($(date +%s%N) - t) / 1000000))
+	((ms < 5000)) || fail "it waited $ms ms"
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == "record: record $N: "* ]]
+	! grep -q '"event"' "$J"
+}
+
+@test "record keep: an end event closes it, kept as NAME.past-END (0600); a second keep the same second gets its own name" {
+	stub_sandbox "$N"
+	sbx-run -s "$N" ps one
+	record keep "$N" '"by":"test"'
+	[ ! -e "$J" ]
+	p=$(pasts "$N")
+	[ "$(echo "$p" | wc -l)" -eq 1 ]
+	[ "$(stat -c %a "$SBX_STATE_DIR/$p")" = 600 ]
+	end=${p#"$N".past-}
+	[ $(( $(date +%s) - end )) -lt 60 ]
+	tail -n 1 "$SBX_STATE_DIR/$p" | grep -Eq '^\{"time":"[^"]+","event":"end","by":"test"\}$'
+	# nothing live: -J reads the latest past record
+	run -0 sbx-run -s "$N" -J 5
+	[ "${lines[0]}" = '{"calls":1}' ]
+	[[ "${lines[1]}" == *'"argv":["ps","one"]}' ]]
+	# a next session of the same name, ended within the same second
+	sbx-run -s "$N" ps two
+	record keep "$N"
+	record keep "$N"	# nothing live: nothing to do
+	run -0 pasts "$N"
+	[ "${#lines[@]}" -eq 2 ]
+	run -0 sbx-run -s "$N" -J 5
+	[[ "${lines[1]}" == *'"argv":["ps","two"]}' ]]
+	# a live record is read before any past one
+	sbx-run -s "$N" ps three
+	run -0 sbx-run -s "$N" -J 5
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[1]}" == *'"argv":["ps","three"]}' ]]
+}
+
+@test "record -L: past and live sessions, oldest first: name, start, end, calls, failures, workspace; text and JSON" {
+	stub_sandbox "$N"
+	stub_sandbox other-box
+	run -0 sbx-run -L
+	[ -z "$output" ]
+	run -0 sbx-run -L -j
+	[ -z "$output" ]
+	record event "$N" session "\"workspace\":\"$WS\",\"mode\":\"rw\""
+	sbx-run -s "$N" ps
+	echo 2 >"$SBX_STUB_DIR/rc.exec"
+	run -2 sbx-run -s "$N" ps bad
+	record keep "$N" '"by":"test"'
+	sleep 0.01
+	rm "$SBX_STUB_DIR/rc.exec"
+	sbx-run -s other-box ps
+	calls=$(stub_count)
+	run -0 sbx-run -L -j
+	[ "${#lines[@]}" -eq 2 ]
+	python3 - "$N" "$WS" "${lines[@]}" <<'PY'
+import json, re, sys
+n, ws, a, b = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4])
+assert a["name"] == n and a["live"] is False and a["calls"] == 2 and a["failures"] == 1, a
+assert a["workspace"] == ws and a["record"].startswith(n + ".past-"), a
+assert a["start"] < a["end"], a
+assert b["name"] == "other-box" and b["live"] is True and b["end"] is None and b["workspace"] is None, b
+assert b["calls"] == 1 and b["failures"] == 0, b
+for r in (a, b):
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", r["start"]), r
+PY
+	run -0 sbx-run -L
+	[ "${#lines[@]}" -eq 3 ]
+	[[ "${lines[0]}" =~ ^NAME\ +START\ +END\ +CALLS\ +FAILED\ WORKSPACE$ ]]
+	[[ "${lines[1]}" =~ ^$N\ +[0-9T:-]+Z\ +[0-9T:-]+Z\ +2\ +1\ $WS$ ]]
+	[[ "${lines[2]}" =~ ^other-box\ +[0-9T:-]+Z\ +live\ +1\ +0\ -$ ]]
+	# -L makes no sbx call
+	[ "$(stub_count)" -eq "$calls" ]
+}
+
+@test "record files under attack: a link is never followed, another owner's file never read or kept, a wrong mode mended" {
+	stub_sandbox "$N"
+	echo secret-target >"$BATS_TEST_TMPDIR/target"
+	chmod 600 "$BATS_TEST_TMPDIR/target"
+	# a link as the live record: the event is refused, keep leaves it
+	ln -s "$BATS_TEST_TMPDIR/target" "$J"
+	run -1 --separate-stderr record event "$N" port '"op":"x"'
+	[[ "$stderr" == "record: record $N: "* ]]
+	run -0 record keep "$N"
+	[ -L "$J" ]
+	[ "$(cat "$BATS_TEST_TMPDIR/target")" = secret-target ]
+	[ -z "$(pasts "$N")" ]
+	rm "$J"
+	# a link as a past record: -L and -J read nothing through it
+	ln -s "$BATS_TEST_TMPDIR/target" "$SBX_STATE_DIR/$N.past-100"
+	run -0 --separate-stderr sbx-run -L
+	[ -z "$output" ]
+	[[ "$stderr" == *"$N.past-100"* ]]
+	run -1 --separate-stderr sbx-run -s "$N" -J 1
+	[[ "$stderr" == *"$N.past-100"* ]]
+	[ -z "$output" ]
+	rm "$SBX_STATE_DIR/$N.past-100"
+	# another owner's record
+	sbx-run -s "$N" ps
+	chown nobody "$J"
+	run -0 --separate-stderr sbx-run -L
+	[ -z "$output" ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	run -0 record keep "$N"
+	[ -e "$J" ]
+	[ -z "$(pasts "$N")" ]
+	rm "$J"
+	# a wrong mode: the next line puts it back to 0600
+	sbx-run -s "$N" ps
+	chmod 644 "$J"
+	record event "$N" port '"op":"x"'
+	[ "$(stat -c %a "$J")" = 600 ]
+	chmod 666 "$J"
+	record keep "$N"
+	[ "$(stat -c %a "$SBX_STATE_DIR/$(pasts "$N")")" = 600 ]
+}
+
+@test "record files under attack: huge lines, odd bytes, option-like and look-alike names" {
+	stub_sandbox "$N"
+	sbx-run -s "$N" ps one
+	# a huge line, and bytes no JSON has: the whole lines count
+	head -c 900000 /dev/zero | tr '\0' x >>"$J"
+	printf '\n\377\376{"argv":["x"\001]}\n' >>"$J"
+	sbx-run -s "$N" ps two
+	run -0 sbx-run -s "$N" -J 5
+	[ "${lines[0]}" = '{"calls":2}' ]
+	[ "${#lines[@]}" -eq 3 ]
+	run -0 sbx-run -L -j
+	[[ "$output" == *'"calls":2,"failures":0'* ]]
+	# a past record of 3 MB in one line with no end
+	record keep "$N"
+	p=$(pasts "$N")
+	head -c 3000000 /dev/zero | tr '\0' x >>"$SBX_STATE_DIR/$p"
+	run -0 sbx-run -s "$N" -J 5
+	[ "${lines[0]}" = '{"calls":2}' ]
+	run -0 sbx-run -L -j
+	[[ "$output" == *'"calls":2,"failures":0'* ]]
+	# a record past what a reader takes is refused whole, with a warning
+	head -c 9000000 /dev/zero | tr '\0' y >"$SBX_STATE_DIR/big-box.past-5"
+	run -0 --separate-stderr sbx-run -L -j
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$stderr" == *"big-box.past-5"* ]]
+	rm "$SBX_STATE_DIR/big-box.past-5"
+	# names no sandbox has are no record: odd bytes, option-like, no number
+	for f in "$(printf 'a\001b.past-1')" '-rf.past-1' 'x.past-' 'x.past-1x' \
+	    'x.past--1' 'x.past-1-0' '.x.past-1' 'default.past-1'; do
+		echo '{"argv":["planted"],"status":0}' >"$SBX_STATE_DIR/$f"
+	done
+	run -0 sbx-run -L -j
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" != *planted* ]]
+	# a name holding ".past-" is read by its last one
+	stub_sandbox a.past-5
+	sbx-run -s a.past-5 ps
+	record keep a.past-5
+	run -0 sbx-run -L -j
+	[[ "$output" == *'"name":"a.past-5","record":"a.past-5.past-'* ]]
+	run -0 sbx-run -s a.past-5 -J 1
+	[ "${lines[0]}" = '{"calls":1}' ]
+	# an option-like -s is refused as a name
+	run -64 sbx-run -J 1 -s -rf
+}
+
+@test "record concurrency class: 6 writers of calls and events, a keep among them: every line whole, none lost" {
+	export DOCKER_SANDBOX_SBX=/bin/true
+	for w in 1 2 3 4 5 6; do
+		(
+			for i in $(seq 40); do
+				if [ $((i % 2)) -eq 0 ]; then
+					sbx-run -s "$N" ps "w$w-$i"
+				else
+					record event "$N" port "\"op\":\"w$w-$i\""
+				fi
+			done
+		) &
+	done
+	sleep 0.2
+	record keep "$N"
+	wait
+	record keep "$N"
+	cat "$SBX_STATE_DIR/$N".past-* >"$BATS_TEST_TMPDIR/all"
+	python3 - "$BATS_TEST_TMPDIR/all" <<'PY'
+import json, sys
+lines = open(sys.argv[1], "rb").read().split(b"\n")
+assert lines[-1] == b""
+recs = [json.loads(l) for l in lines[:-1]]
+got = sorted(r["argv"][1] if "argv" in r else r["op"] for r in recs if r.get("event") != "end")
+want = sorted("w%d-%d" % (w, i) for w in range(1, 7) for i in range(1, 41))
+assert got == want, (len(got), len(want))
+PY
+}
+
+@test "record gc class: sbx-gc keeps DOCKER_SANDBOX_SESSIONS_KEPT past records, the newest; -n says which would go" {
+	for e in 100 300 200 400-1 400; do
+		echo '{"argv":["x"],"status":0}' >"$SBX_STATE_DIR/$N.past-$e"
+	done
+	echo '{}' >"$SBX_STATE_DIR/other.past-50"
+	chown nobody "$SBX_STATE_DIR/other.past-50"
+	ln -s /etc/passwd "$SBX_STATE_DIR/lnk.past-10"
+	chmod 600 "$SBX_STATE_DIR"/*
+	export DOCKER_SANDBOX_SESSIONS_KEPT=2
+	run -0 "$TOP/sbx-gc/sbx-gc" -n
+	[[ "$output" == *"would remove record $N.past-100: past the 2 sessions kept"* ]]
+	[[ "$output" == *"would remove record $N.past-200: past the 2 sessions kept"* ]]
+	[[ "$output" == *"would remove record $N.past-300: past the 2 sessions kept"* ]]
+	[ "$(ls "$SBX_STATE_DIR" | grep -c past)" -eq 7 ]
+	run -0 "$TOP/sbx-gc/sbx-gc" -v
+	[[ "$output" == *"removed record $N.past-100"* ]]
+	[ "$(pasts "$N" | tr '\n' ' ')" = "$N.past-400 $N.past-400-1 " ]
+	# not ours, or no file: let be
+	[ -e "$SBX_STATE_DIR/other.past-50" ]
+	[ -L "$SBX_STATE_DIR/lnk.past-10" ]
+	DOCKER_SANDBOX_SESSIONS_KEPT=0 run -0 "$TOP/sbx-gc/sbx-gc"
+	[ -z "$(pasts "$N")" ]
+	DOCKER_SANDBOX_SESSIONS_KEPT=x run -64 "$TOP/sbx-gc/sbx-gc"
+	[[ "$output" == *DOCKER_SANDBOX_SESSIONS_KEPT* ]]
+}
+
+@test "record teardown class: sbx-watch closes and keeps it; sbx-gc closes and keeps a gone sandbox's" {
+	stub_sandbox "$N"
+	sbx-run -s "$N" ps
+	stub_sandbox "$N" running
+	printf 'created=%s\nworkspace=%s\nmode=rw\n' "$(date +%s)" "$WS" >"$SBX_STATE_DIR/$N.created"
+	session
+	"$TOP/sbx-watch/sbx-watch" -p "$SESSION" "$N"
+	wp=$(watcher_pid "$N")
+	kill -9 "$SESSION"
+	until_ok dead "$wp"
+	[ ! -e "$J" ]
+	p=$(pasts "$N")
+	tail -n 1 "$SBX_STATE_DIR/$p" | grep -q '"event":"end","by":"sbx-watch","teardown":"rm","ok":true}$'
+	# everything killed: the live record stays until sbx-gc's sweep
+	sh -c "exit 0" & d=$!
+	wait "$d"
+	G=pi-sbx-$d-gone0000
+	stub_sandbox "$G"
+	sbx-run -s "$G" ps
+	rm "$SBX_STUB_DIR/sandboxes/$G"
+	touch -d '-1 hour' "$SBX_STATE_DIR/$G.journal"
+	run -0 sbx-run -L -j
+	[[ "$output" == *"\"name\":\"$G\",\"record\":\"$G.journal\",\"live\":true"* ]]
+	run -0 "$TOP/sbx-gc/sbx-gc" -v
+	[ ! -e "$SBX_STATE_DIR/$G.journal" ]
+	tail -n 1 "$SBX_STATE_DIR/$(pasts "$G")" | grep -q '"event":"end","by":"sbx-gc"}$'
+}
