@@ -214,7 +214,8 @@ lib/clock.o lib/lock.o lib/policylog.o lib/rfc3339.o lib/sbxcall.o \
 	sbx-verify/scguest.o sbx-watch/imgsave.o sbx-watch/loop.o \
 	sbx-watch/teardown.o: lib/sbxtime.h
 lib/conf.o lib/tripfile.o lib/triplist.o lib/tripscan.o lib/tripseen.o \
-	sbx-run/provision.o sbx-run/tripwire.o sbx-watch/teardown.o: lib/sbxtrip.h
+	sbx-gc/markers.o sbx-run/provision.o sbx-run/tripwire.o \
+	sbx-watch/teardown.o: lib/sbxtrip.h
 sbx-gc/markers.o sbx-gc/records.o sbx-gc/sbx-gc.o: sbx-gc/sbx-gc.h
 sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/hostport.o \
 	sbx-ports/outbound.o sbx-ports/portsmarker.o \

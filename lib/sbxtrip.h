@@ -99,6 +99,7 @@ const char *sbx_tripfile_why(int);
 
 /* tripseen.c: each finding told once, and kept until the user saw it */
 #define SBX_TRIP_FULL	1	/* hash everything, not only what changed */
+#define SBX_TRIP_QUIET	2	/* a damaged fingerprint, a workspace gone: no word */
 int	 sbx_tripseen_check(int, const char *, int);
 int	 sbx_tripseen_list(int, const char *, FILE *);
 int	 sbx_tripseen_mark(int, const char *, char *const *);

@@ -187,7 +187,8 @@ count_told(const char *s)
 /*
  * Compare the workspace with NAME.tripwire, if there is one, and tell
  * what is new (flags: SBX_TRIP_FULL hashes every file, else only those
- * whose stat changed).  0, or -1 after a warning.
+ * whose stat changed; SBX_TRIP_QUIET says nothing of a fingerprint that
+ * cannot be used).  0, or -1 after a warning.
  */
 int
 sbx_tripseen_check(int dfd, const char *name, int flags)
@@ -207,7 +208,7 @@ sbx_tripseen_check(int dfd, const char *name, int flags)
 	if (sbx_tripfile_load(dfd, name, &st) == -1) {
 		if (errno == ENOENT)
 			ret = 0;
-		else
+		else if (!(flags & SBX_TRIP_QUIET))
 			warn("%s.tripwire", name);
 		close(lfd);
 		return ret;
@@ -225,7 +226,8 @@ sbx_tripseen_check(int dfd, const char *name, int flags)
 		goto out;
 	if ((wsfd = open(st.ws, O_RDONLY | O_DIRECTORY | O_NONBLOCK |
 	    O_CLOEXEC)) == -1) {
-		warn("tripwire: workspace %s", st.ws);
+		if (!(flags & SBX_TRIP_QUIET))
+			warn("tripwire: workspace %s", st.ws);
 		goto out;
 	}
 	if (sbx_tripscan(wsfd, &st.list, flags & SBX_TRIP_FULL ? NULL :

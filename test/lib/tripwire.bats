@@ -196,3 +196,20 @@ snapshot() {
 	run -1 --separate-stderr tripscan -k "$N"
 	[ ! -e "$SBX_STATE_DIR/tripwire-unseen" ]
 }
+
+@test "tripwire: sbx-gc's sweep of a gone sandbox tells what changed before it drops the fingerprint; a damaged one goes without a word" {
+	local d=$SBX_STATE_DIR g=pi-sbx-999999-trip0000 h=pi-sbx-999999-trip0001
+	run -0 tripscan -t "$g" "$WS"
+	printf 'pid=999999\nstart=1\nwatcher=1\n' >"$d/$g.owner"
+	printf 'tripwire 1\ngarbage\n' >"$d/$h.tripwire"
+	printf 'pid=999999\nstart=1\nwatcher=1\n' >"$d/$h.owner"
+	touch -h -d '-1 hour' "$d/$g".* "$d/$h".*
+	echo 'export A=3' >>"$WS/.envrc"
+	run -0 --separate-stderr "$TOP/sbx-gc/sbx-gc" -v
+	[ "$stderr" = "sbx-gc: tripwire: .envrc: changed (a file): direnv runs this on entering the directory" ] || fail "$stderr"
+	[[ "$output" == *"removed markers of $g: no such sandbox"* ]]
+	[[ "$output" == *"removed markers of $h: no such sandbox"* ]]
+	[ ! -e "$d/$g.tripwire" ] && [ ! -e "$d/$h.tripwire" ]
+	run -0 sbx-run -F
+	[ "$(jq -r '"\(.sandbox) \(.path) \(.change)"' <<<"$output")" = "$g .envrc changed" ]
+}
