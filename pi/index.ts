@@ -203,7 +203,7 @@ export default function sbxTools(pi: ExtensionAPI): void {
 		// the session's findings, before its end: the next start shows them again
 		if (ctx.hasUI && s.name && !s.ended && !refusal()) {
 			try {
-				const found = await unseen(s, s.name);
+				const found = (await unseen(s, s.name)).filter((f) => f.sandbox === s.name);
 				if (found.length) ctx.ui.notify(findingsText(found, "end"), "warning");
 			} catch {
 				// the next start says it
