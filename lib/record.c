@@ -271,8 +271,19 @@ sbx_record_keep(int dfd, const char *name, const char *members)
 		}
 		if (linkat(dfd, live, dfd, past, 0) == 0)
 			break;
-		if (errno != EEXIST) {
+		e = errno;
+		/* a file system without links: a rename, never over one */
+		if (e == EPERM || e == ENOTSUP) {
+			if (fstatat(dfd, past, &st, AT_SYMLINK_NOFOLLOW) == 0)
+				continue;
+			if (errno == ENOENT &&
+			    renameat(dfd, live, dfd, past) == 0) {
+				close(fd);
+				return 0;
+			}
 			e = errno;
+		}
+		if (e != EEXIST) {
 			close(fd);
 			errno = e;
 			goto bad;

@@ -292,6 +292,8 @@ events_call(const char *name, char *const *av, int status, const char *tail,
 	} else if (strcmp(av[0], "build") == 0 && status == 0) {
 		kind = "image";
 		built(&m, av, t);
+		if (strchr(m.text, ',') == NULL)
+			return;	/* neither tag nor id: nothing to tell */
 	} else if (strcmp(av[0], "run") == 0 || strcmp(av[0], "create") == 0) {
 		kind = "container";
 		ran(&m, av, status, t);

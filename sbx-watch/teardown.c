@@ -209,7 +209,7 @@ teardown_run(const struct watch *w, int fg)
 	/* the session's record is kept, whatever became of its sandbox */
 	(void)snprintf(end, sizeof(end), "\"by\":\"sbx-watch\","
 	    "\"teardown\":\"%s\",\"ok\":%s", w->mode == MODE_NONE ? "none" :
-	    verb, ok ? "true" : "false");
+	    verb, ok || w->mode == MODE_NONE ? "true" : "false");
 	(void)sbx_record_keep(w->dfd, w->name, end);
 	/* a stopped or failed sandbox keeps its marker and scratch dir; */
 	/* a prewarm's record goes; the lock and owner are the watcher's */

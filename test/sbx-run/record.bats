@@ -51,6 +51,40 @@ pasts() {
 	[[ "${lines[1]}" == *'"event":"port"'* ]]
 }
 
+@test "record: events come from a call's own words, and only ids and digests of its output" {
+	stub_sandbox "$N"
+	d=sha256:$(printf '%064d' 7)
+	printf 'Digest: %s\nStatus: Downloaded newer image\n' "$d" >"$SBX_STUB_DIR/out.exec"
+	sbx-run -s "$N" image pull -q --platform linux/amd64 reg.test/a:1
+	printf 'Digest: sekrit-not-a-digest\n' >"$SBX_STUB_DIR/out.exec"
+	sbx-run -s "$N" pull reg.test/b:1
+	printf '#8 writing image %s done\n' "$d" >"$SBX_STUB_DIR/out.exec"
+	sbx-run -s "$N" build -t web:1 .
+	printf 'Successfully built 0123456789ab\n' >"$SBX_STUB_DIR/out.exec"
+	sbx-run -s "$N" build --tag=web:2 .
+	printf 'writing image sekrit\n' >"$SBX_STUB_DIR/out.exec"
+	sbx-run -s "$N" build .	# neither tag nor id: no event
+	printf 'pulling...\n%064d\n' 5 >"$SBX_STUB_DIR/out.exec"
+	sbx-run -s "$N" run -d --name=w -e TOKEN=sekrit-arg busybox:local
+	printf '%s\n' 0 >"$SBX_STUB_DIR/out.exec"
+	sbx-run -s "$N" container create busybox:local
+	printf '3\n' >"$SBX_STUB_DIR/out.exec"
+	sbx-run -s "$N" wait w
+	rm "$SBX_STUB_DIR/out.exec"
+	sbx-run -s "$N" -x docker pull x	# raw: its words are not docker's
+	grep '"event"' "$J" | sed 's/^{"time":"[^"]*",//' >"$BATS_TEST_TMPDIR/ev"
+	cat >"$BATS_TEST_TMPDIR/want" <<-WANT
+	"event":"image","op":"pull","ref":"reg.test/a:1","digest":"$d"}
+	"event":"image","op":"pull","ref":"reg.test/b:1"}
+	"event":"image","op":"build","tag":"web:1","id":"$d"}
+	"event":"image","op":"build","tag":"web:2","id":"0123456789ab"}
+	"event":"container","op":"run","name":"w","id":"$(printf '%064d' 5)","state":"running"}
+	"event":"container","op":"create","state":"created"}
+	"event":"container","op":"wait","containers":["w"],"exit":3}
+	WANT
+	diff "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/ev"
+}
+
 @test "record: an event with a bad kind, a newline or past a line's bound is refused with one warning" {
 	stub_sandbox "$N"
 	sbx-run -s "$N" ps
@@ -312,6 +346,17 @@ PY
 	[ ! -e "$J" ]
 	p=$(pasts "$N")
 	tail -n 1 "$SBX_STATE_DIR/$p" | grep -q '"event":"end","by":"sbx-watch","teardown":"rm","ok":true}$'
+	# a teardown that leaves the sandbox be ends the session all the same
+	stub_sandbox kept-box
+	sbx-run -s kept-box ps
+	printf 'created=%s\nworkspace=%s\nmode=rw\n' "$(date +%s)" "$WS" >"$SBX_STATE_DIR/kept-box.created"
+	session
+	"$TOP/sbx-watch/sbx-watch" -m none -p "$SESSION" kept-box
+	wp=$(watcher_pid kept-box)
+	kill -9 "$SESSION"
+	until_ok dead "$wp"
+	[ -e "$SBX_STUB_DIR/sandboxes/kept-box" ]
+	tail -n 1 "$SBX_STATE_DIR/$(pasts kept-box)" | grep -q '"event":"end","by":"sbx-watch","teardown":"none","ok":true}$'
 	# everything killed: the live record stays until sbx-gc's sweep
 	sh -c "exit 0" & d=$!
 	wait "$d"
