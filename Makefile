@@ -18,8 +18,8 @@ LIBOBJ = lib/capture.o lib/clock.o lib/conf.o lib/confparse.o \
 	lib/sbxline.o lib/sbxls.o lib/sbxsays.o lib/selfpipe.o lib/shown.o \
 	lib/sibling.o lib/spawn.o lib/stamp.o lib/stampsh.o lib/state.o \
 	lib/statedir.o lib/stream.o lib/strtonum.o lib/supervise.o \
-	lib/unplaced.o lib/tripfile.o lib/triplist.o lib/tripscan.o \
-	lib/tripseen.o
+	lib/unplaced.o lib/tripcmp.o lib/tripfile.o lib/triplist.o \
+	lib/tripscan.o lib/tripseen.o
 BIN = sbx-env/sbx-env sbx-run/sbx-run sbx-watch/sbx-watch sbx-gc/sbx-gc \
 	sbx-ports/sbx-ports sbx-verify/sbx-verify
 RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
@@ -213,9 +213,9 @@ lib/clock.o lib/lock.o lib/policylog.o lib/rfc3339.o lib/sbxcall.o \
 	lib/supervise.o sbx-gc/sbx-gc.o sbx-run/race.o sbx-verify/sc.o \
 	sbx-verify/scguest.o sbx-watch/imgsave.o sbx-watch/loop.o \
 	sbx-watch/teardown.o: lib/sbxtime.h
-lib/conf.o lib/tripfile.o lib/triplist.o lib/tripscan.o lib/tripseen.o \
-	sbx-gc/markers.o sbx-run/provision.o sbx-run/tripwire.o \
-	sbx-watch/teardown.o: lib/sbxtrip.h
+lib/conf.o lib/tripcmp.o lib/tripfile.o lib/triplist.o lib/tripscan.o \
+	lib/tripseen.o sbx-gc/markers.o sbx-run/provision.o \
+	sbx-run/tripwire.o sbx-watch/teardown.o: lib/sbxtrip.h
 sbx-gc/markers.o sbx-gc/records.o sbx-gc/sbx-gc.o: sbx-gc/sbx-gc.h
 sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/hostport.o \
 	sbx-ports/outbound.o sbx-ports/portsmarker.o \

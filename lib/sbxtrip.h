@@ -1,8 +1,8 @@
 /*
  * sbxtrip.h: the tripwire on the workspace files the host runs on its
  * own: the list of those paths (triplist.c), their fingerprint
- * (tripscan.c), NAME.tripwire and the comparison (tripfile.c), and the
- * findings told (tripseen.c).  Nothing here changes the workspace.
+ * (tripscan.c), NAME.tripwire (tripfile.c), the comparison (tripcmp.c)
+ * and the findings told (tripseen.c).  Nothing here changes the workspace.
  */
 #ifndef SBXTRIP_H
 #define SBXTRIP_H
@@ -72,7 +72,7 @@ void	 sbx_tripscan_free(struct sbx_trip *);
 uint64_t sbx_tripscan_fnv(uint64_t, const void *, size_t);
 #define SBX_TRIP_FNV0	0xcbf29ce484222325ULL
 
-/* tripfile.c: NAME.tripwire, and what changed since it was taken */
+/* tripfile.c: NAME.tripwire; tripcmp.c: what changed since it was taken */
 struct sbx_tripfind {
 	const char *path;
 	const char *change;	/* created changed executable link removed unchecked */
@@ -92,10 +92,10 @@ int	 sbx_tripfile_take(int, const char *, const char *);
 int	 sbx_tripfile_load(int, const char *, struct sbx_tripstate *);
 int	 sbx_tripfile_save(int, const char *, const struct sbx_tripstate *);
 void	 sbx_tripfile_free(struct sbx_tripstate *);
-int	 sbx_tripfile_compare(const struct sbx_trip *, const struct sbx_trip *,
+int	 sbx_tripcmp_compare(const struct sbx_trip *, const struct sbx_trip *,
 	    int (*)(void *, const struct sbx_tripfind *), void *);
-const char *sbx_tripfile_what(char);
-const char *sbx_tripfile_why(int);
+const char *sbx_tripcmp_what(char);
+const char *sbx_tripcmp_why(int);
 
 /* tripseen.c: each finding told once, and kept until the user saw it */
 #define SBX_TRIP_FULL	1	/* hash everything, not only what changed */

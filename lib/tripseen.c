@@ -93,7 +93,7 @@ finding(void *arg, const struct sbx_tripfind *f)
 	struct run *r = arg;
 	char members[MEMBERS_MAX], path[SBX_TRIP_PATH * 4], more[SBX_TRIP_PATH * 4];
 	char id[SBX_NAME_MAX + 16], line[MEMBERS_MAX + sizeof(r->st->ws) * 2];
-	const char *why = sbx_tripfile_why(f->why);
+	const char *why = sbx_tripcmp_why(f->why);
 
 	if (told(r, f))
 		return 0;
@@ -111,7 +111,7 @@ finding(void *arg, const struct sbx_tripfind *f)
 		(void)snprintf(more, sizeof(more), " to %s",
 		    sbx_shown(f->target, path, 256));
 	warnx("tripwire: %s: %s (%s%s%s%s): %s", sbx_shown(f->path, path,
-	    sizeof(path)), f->change, sbx_tripfile_what(f->type), more,
+	    sizeof(path)), f->change, sbx_tripcmp_what(f->type), more,
 	    *why != '\0' ? ", " : "", why, f->runner);
 	(void)sbx_record_event(r->dfd, r->name, "tripwire", members);
 	(void)snprintf(id, sizeof(id), "%s-%u", r->name, ++r->n);
@@ -237,7 +237,7 @@ sbx_tripseen_check(int dfd, const char *name, int flags)
 		goto out;
 	}
 	close(wsfd);
-	(void)sbx_tripfile_compare(&st.base, &now, finding, &r);
+	(void)sbx_tripcmp_compare(&st.base, &now, finding, &r);
 	if (r.unseen.len == 0) {
 		ret = 0;
 		goto out;

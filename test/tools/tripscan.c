@@ -67,7 +67,7 @@ print(int fd)
 			printf(" -> %s", sbx_shown(t.e[i].target, shown,
 			    sizeof(shown)));
 		if (t.e[i].why != SBX_TRIP_OK)
-			printf(": %s", sbx_tripfile_why(t.e[i].why));
+			printf(": %s", sbx_tripcmp_why(t.e[i].why));
 		printf("\n");
 	}
 	printf("entries %zu bytes %llu\n", t.n, t.bytes);
