@@ -18,7 +18,8 @@ LIBOBJ = lib/capture.o lib/clock.o lib/conf.o lib/confparse.o \
 	lib/sbxcli.o lib/sbxgone.o lib/sbxline.o lib/sbxls.o lib/sbxsays.o \
 	lib/selfpipe.o lib/shown.o lib/sibling.o lib/spawn.o lib/stamp.o \
 	lib/stampsh.o lib/state.o lib/statedir.o lib/stream.o lib/strtonum.o \
-	lib/supervise.o lib/unplaced.o
+	lib/supervise.o lib/tripcmp.o lib/tripfile.o lib/triplist.o \
+	lib/tripscan.o lib/tripseen.o lib/unplaced.o
 BIN = sbx-env/sbx-env sbx-run/sbx-run sbx-watch/sbx-watch sbx-gc/sbx-gc \
 	sbx-ports/sbx-ports sbx-verify/sbx-verify
 RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
@@ -26,7 +27,8 @@ RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
 	sbx-run/warmstart.o sbx-run/orphan.o sbx-run/race.o \
 	sbx-run/check.o sbx-run/exec.o sbx-run/imgload.o sbx-run/imgcheck.o \
 	sbx-run/imgtar.o sbx-run/imgjson.o sbx-run/imgwrite.o \
-	sbx-run/outward.o sbx-run/events.o sbx-run/sessions.o
+	sbx-run/outward.o sbx-run/events.o sbx-run/sessions.o \
+	sbx-run/tripwire.o
 WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/teardown.o \
 	sbx-watch/pidwait.o sbx-watch/warmhold.o sbx-watch/imgsave.o \
 	sbx-watch/now.o sbx-watch/rules.o
@@ -47,7 +49,7 @@ MAN8 = man/sbx-gc.8 man/sbx-watch.8
 TESTTOOLS = test/tools/hostile-env test/tools/failalloc.so test/tools/rfc3339 \
 	test/tools/selfpipe test/tools/orphan test/tools/imgcheck \
 	test/tools/sbxsays test/tools/egress test/tools/policylog \
-	test/tools/record
+	test/tools/record test/tools/tripscan
 
 all: $(BIN)
 
@@ -67,7 +69,7 @@ lib/conf.o lib/confparse.o lib/createargv.o lib/egress.o \
 	lib/portspec.o lib/regauth.o lib/sbxcall.o lib/sbxcli.o \
 	lib/sbxline.o lib/sbxsays.o lib/selfpipe.o lib/shown.o \
 	lib/sibling.o lib/spawn.o lib/stamp.o lib/stampsh.o lib/stream.o \
-	lib/supervise.o: lib/sbx-internal.h
+	lib/supervise.o lib/tripscan.o: lib/sbx-internal.h
 lib/capture.o lib/conf.o lib/confparse.o lib/createargv.o lib/detach.o \
 	lib/egress.o lib/egressaddr.o lib/egressapply.o lib/egressrec.o \
 	lib/egressrefuse.o lib/env.o lib/guard.o lib/holdargv.o \
@@ -80,26 +82,26 @@ lib/capture.o lib/conf.o lib/confparse.o lib/createargv.o lib/detach.o \
 	lib/sbxline.o lib/sbxls.o lib/sbxsays.o lib/selfpipe.o \
 	lib/shown.o lib/sibling.o lib/spawn.o lib/stamp.o lib/stampsh.o \
 	lib/state.o lib/statedir.o lib/stream.o lib/strtonum.o \
-	lib/supervise.o lib/unplaced.o sbx-env/sbx-env.o \
-	sbx-gc/markers.o sbx-gc/records.o sbx-gc/sbx-gc.o \
-	sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/hostport.o \
-	sbx-ports/outbound.o sbx-ports/portsmarker.o \
-	sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-run/check.o \
-	sbx-run/dockerargs.o sbx-run/ending.o sbx-run/events.o \
-	sbx-run/exec.o sbx-run/imgcheck.o sbx-run/imgjson.o \
-	sbx-run/imgload.o sbx-run/imgtar.o sbx-run/imgwrite.o \
-	sbx-run/journal.o sbx-run/orphan.o sbx-run/outward.o \
-	sbx-run/provision.o sbx-run/race.o sbx-run/sbx-run.o \
-	sbx-run/sessions.o sbx-run/warmstart.o sbx-run/workspace.o \
-	sbx-verify/answers.o sbx-verify/channels.o sbx-verify/checks.o \
-	sbx-verify/chprobe.o sbx-verify/probe.o sbx-verify/result.o \
-	sbx-verify/rules.o sbx-verify/sbx-verify.o sbx-verify/sc.o \
-	sbx-verify/scbasic.o sbx-verify/scguest.o sbx-verify/scpolicy.o \
-	sbx-verify/scports.o sbx-verify/scremove.o sbx-verify/scstamp.o \
-	sbx-verify/scwords.o sbx-verify/selfcheck.o sbx-watch/imgsave.o \
-	sbx-watch/loop.o sbx-watch/now.o sbx-watch/pidwait.o \
-	sbx-watch/rules.o sbx-watch/sbx-watch.o sbx-watch/teardown.o \
-	sbx-watch/warmhold.o: lib/sbx.h
+	lib/supervise.o lib/tripfile.o lib/triplist.o lib/tripscan.o \
+	lib/tripseen.o lib/unplaced.o sbx-env/sbx-env.o sbx-gc/markers.o \
+	sbx-gc/records.o sbx-gc/sbx-gc.o sbx-ports/bound.o \
+	sbx-ports/dockerps.o sbx-ports/hostport.o sbx-ports/outbound.o \
+	sbx-ports/portsmarker.o sbx-ports/sbx-ports.o sbx-ports/sync.o \
+	sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o \
+	sbx-run/events.o sbx-run/exec.o sbx-run/imgcheck.o \
+	sbx-run/imgjson.o sbx-run/imgload.o sbx-run/imgtar.o \
+	sbx-run/imgwrite.o sbx-run/journal.o sbx-run/orphan.o \
+	sbx-run/outward.o sbx-run/provision.o sbx-run/race.o \
+	sbx-run/sbx-run.o sbx-run/sessions.o sbx-run/tripwire.o \
+	sbx-run/warmstart.o sbx-run/workspace.o sbx-verify/answers.o \
+	sbx-verify/channels.o sbx-verify/checks.o sbx-verify/chprobe.o \
+	sbx-verify/probe.o sbx-verify/result.o sbx-verify/rules.o \
+	sbx-verify/sbx-verify.o sbx-verify/sc.o sbx-verify/scbasic.o \
+	sbx-verify/scguest.o sbx-verify/scpolicy.o sbx-verify/scports.o \
+	sbx-verify/scremove.o sbx-verify/scstamp.o sbx-verify/scwords.o \
+	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
+	sbx-watch/now.o sbx-watch/pidwait.o sbx-watch/rules.o \
+	sbx-watch/sbx-watch.o sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbx.h
 lib/capture.o lib/detach.o lib/egressapply.o lib/guard.o lib/policycli.o \
 	lib/portcli.o lib/proc.o lib/sbxcall.o lib/sbxgone.o \
 	lib/selfpipe.o lib/spawn.o lib/stamp.o lib/stream.o \
@@ -110,14 +112,14 @@ lib/capture.o lib/detach.o lib/egressapply.o lib/guard.o lib/policycli.o \
 	sbx-run/imgjson.o sbx-run/imgload.o sbx-run/imgtar.o \
 	sbx-run/imgwrite.o sbx-run/journal.o sbx-run/orphan.o \
 	sbx-run/outward.o sbx-run/provision.o sbx-run/race.o \
-	sbx-run/sbx-run.o sbx-run/sessions.o sbx-run/warmstart.o \
-	sbx-run/workspace.o sbx-verify/probe.o sbx-verify/rules.o \
-	sbx-verify/sbx-verify.o sbx-verify/sc.o sbx-verify/scbasic.o \
-	sbx-verify/scguest.o sbx-verify/scpolicy.o sbx-verify/scports.o \
-	sbx-verify/scremove.o sbx-verify/scstamp.o sbx-verify/scwords.o \
-	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
-	sbx-watch/now.o sbx-watch/rules.o sbx-watch/sbx-watch.o \
-	sbx-watch/teardown.o: lib/sbxchild.h
+	sbx-run/sbx-run.o sbx-run/sessions.o sbx-run/tripwire.o \
+	sbx-run/warmstart.o sbx-run/workspace.o sbx-verify/probe.o \
+	sbx-verify/rules.o sbx-verify/sbx-verify.o sbx-verify/sc.o \
+	sbx-verify/scbasic.o sbx-verify/scguest.o sbx-verify/scpolicy.o \
+	sbx-verify/scports.o sbx-verify/scremove.o sbx-verify/scstamp.o \
+	sbx-verify/scwords.o sbx-verify/selfcheck.o sbx-watch/imgsave.o \
+	sbx-watch/loop.o sbx-watch/now.o sbx-watch/rules.o \
+	sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxchild.h
 lib/createargv.o lib/egressapply.o lib/holdargv.o lib/policycli.o \
 	lib/policylogreason.o lib/portcli.o lib/sbxcall.o lib/sbxcli.o \
 	lib/sbxgone.o lib/sbxls.o lib/sbxsays.o lib/sibling.o \
@@ -130,7 +132,7 @@ lib/createargv.o lib/egressapply.o lib/holdargv.o lib/policycli.o \
 	sbx-verify/scports.o sbx-verify/scremove.o \
 	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
 	sbx-watch/now.o sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxcli.h
-lib/conf.o lib/createargv.o lib/imgevict.o lib/statedir.o \
+lib/conf.o lib/createargv.o lib/imgevict.o lib/statedir.o lib/tripfile.o \
 	sbx-env/sbx-env.o sbx-gc/sbx-gc.o sbx-ports/sbx-ports.o \
 	sbx-run/imgload.o sbx-run/orphan.o sbx-run/outward.o \
 	sbx-run/provision.o sbx-run/sbx-run.o sbx-run/warmstart.o \
@@ -149,20 +151,21 @@ lib/conf.o lib/confparse.o lib/env.o lib/sbxcli.o sbx-env/sbx-env.o \
 lib/imgcache.o lib/imgevict.o lib/imgmeta.o sbx-gc/sbx-gc.o \
 	sbx-run/imgload.o sbx-watch/imgsave.o: lib/sbximg.h
 lib/json.o lib/jsonout.o lib/policylog.o lib/policyls.o lib/portspec.o \
-	lib/record.o lib/sbxls.o sbx-env/sbx-env.o sbx-gc/sbx-gc.o \
-	sbx-ports/dockerps.o sbx-ports/outbound.o sbx-ports/sbx-ports.o \
-	sbx-run/events.o sbx-run/imgjson.o sbx-run/journal.o \
-	sbx-run/sessions.o sbx-verify/result.o sbx-verify/sc.o \
-	sbx-verify/scbasic.o: lib/sbxjson.h
-lib/egressrec.o lib/marker.o lib/markerio.o lib/record.o \
+	lib/record.o lib/sbxls.o lib/tripseen.o sbx-env/sbx-env.o \
+	sbx-gc/sbx-gc.o sbx-ports/dockerps.o sbx-ports/outbound.o \
+	sbx-ports/sbx-ports.o sbx-run/events.o sbx-run/imgjson.o \
+	sbx-run/journal.o sbx-run/sessions.o sbx-verify/result.o \
+	sbx-verify/sc.o sbx-verify/scbasic.o: lib/sbxjson.h
+lib/egressrec.o lib/marker.o lib/markerio.o lib/record.o lib/tripfile.o \
 	sbx-gc/markers.o sbx-gc/records.o sbx-gc/sbx-gc.o \
 	sbx-ports/portsmarker.o sbx-ports/sbx-ports.o sbx-run/imgload.o \
 	sbx-run/journal.o sbx-run/orphan.o sbx-run/provision.o \
-	sbx-run/sessions.o sbx-run/warmstart.o sbx-verify/answers.o \
-	sbx-verify/channels.o sbx-verify/checks.o sbx-verify/chprobe.o \
-	sbx-verify/probe.o sbx-verify/rules.o sbx-verify/sbx-verify.o \
-	sbx-watch/imgsave.o sbx-watch/loop.o sbx-watch/now.o \
-	sbx-watch/sbx-watch.o sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbxmarker.h
+	sbx-run/sessions.o sbx-run/tripwire.o sbx-run/warmstart.o \
+	sbx-verify/answers.o sbx-verify/channels.o sbx-verify/checks.o \
+	sbx-verify/chprobe.o sbx-verify/probe.o sbx-verify/rules.o \
+	sbx-verify/sbx-verify.o sbx-watch/imgsave.o sbx-watch/loop.o \
+	sbx-watch/now.o sbx-watch/sbx-watch.o sbx-watch/teardown.o \
+	sbx-watch/warmhold.o: lib/sbxmarker.h
 lib/conf.o lib/confparse.o lib/marker.o lib/name.o sbx-gc/markers.o \
 	sbx-gc/sbx-gc.o sbx-run/orphan.o sbx-run/sbx-run.o \
 	sbx-run/sessions.o sbx-verify/selfcheck.o sbx-watch/sbx-watch.o: lib/sbxname.h
@@ -180,29 +183,31 @@ lib/portcli.o lib/portspec.o sbx-ports/bound.o sbx-ports/dockerps.o \
 	sbx-verify/scguest.o sbx-verify/scpolicy.o sbx-verify/scports.o \
 	sbx-verify/scremove.o sbx-verify/scstamp.o sbx-verify/scwords.o \
 	sbx-verify/selfcheck.o: lib/sbxports.h
-lib/record.o sbx-gc/markers.o sbx-ports/sbx-ports.o sbx-run/check.o \
-	sbx-run/dockerargs.o sbx-run/ending.o sbx-run/events.o \
-	sbx-run/exec.o sbx-run/imgcheck.o sbx-run/imgjson.o \
-	sbx-run/imgload.o sbx-run/imgtar.o sbx-run/imgwrite.o \
-	sbx-run/journal.o sbx-run/orphan.o sbx-run/outward.o \
-	sbx-run/provision.o sbx-run/race.o sbx-run/sbx-run.o \
-	sbx-run/sessions.o sbx-run/warmstart.o sbx-run/workspace.o \
-	sbx-watch/teardown.o: lib/sbxrecord.h
+lib/record.o lib/tripseen.o sbx-gc/markers.o sbx-ports/sbx-ports.o \
+	sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o \
+	sbx-run/events.o sbx-run/exec.o sbx-run/imgcheck.o \
+	sbx-run/imgjson.o sbx-run/imgload.o sbx-run/imgtar.o \
+	sbx-run/imgwrite.o sbx-run/journal.o sbx-run/orphan.o \
+	sbx-run/outward.o sbx-run/provision.o sbx-run/race.o \
+	sbx-run/sbx-run.o sbx-run/sessions.o sbx-run/tripwire.o \
+	sbx-run/warmstart.o sbx-run/workspace.o sbx-watch/teardown.o: lib/sbxrecord.h
 lib/confparse.o lib/regauth.o sbx-run/outward.o: lib/sbxregauth.h
 lib/stamp.o sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o \
 	sbx-run/events.o sbx-run/exec.o sbx-run/imgcheck.o \
 	sbx-run/imgjson.o sbx-run/imgload.o sbx-run/imgtar.o \
 	sbx-run/imgwrite.o sbx-run/journal.o sbx-run/orphan.o \
 	sbx-run/outward.o sbx-run/provision.o sbx-run/race.o \
-	sbx-run/sbx-run.o sbx-run/sessions.o sbx-run/warmstart.o \
-	sbx-run/workspace.o sbx-verify/scpolicy.o sbx-verify/scstamp.o: lib/sbxstamp.h
+	sbx-run/sbx-run.o sbx-run/sessions.o sbx-run/tripwire.o \
+	sbx-run/warmstart.o sbx-run/workspace.o sbx-verify/scpolicy.o \
+	sbx-verify/scstamp.o: lib/sbxstamp.h
 lib/egressrec.o lib/imgcache.o lib/lock.o lib/marker.o lib/markerio.o \
 	lib/policycli.o lib/portcli.o lib/record.o lib/sbxcall.o \
-	lib/state.o lib/statedir.o lib/unplaced.o sbx-gc/markers.o \
-	sbx-gc/records.o sbx-gc/sbx-gc.o sbx-ports/outbound.o \
-	sbx-ports/portsmarker.o sbx-ports/sbx-ports.o sbx-run/check.o \
-	sbx-run/events.o sbx-run/imgload.o sbx-run/journal.o \
-	sbx-run/outward.o sbx-run/provision.o sbx-run/sessions.o \
+	lib/state.o lib/statedir.o lib/tripfile.o lib/tripseen.o \
+	lib/unplaced.o sbx-gc/markers.o sbx-gc/records.o sbx-gc/sbx-gc.o \
+	sbx-ports/outbound.o sbx-ports/portsmarker.o \
+	sbx-ports/sbx-ports.o sbx-run/check.o sbx-run/events.o \
+	sbx-run/imgload.o sbx-run/journal.o sbx-run/outward.o \
+	sbx-run/provision.o sbx-run/sessions.o sbx-run/tripwire.o \
 	sbx-run/warmstart.o sbx-run/workspace.o sbx-verify/checks.o \
 	sbx-verify/probe.o sbx-verify/sbx-verify.o sbx-verify/scremove.o \
 	sbx-verify/scwords.o sbx-watch/imgsave.o sbx-watch/now.o \
@@ -211,6 +216,9 @@ lib/clock.o lib/lock.o lib/policylog.o lib/rfc3339.o lib/sbxcall.o \
 	lib/supervise.o sbx-gc/sbx-gc.o sbx-run/race.o sbx-verify/sc.o \
 	sbx-verify/scguest.o sbx-watch/imgsave.o sbx-watch/loop.o \
 	sbx-watch/teardown.o: lib/sbxtime.h
+lib/conf.o lib/tripcmp.o lib/tripfile.o lib/triplist.o lib/tripscan.o \
+	lib/tripseen.o sbx-gc/markers.o sbx-run/provision.o \
+	sbx-run/tripwire.o sbx-watch/teardown.o: lib/sbxtrip.h
 sbx-gc/markers.o sbx-gc/records.o sbx-gc/sbx-gc.o: sbx-gc/sbx-gc.h
 sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/hostport.o \
 	sbx-ports/outbound.o sbx-ports/portsmarker.o \
@@ -220,7 +228,8 @@ sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o sbx-run/events.o \
 	sbx-run/imgload.o sbx-run/imgtar.o sbx-run/imgwrite.o \
 	sbx-run/journal.o sbx-run/orphan.o sbx-run/outward.o \
 	sbx-run/provision.o sbx-run/race.o sbx-run/sbx-run.o \
-	sbx-run/sessions.o sbx-run/warmstart.o sbx-run/workspace.o: sbx-run/sbx-run.h
+	sbx-run/sessions.o sbx-run/tripwire.o sbx-run/warmstart.o \
+	sbx-run/workspace.o: sbx-run/sbx-run.h
 sbx-verify/answers.o sbx-verify/channels.o sbx-verify/checks.o \
 	sbx-verify/chprobe.o sbx-verify/probe.o sbx-verify/rules.o \
 	sbx-verify/sbx-verify.o: sbx-verify/audit.h
@@ -286,6 +295,10 @@ test/tools/policylog: test/tools/policylog.c lib/libsbx.a
 
 test/tools/record: test/tools/record.c lib/libsbx.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib $(LDFLAGS) -o $@ test/tools/record.c \
+		lib/libsbx.a
+
+test/tools/tripscan: test/tools/tripscan.c lib/libsbx.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib $(LDFLAGS) -o $@ test/tools/tripscan.c \
 		lib/libsbx.a
 
 test/tools/orphan: test/tools/orphan.c lib/libsbx.a

@@ -15,6 +15,7 @@
 #include "sbxegress.h"
 #include "sbxenv.h"
 #include "sbxname.h"
+#include "sbxtrip.h"
 #include "sbx-internal.h"
 
 #define CPUS_MAX	1024
@@ -173,6 +174,9 @@ static const struct setting table[] = {
 	/* where each credential is kept: shown, never read here */
 	{ SBX_CONF_REGISTRY_AUTH, STR, "DOCKER_SANDBOX_REGISTRY_AUTH", NULL,
 	    .str = sbx_xconfparse_regauth },
+	/* the tripwire's list is sbx-tools(7)'s; these are added to it */
+	{ SBX_CONF_TRIPWIRE, STR, "DOCKER_SANDBOX_TRIPWIRE", NULL,
+	    .str = sbx_xtriplist_check },
 	/* unset: sbxcli.c's lookup, which sbx-env -c shows resolved */
 	{ SBX_CONF_SBX, STR, "DOCKER_SANDBOX_SBX", NULL, .str = NULL },
 };

@@ -37,6 +37,7 @@ static const struct {
 	[SBX_M_PREWARM] =	{ "prewarm",	0 },
 	[SBX_M_IMGNOTE] =	{ "imgnote",	0 },
 	[SBX_M_EGRESS] =	{ "egress",	SBX_MF_RECORD },
+	[SBX_M_TRIPWIRE] =	{ "tripwire",	0 },
 	[SBX_M_OWNER] =		{ "owner",	SBX_MF_OURS },
 	[SBX_M_LOCK] =		{ "lock",	SBX_MF_LOCK },
 	[SBX_M_VERIFY] =	{ "verify-",	SBX_MF_NONCE },

@@ -138,6 +138,9 @@ int	 sbx_portspec_sbxjson(const char *, size_t, struct sbx_ports *,
 	    const char **);
 int	 sbx_portspec_sbxspec(const struct sbx_port *, char *, size_t);
 
+/* tripscan.c: test/tools/tripscan's, called once a file's hash began */
+extern void (*sbx_tripscan_hook)(int, const char *);
+
 /* shown.c: which characters no reader gets raw (jsonout.c's too) */
 size_t	 sbx_shown_utf8len(const char *, size_t, unsigned *);
 int	 sbx_shown_unsafe(unsigned);

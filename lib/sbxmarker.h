@@ -21,6 +21,7 @@ enum sbx_marker {
 	SBX_M_PREWARM,		/* sbx-run -P: how its provisioning ended */
 	SBX_M_IMGNOTE,		/* an image cache load's drop, to be said */
 	SBX_M_EGRESS,		/* the session's network rules and credentials */
+	SBX_M_TRIPWIRE,		/* the workspace's host-run files at provisioning */
 	SBX_M_OWNER,		/* the session and its watcher */
 	SBX_M_LOCK,		/* held by the watcher */
 	SBX_M_VERIFY,		/* NAME.verify-NONCE: sbx-verify's canary */

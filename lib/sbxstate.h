@@ -34,6 +34,8 @@ pid_t	 sbx_lock_name_holder(int, const char *, const char *);
 #define SBX_IMGLOAD_LOCK	".imgload.lock"	/* a byte per sandbox: a load */
 #define SBX_PORTS_LOCK		".ports.lock"	/* a byte per sandbox: its ports */
 #define SBX_GC_LOCK		".gc.lock"		/* sbx-gc sweeps */
+#define SBX_TRIPWIRE_LOCK	".tripwire.lock"	/* the two below */
+#define SBX_TRIPWIRE_UNSEEN	"tripwire-unseen"	/* findings not seen yet */
 #define SBX_DIALECT_CACHE	"sbx-port-dialect"	/* sbx's port verbs */
 #define SBX_NOINPUT_CACHE	"sbx-no-input"		/* sbx refused --no-input */
 #define SBX_SPELLING_CACHE	"sbx-policy-operand"	/* sbx refused --sandbox */

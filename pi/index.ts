@@ -15,6 +15,7 @@ import { registerEgressTool } from "./src/tools/egress.ts";
 import { readJournal, readSessions, registerHistoryTool, type SessionRecord } from "./src/tools/history.ts";
 import { registerHostTools } from "./src/tools/host.ts";
 import { registerProjectTools } from "./src/tools/project.ts";
+import { findingsText, markSeen, SHOWN_MAX, unseen } from "./src/tripwire.ts";
 
 export const TOOLS = [
 	"docker_status",
@@ -164,8 +165,20 @@ export default function sbxTools(pi: ExtensionAPI): void {
 		const missing = missingPrograms();
 		if (missing.length) {
 			if (ctx.hasUI) ctx.ui.notify(`docker sandbox: missing ${missing.join(", ")}. ${installHint()}`, "warning");
-			if (missing.includes("sbx-watch")) return;
 		}
+		// what an earlier session left here for the host to run: seen once shown
+		if (ctx.hasUI && !refusal()) {
+			try {
+				const found = await unseen(s);
+				if (found.length) {
+					ctx.ui.notify(findingsText(found, "start"), "warning");
+					await markSeen(s, found.slice(0, SHOWN_MAX).map((f) => f.id));
+				}
+			} catch (e) {
+				ctx.ui.notify(`docker sandbox: the tripwire's findings could not be read: ${(e as Error).message}`, "warning");
+			}
+		}
+		if (missing.includes("sbx-watch")) return;
 		try {
 			await s.arm();
 		} catch (e) {
@@ -184,9 +197,18 @@ export default function sbxTools(pi: ExtensionAPI): void {
 		}
 	});
 
-	pi.on("session_shutdown", async (event) => {
+	pi.on("session_shutdown", async (event, ctx) => {
 		// /reload keeps the session, so it keeps the sandbox; anything else ends it
-		if (event.reason === "reload") s.handOver();
-		else s.release();
+		if (event.reason === "reload") return s.handOver();
+		// the session's findings, before its end: the next start shows them again
+		if (ctx.hasUI && s.name && !s.ended && !refusal()) {
+			try {
+				const found = (await unseen(s, s.name)).filter((f) => f.sandbox === s.name);
+				if (found.length) ctx.ui.notify(findingsText(found, "end"), "warning");
+			} catch {
+				// the next start says it
+			}
+		}
+		s.release();
 	});
 }

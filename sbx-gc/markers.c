@@ -26,6 +26,7 @@
 #include "sbxpolicy.h"
 #include "sbxrecord.h"
 #include "sbxstate.h"
+#include "sbxtrip.h"
 #include "sbx-gc.h"
 
 /* Named with -x? */
@@ -66,6 +67,10 @@ markers_drop(const struct gc *g, const char *name, unsigned keep)
 	unsigned failed;
 	int m, e;
 
+	/* what the session left for the host to run, told before the end */
+	if (sbx_marker_present(g->dfd, name, SBX_M_TRIPWIRE))
+		(void)sbx_tripseen_check(g->dfd, name, SBX_TRIP_FULL |
+		    SBX_TRIP_QUIET);
 	(void)sbx_record_keep(g->dfd, name, "\"by\":\"sbx-gc\"");
 	if ((failed = sbx_marker_drop(g->dfd, name, SBX_MB_ALL & ~keep,
 	    0)) == 0)

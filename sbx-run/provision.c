@@ -21,6 +21,7 @@
 #include "sbxconf.h"
 #include "sbxmarker.h"
 #include "sbxstate.h"
+#include "sbxtrip.h"
 #include "sbx-run.h"
 
 #define CREATE_TIMEOUT	600
@@ -184,6 +185,10 @@ create(const struct request *r, const struct create *c, int dfd,
 			warn("%s", created);	/* the intent stays */
 		}
 		events_session(r->name, c->workspace, mode);
+		/* before anything of the session runs in it */
+		if (sbx_tripfile_take(dfd, r->name, c->workspace) == -1)
+			warn("%s.tripwire: no tripwire on the workspace this "
+			    "session", r->name);
 		sbx_supervise_result_free(&cmd);
 		imgload(r, dfd, c->workspace);	/* the project's images */
 		return PROV_RETRY;

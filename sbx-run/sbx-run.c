@@ -49,7 +49,7 @@ origin_say(void)
 static void SBX_DEAD
 usage(void)
 {
-	fprintf(stderr, "usage: sbx-run [-CeijLnPx] [-J count] [-O fd] "
+	fprintf(stderr, "usage: sbx-run [-CeFijLnPx] [-J count] [-O fd] "
 	    "[-s name] [-t seconds] [-w workspace] [argument ...]\n");
 	exit(SBX_EX_USAGE);
 }
@@ -103,6 +103,18 @@ static int
 list_sessions(struct call *c)
 {
 	return sessions_list((c->given & SBX_OPT('j')) != 0);
+}
+
+/* -F: the workspace's tripwire findings not seen yet, or mark some seen */
+static int
+findings(struct call *c)
+{
+	const char *name = c->r.name;
+
+	sbx_xconf_check(SBX_CONF_PINNED);
+	if (name != NULL || sbx_conf_given(SBX_CONF_PINNED) != NULL)
+		name = sbx_xconf_name_pick(name);
+	return tripwire_findings(name, c->r.workspace, c->argv);
 }
 
 /* What -P and a run share: the settings, the sbx exec and its stdin. */
@@ -214,6 +226,7 @@ run_command(struct call *c)
 	if (!xflag)
 		events_call(r->name, c->argv + dockerargs_subcommand(c->argv),
 		    status, r->tail, r->taillen);
+	tripwire_after(r->name);
 	sbx_io_buf_free(&held);
 	call_free(c);
 	return status;
@@ -232,6 +245,7 @@ static const struct {
 	{ { 'n', "O", "", 0, 0 }, print_name },
 	{ { 'J', "Oes", "", 0, 0 }, print_journal },
 	{ { 'L', "Oj", "", 0, 0 }, list_sessions },
+	{ { 'F', "Osw", "", 0, -1 }, findings },
 	{ { 'P', "Ostw", "", 0, 0 }, provision_only },
 	{ { 0, "Oistwx", "", 1, -1 }, run_command },
 };
@@ -262,10 +276,11 @@ main(int argc, char *argv[])
 	c.r.session = getppid();	/* before anything could orphan us */
 	c.seconds = -1;
 	opterr = 0;	/* usage() says it all, on one line */
-	while ((ch = getopt(argc, argv, "+CeiJ:jLnO:Ps:t:w:x")) != -1) {
+	while ((ch = getopt(argc, argv, "+CeFiJ:jLnO:Ps:t:w:x")) != -1) {
 		switch (ch) {
 		case 'C':	/* these say which mode, or how: c.given */
 		case 'e':
+	case 'F':
 		case 'i':
 		case 'j':
 		case 'L':

@@ -152,6 +152,10 @@ int	 sessions_openat(int, const char *);
 int	 sessions_open(int, const char *, char *, size_t);
 int	 sessions_list(int);
 
+/* tripwire.c */
+void	 tripwire_after(const char *);
+int	 tripwire_findings(const char *, const char *, char *const *);
+
 /* workspace.c */
 int	 workspace_check(const struct request *, const char *, char *, char *,
 	    size_t);

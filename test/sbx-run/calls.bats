@@ -28,10 +28,10 @@ none_survived() {
 @test "sbx-run: a bad option prints only the usage line and exits 64" {
 	run -64 --separate-stderr sbx-run -Z
 	[ -z "$output" ]
-	[ "${stderr_lines[0]}" = "usage: sbx-run [-CeijLnPx] [-J count] [-O fd] [-s name] [-t seconds] [-w workspace] [argument ...]" ]
+	[ "${stderr_lines[0]}" = "usage: sbx-run [-CeFijLnPx] [-J count] [-O fd] [-s name] [-t seconds] [-w workspace] [argument ...]" ]
 	[ "${#stderr_lines[@]}" -eq 1 ]
 	run -64 --separate-stderr sbx-run -s "$N"
-	[ "${stderr_lines[0]}" = "usage: sbx-run [-CeijLnPx] [-J count] [-O fd] [-s name] [-t seconds] [-w workspace] [argument ...]" ]
+	[ "${stderr_lines[0]}" = "usage: sbx-run [-CeFijLnPx] [-J count] [-O fd] [-s name] [-t seconds] [-w workspace] [argument ...]" ]
 	run -64 sbx-run -n ps
 	run -64 sbx-run -t 1x -s "$N" ps
 	run -64 sbx-run -t -1 -s "$N" ps
@@ -39,20 +39,21 @@ none_survived() {
 }
 
 @test "sbx-run: each mode refuses every flag it does not take, and operands; the run needs a command" {
-	local u="usage: sbx-run [-CeijLnPx] [-J count] [-O fd] [-s name] [-t seconds] [-w workspace] [argument ...]"
-	local -A arg=([C]=-C [n]=-n [J]="-J 1" [P]=-P [L]=-L [i]=-i [x]=-x
+	local u="usage: sbx-run [-CeFijLnPx] [-J count] [-O fd] [-s name] [-t seconds] [-w workspace] [argument ...]"
+	local -A arg=([C]=-C [n]=-n [J]="-J 1" [P]=-P [L]=-L [F]=-F [i]=-i [x]=-x
 	    [s]="-s $N" [t]="-t 5" [w]="-w $BATS_TEST_TMPDIR" [e]=-e [j]=-j)
 	# what each mode takes besides its own flag (and -O, which all take)
-	local -A takes=([C]=w [n]= [J]=es [P]=stw [L]=j)
+	local -A takes=([C]=w [n]= [J]=es [P]=stw [L]=j [F]=sw)
 	local m f
-	for m in C n J P L; do
-		for f in C n J P L i x s t w e j; do
+	for m in C n J P L F; do
+		for f in C n J P L F i x s t w e j; do
 			[ "$f" = "$m" ] && continue
 			case ${takes[$m]} in *"$f"*) continue ;; esac
 			usage_refused sbx-run "$u" "${arg[$m]} ${arg[$f]}" \
 			    "${arg[$f]} ${arg[$m]}"
 		done
-		usage_refused sbx-run "$u" "${arg[$m]} ps"
+		# -F's operands are the ids it marks seen
+		[ "$m" = F ] || usage_refused sbx-run "$u" "${arg[$m]} ps"
 	done
 	usage_refused sbx-run "$u" "-s $N" "-i -x -s $N -t 5 -w $BATS_TEST_TMPDIR"
 	# -e and -j go only with -J and -L
@@ -66,6 +67,8 @@ none_survived() {
 	run -0 --separate-stderr sbx-run -C -O 5 -w "$BATS_TEST_TMPDIR/ws" 5>/dev/null
 	run -0 --separate-stderr sbx-run -n -O 5 5>/dev/null
 	run -0 --separate-stderr sbx-run -J 1 -O 5 -s "$N" 5>/dev/null
+	run -0 --separate-stderr sbx-run -F -O 5 -s "$N" \
+	    -w "$BATS_TEST_TMPDIR/ws" 5>/dev/null
 	run -0 --separate-stderr sbx-run -i -O 5 -s "$N" -t 5 \
 	    -w "$BATS_TEST_TMPDIR/ws" -x true 5>/dev/null
 	mkdir -m 700 -p "$SBX_STATE_DIR"
