@@ -33,9 +33,9 @@ WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/teardown.o \
 	sbx-watch/pidwait.o sbx-watch/warmhold.o sbx-watch/imgsave.o \
 	sbx-watch/now.o sbx-watch/rules.o
 GCOBJ = sbx-gc/sbx-gc.o sbx-gc/markers.o sbx-gc/records.o
-PORTSOBJ = sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-ports/hostport.o \
-	sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/portsmarker.o \
-	sbx-ports/outbound.o
+PORTSOBJ = sbx-ports/sbx-ports.o sbx-ports/mapping.o sbx-ports/sync.o \
+	sbx-ports/hostport.o sbx-ports/bound.o sbx-ports/dockerps.o \
+	sbx-ports/portsmarker.o sbx-ports/outbound.o
 VERIFYOBJ = sbx-verify/sbx-verify.o sbx-verify/result.o sbx-verify/probe.o \
 	sbx-verify/answers.o sbx-verify/checks.o sbx-verify/selfcheck.o \
 	sbx-verify/sc.o sbx-verify/scremove.o sbx-verify/scbasic.o \
@@ -85,23 +85,24 @@ lib/capture.o lib/conf.o lib/confparse.o lib/createargv.o lib/detach.o \
 	lib/supervise.o lib/tripfile.o lib/triplist.o lib/tripscan.o \
 	lib/tripseen.o lib/unplaced.o sbx-env/sbx-env.o sbx-gc/markers.o \
 	sbx-gc/records.o sbx-gc/sbx-gc.o sbx-ports/bound.o \
-	sbx-ports/dockerps.o sbx-ports/hostport.o sbx-ports/outbound.o \
-	sbx-ports/portsmarker.o sbx-ports/sbx-ports.o sbx-ports/sync.o \
-	sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o \
-	sbx-run/events.o sbx-run/exec.o sbx-run/imgcheck.o \
-	sbx-run/imgjson.o sbx-run/imgload.o sbx-run/imgtar.o \
-	sbx-run/imgwrite.o sbx-run/journal.o sbx-run/orphan.o \
-	sbx-run/outward.o sbx-run/provision.o sbx-run/race.o \
-	sbx-run/sbx-run.o sbx-run/sessions.o sbx-run/tripwire.o \
-	sbx-run/warmstart.o sbx-run/workspace.o sbx-verify/answers.o \
-	sbx-verify/channels.o sbx-verify/checks.o sbx-verify/chprobe.o \
-	sbx-verify/probe.o sbx-verify/result.o sbx-verify/rules.o \
-	sbx-verify/sbx-verify.o sbx-verify/sc.o sbx-verify/scbasic.o \
-	sbx-verify/scguest.o sbx-verify/scpolicy.o sbx-verify/scports.o \
-	sbx-verify/scremove.o sbx-verify/scstamp.o sbx-verify/scwords.o \
-	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
-	sbx-watch/now.o sbx-watch/pidwait.o sbx-watch/rules.o \
-	sbx-watch/sbx-watch.o sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbx.h
+	sbx-ports/dockerps.o sbx-ports/hostport.o sbx-ports/mapping.o \
+	sbx-ports/outbound.o sbx-ports/portsmarker.o \
+	sbx-ports/sbx-ports.o sbx-ports/sync.o sbx-run/check.o \
+	sbx-run/dockerargs.o sbx-run/ending.o sbx-run/events.o \
+	sbx-run/exec.o sbx-run/imgcheck.o sbx-run/imgjson.o \
+	sbx-run/imgload.o sbx-run/imgtar.o sbx-run/imgwrite.o \
+	sbx-run/journal.o sbx-run/orphan.o sbx-run/outward.o \
+	sbx-run/provision.o sbx-run/race.o sbx-run/sbx-run.o \
+	sbx-run/sessions.o sbx-run/tripwire.o sbx-run/warmstart.o \
+	sbx-run/workspace.o sbx-verify/answers.o sbx-verify/channels.o \
+	sbx-verify/checks.o sbx-verify/chprobe.o sbx-verify/probe.o \
+	sbx-verify/result.o sbx-verify/rules.o sbx-verify/sbx-verify.o \
+	sbx-verify/sc.o sbx-verify/scbasic.o sbx-verify/scguest.o \
+	sbx-verify/scpolicy.o sbx-verify/scports.o sbx-verify/scremove.o \
+	sbx-verify/scstamp.o sbx-verify/scwords.o sbx-verify/selfcheck.o \
+	sbx-watch/imgsave.o sbx-watch/loop.o sbx-watch/now.o \
+	sbx-watch/pidwait.o sbx-watch/rules.o sbx-watch/sbx-watch.o \
+	sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbx.h
 lib/capture.o lib/detach.o lib/egressapply.o lib/guard.o lib/policycli.o \
 	lib/portcli.o lib/proc.o lib/sbxcall.o lib/sbxgone.o \
 	lib/selfpipe.o lib/spawn.o lib/stamp.o lib/stream.o \
@@ -175,7 +176,7 @@ lib/egressapply.o lib/egressrec.o lib/policycli.o lib/policylog.o \
 	sbx-run/outward.o sbx-run/sbx-run.o sbx-verify/rules.o \
 	sbx-verify/scpolicy.o sbx-watch/rules.o: lib/sbxpolicy.h
 lib/portcli.o lib/portspec.o sbx-ports/bound.o sbx-ports/dockerps.o \
-	sbx-ports/hostport.o sbx-ports/outbound.o \
+	sbx-ports/hostport.o sbx-ports/mapping.o sbx-ports/outbound.o \
 	sbx-ports/portsmarker.o sbx-ports/sbx-ports.o sbx-ports/sync.o \
 	sbx-verify/answers.o sbx-verify/channels.o sbx-verify/checks.o \
 	sbx-verify/chprobe.o sbx-verify/probe.o sbx-verify/rules.o \
@@ -221,7 +222,7 @@ lib/conf.o lib/tripcmp.o lib/tripfile.o lib/triplist.o lib/tripscan.o \
 	sbx-run/tripwire.o sbx-watch/teardown.o: lib/sbxtrip.h
 sbx-gc/markers.o sbx-gc/records.o sbx-gc/sbx-gc.o: sbx-gc/sbx-gc.h
 sbx-ports/bound.o sbx-ports/dockerps.o sbx-ports/hostport.o \
-	sbx-ports/outbound.o sbx-ports/portsmarker.o \
+	sbx-ports/mapping.o sbx-ports/outbound.o sbx-ports/portsmarker.o \
 	sbx-ports/sbx-ports.o sbx-ports/sync.o: sbx-ports/sbx-ports.h
 sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o sbx-run/events.o \
 	sbx-run/exec.o sbx-run/imgcheck.o sbx-run/imgjson.o \

@@ -50,6 +50,7 @@ void	 portsmarker_warn(const char *, const char *);
 int	 portsmarker_lock(const struct ctx *);
 
 /* sbx-ports.c */
+void	 ports_usage(void) SBX_DEAD;
 void	 ports_list(struct ctx *, struct sbx_ports *);
 void	 ports_show(const struct ctx *, const struct sbx_port *, int);
 void	 ports_change(struct ctx *, const struct sbx_ports *,
@@ -62,6 +63,11 @@ int	 outbound_allow(struct ctx *, int, char **);
 int	 outbound_deny(struct ctx *, int, char **);
 int	 outbound_rules(struct ctx *, int, char **);
 int	 outbound_blocked(struct ctx *, int, char **);
+
+/* mapping.c: publish and unpublish */
+void	 mapping_specs(int, char **, struct sbx_ports *);
+int	 mapping_publish(struct ctx *, int, char **);
+int	 mapping_unpublish(struct ctx *, int, char **);
 
 /* sync.c */
 int	 sync_cmd(struct ctx *, int, char **);

@@ -236,6 +236,16 @@ reg_stop() {	# end every process started here, by pid
 	REG_PIDS=()
 }
 
+# reg_file_end: a suite's teardown_file, for the processes a setup_file
+# started and kept in $BATS_FILE_TMPDIR/reg.pids: their children, then them
+reg_file_end() {
+	local p
+	for p in $(cat "$BATS_FILE_TMPDIR/reg.pids" 2>/dev/null); do
+		pkill -TERM -P "$p" 2>/dev/null
+		kill "$p" 2>/dev/null
+	done
+}
+
 # web_start DIR: a web server on the host's loopback serving DIR (an
 # index.html saying hello-web), its port in WEB, its pid in
 # $BATS_FILE_TMPDIR/web.pid (web_stop ends it)

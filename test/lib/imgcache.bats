@@ -50,11 +50,9 @@ setup_file() {
 }
 
 teardown_file() {
-	local p
-	for p in $(cat "$BATS_FILE_TMPDIR/reg.pids" 2>/dev/null); do
-		pkill -TERM -P "$p" 2>/dev/null
-		kill "$p" 2>/dev/null
-	done
+	# shellcheck source=test/helpers/registry.bash
+	. "$TOP/test/helpers/registry.bash"
+	reg_file_end
 	sim_teardown_file
 }
 
