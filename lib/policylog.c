@@ -333,7 +333,7 @@ sbx_policylog_parse(const char *out, size_t len, const char *sandbox,
 		err = "out of memory";
 		d->n = d->more = 0;
 	}
-	for (i = 0; i < d->n; i++) {
+	for (i = 0; l.v != NULL && i < d->n; i++) {
 		sbx_policylog_host(l.v[i].host, d->v[i].host,
 		    sizeof(d->v[i].host));
 		sbx_policylog_reason(l.v[i].why, d->v[i].reason,

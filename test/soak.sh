@@ -413,6 +413,9 @@ while read -r ms rc verb rest; do
 	if [ -z "$d" ] || awk -v a="$ms" -v b="$d" 'BEGIN { exit !(a < b) }'; then
 		bad "sandbox $n was removed while its session $p lived"
 	fi
+	# a session's record outlives its sandbox, closed and kept
+	ls "$SBX_STATE_DIR/$n".past-* >/dev/null 2>&1 ||
+	    bad "the session of $n left no record (no $n.past-*)"
 done <"$SBX_SIM_ROOT/calls.log"
 
 # no marker or scratch directory without its sandbox
@@ -420,8 +423,10 @@ for f in "$SBX_STATE_DIR"/* ; do
 	[ -e "$f" ] || continue
 	b=${f##*/}
 	n=${b%%.*}
-	# sbx-ports' cache of the dialect is the host's, of no sandbox
-	case $b in soak-pin-* | sbx-port-dialect) continue ;; esac
+	# sbx-ports' cache of the dialect is the host's, of no sandbox; a
+	# past session's record and the findings the user has not seen are
+	# kept on purpose
+	case $b in soak-pin-* | sbx-port-dialect | *.past-* | tripwire-unseen) continue ;; esac
 	if printf '%s\n' "$listed" | grep -q "^$n "; then continue; fi
 	# a lock file of a watcher that has gone is harmless but named
 	bad "state $b is left without its sandbox"

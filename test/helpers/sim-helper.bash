@@ -207,7 +207,7 @@ sim_teardown_file() {
 # running side by side do not collide.  The host ports of the suites,
 # which make check runs side by side: 18000-20999 are the numbers the
 # stand-in suites expect sbx-ports to find free (no suite binds them),
-# 17000-17099 sbx-ports/verbs.bats's range, 21000-31999 drawn here and for the
+# 17000-17999 sbx-ports/verbs.bats's range, 21000-31999 drawn here and for the
 # registry (registry.bash) and the soak's ranges.
 sim_free_port() {
 	local p flag=-Hltn

@@ -474,15 +474,16 @@ hold_load() {
 @test "imgcache: a docker pull or tag waits for a load in flight, within its timeout; a docker ps does not" {
 	project w
 	run_in "$P" imgc-w1 ps >/dev/null
-	hold_load imgc-w1 4
+	hold_load imgc-w1 6
 	t=$(date +%s%N)
 	run_in "$P" imgc-w1 ps >/dev/null
 	ps_ms=$((($(date +%s%N) - t) / 1000000))
+	# the ps is done while the lock is still held, however slow the machine
+	sim_alive "$HOLDER" || fail "docker ps took $ps_ms ms: it waited for the load"
 	run_in "$P" imgc-w1 pull -q "$REF/a:1" >/dev/null
 	pull_ms=$((($(date +%s%N) - t) / 1000000))
 	wait "$HOLDER"
-	((ps_ms < 3000)) || fail "docker ps took $ps_ms ms"
-	((pull_ms >= 3800)) || fail "docker pull went on after $pull_ms ms"
+	((pull_ms >= 5800)) || fail "docker pull went on after $pull_ms ms"
 	# a tag could name a loaded image before the pulls decide: it waits
 	rm -f "$SBX_STATE_DIR/.imgload.lock.held"
 	hold_load imgc-w1 3

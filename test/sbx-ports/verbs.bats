@@ -607,7 +607,7 @@ tcp 18452 18452" ]
 	unset SBX_SIM_FAULT SBX_SIM_PROFILE
 }
 
-# (17000-17099: no other suite binds them, see sim_free_port)
+# (17000-17999: no other suite binds them, see sim_free_port)
 @test "sim: -p 17000-17099:17000-17099 in the VM: 64 host ports and a refusal naming the rest, none of them bound" {
 	sim_sandbox p4
 	run -0 sbx-run -s "$SIM_SB" run -d --name r1 -p 17000-17099:17000-17099 busybox:local sleep 600
@@ -675,7 +675,7 @@ recorded_now() {
 @test "ports concurrency class: four syncs at once, each of a different listing: at most 64 host ports, and the record is what sbx lists" {
 	sim_sandbox pc1
 	wrap_sbx 4
-	for k in 1 2 3 4; do wrap_ps "$k" $((20000 + k * 100)); done
+	for k in 1 2 3 4; do wrap_ps "$k" $((17100 + k * 100)); done
 	pids=()
 	for k in 1 2 3 4; do
 		sbx-ports -s "$SIM_SB" sync >"$BATS_TEST_TMPDIR/out.$k" 2>&1 &
@@ -690,7 +690,7 @@ recorded_now() {
 	[ "$(listed_now)" = "$(recorded_now)" ] ||
 	    fail "listed and recorded differ: $(diff <(listed_now) <(recorded_now) | head)"
 	# the last sync's listing is the one published
-	[ "$(listed_now | awk '{ print $3 }' | sort -n | head -n 1)" = 20400 ]
+	[ "$(listed_now | awk '{ print $3 }' | sort -n | head -n 1)" = 17500 ]
 	# a sync of an empty listing takes back every one of them
 	: >"$SBX_WRAP_DIR/ps.5"
 	SBX_WRAP_N=1 run -0 sbx-ports -s "$SIM_SB" sync
@@ -701,8 +701,8 @@ recorded_now() {
 @test "ports concurrency class: syncs, publishes and an unpublish at once: the bound holds, the record is the syncs' part of what sbx lists" {
 	sim_sandbox pc2
 	wrap_sbx 6
-	for k in 1 2 3; do wrap_ps "$k" $((20000 + k * 100)); done
-	hand1=$(seq 21000 21039) hand2=$(seq 21100 21139)
+	for k in 1 2 3; do wrap_ps "$k" $((17100 + k * 100)); done
+	hand1=$(seq 17600 17639) hand2=$(seq 17700 17739)
 	pids=()
 	sbx-ports -s "$SIM_SB" sync >/dev/null 2>&1 & pids+=($!)
 	# shellcheck disable=SC2086 # one spec a word
@@ -710,19 +710,19 @@ recorded_now() {
 	sbx-ports -s "$SIM_SB" sync >/dev/null 2>&1 & pids+=($!)
 	# shellcheck disable=SC2086
 	sbx-ports -s "$SIM_SB" publish $hand2 >/dev/null 2>&1 & pids+=($!)
-	sbx-ports -s "$SIM_SB" unpublish 20163 >/dev/null 2>&1 & pids+=($!)
+	sbx-ports -s "$SIM_SB" unpublish 17263 >/dev/null 2>&1 & pids+=($!)
 	sbx-ports -s "$SIM_SB" sync >/dev/null 2>&1 & pids+=($!)
 	for p in "${pids[@]}"; do wait "$p" || true; done
 	n=$(listed_now | wc -l)
 	[ "$n" -le 64 ] || fail "$n host ports published, bound 64"
 	# what is listed and not recorded is what publish was asked for
-	comm -23 <(listed_now) <(recorded_now) | awk '$3 < 21000 || $3 > 21139 { print }' >"$BATS_TEST_TMPDIR/strays"
+	comm -23 <(listed_now) <(recorded_now) | awk '$3 < 17600 || $3 > 17739 { print }' >"$BATS_TEST_TMPDIR/strays"
 	[ ! -s "$BATS_TEST_TMPDIR/strays" ] || fail "neither recorded nor asked for: $(head -n 3 "$BATS_TEST_TMPDIR/strays")"
 	# everything recorded is listed
 	[ -z "$(comm -13 <(listed_now) <(recorded_now))" ] || fail "recorded, not listed"
 	# a sync of an empty listing leaves only what was published by hand
 	: >"$SBX_WRAP_DIR/ps.4"
 	SBX_WRAP_N=1 run -0 sbx-ports -s "$SIM_SB" sync
-	[ -z "$(listed_now | awk '$3 < 21000 || $3 > 21139')" ] || fail "sync's ports left: $(listed_now | head -n 3)"
+	[ -z "$(listed_now | awk '$3 < 17600 || $3 > 17739')" ] || fail "sync's ports left: $(listed_now | head -n 3)"
 	[ ! -e "$SBX_STATE_DIR/$SIM_SB.ports" ]
 }
