@@ -504,3 +504,16 @@ PY
 	[[ "${lines[3]}" == *"' n=1,\$'\\302\\233' o={x=\$'\\001'}" ]]
 	[ "${lines[4]}" = "-  port: op=x" ]
 }
+
+@test "record -L: a record's time that is no time, control bytes in it, is shown as -" {
+	stub_sandbox "$N"
+	printf '{"time":"\\u001b]0;x\\u0007\\u001b[2J","event":"session","workspace":"/w"}\n' >"$J"
+	chmod 600 "$J"
+	sbx-run -s "$N" ps
+	run -0 sbx-run -L
+	[[ "${lines[1]}" =~ ^$N\ +-\ +live\ +1\ +0\ /w$ ]]
+	[[ "$output" != *$'\033'* ]]
+	# as JSON, escaped as JSON
+	run -0 sbx-run -L -j
+	[[ "$output" == *'"start":"\u001b]0;x\u0007\u001b[2J"'* ]]
+}
