@@ -28,7 +28,7 @@ RUNOBJ = sbx-run/sbx-run.o sbx-run/dockerargs.o sbx-run/provision.o \
 	sbx-run/check.o sbx-run/exec.o sbx-run/imgload.o sbx-run/imgcheck.o \
 	sbx-run/imgtar.o sbx-run/imgjson.o sbx-run/imgwrite.o \
 	sbx-run/outward.o sbx-run/events.o sbx-run/sessions.o \
-	sbx-run/tripwire.o
+	sbx-run/tripwire.o sbx-run/readable.o
 WATCHOBJ = sbx-watch/sbx-watch.o sbx-watch/loop.o sbx-watch/teardown.o \
 	sbx-watch/pidwait.o sbx-watch/warmhold.o sbx-watch/imgsave.o \
 	sbx-watch/now.o sbx-watch/rules.o
@@ -92,17 +92,17 @@ lib/capture.o lib/conf.o lib/confparse.o lib/createargv.o lib/detach.o \
 	sbx-run/exec.o sbx-run/imgcheck.o sbx-run/imgjson.o \
 	sbx-run/imgload.o sbx-run/imgtar.o sbx-run/imgwrite.o \
 	sbx-run/journal.o sbx-run/orphan.o sbx-run/outward.o \
-	sbx-run/provision.o sbx-run/race.o sbx-run/sbx-run.o \
-	sbx-run/sessions.o sbx-run/tripwire.o sbx-run/warmstart.o \
-	sbx-run/workspace.o sbx-verify/answers.o sbx-verify/channels.o \
-	sbx-verify/checks.o sbx-verify/chprobe.o sbx-verify/probe.o \
-	sbx-verify/result.o sbx-verify/rules.o sbx-verify/sbx-verify.o \
-	sbx-verify/sc.o sbx-verify/scbasic.o sbx-verify/scguest.o \
-	sbx-verify/scpolicy.o sbx-verify/scports.o sbx-verify/scremove.o \
-	sbx-verify/scstamp.o sbx-verify/scwords.o sbx-verify/selfcheck.o \
-	sbx-watch/imgsave.o sbx-watch/loop.o sbx-watch/now.o \
-	sbx-watch/pidwait.o sbx-watch/rules.o sbx-watch/sbx-watch.o \
-	sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbx.h
+	sbx-run/provision.o sbx-run/race.o sbx-run/readable.o \
+	sbx-run/sbx-run.o sbx-run/sessions.o sbx-run/tripwire.o \
+	sbx-run/warmstart.o sbx-run/workspace.o sbx-verify/answers.o \
+	sbx-verify/channels.o sbx-verify/checks.o sbx-verify/chprobe.o \
+	sbx-verify/probe.o sbx-verify/result.o sbx-verify/rules.o \
+	sbx-verify/sbx-verify.o sbx-verify/sc.o sbx-verify/scbasic.o \
+	sbx-verify/scguest.o sbx-verify/scpolicy.o sbx-verify/scports.o \
+	sbx-verify/scremove.o sbx-verify/scstamp.o sbx-verify/scwords.o \
+	sbx-verify/selfcheck.o sbx-watch/imgsave.o sbx-watch/loop.o \
+	sbx-watch/now.o sbx-watch/pidwait.o sbx-watch/rules.o \
+	sbx-watch/sbx-watch.o sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbx.h
 lib/capture.o lib/detach.o lib/egressapply.o lib/guard.o lib/policycli.o \
 	lib/portcli.o lib/proc.o lib/sbxcall.o lib/sbxgone.o \
 	lib/selfpipe.o lib/spawn.o lib/stamp.o lib/stream.o \
@@ -113,14 +113,14 @@ lib/capture.o lib/detach.o lib/egressapply.o lib/guard.o lib/policycli.o \
 	sbx-run/imgjson.o sbx-run/imgload.o sbx-run/imgtar.o \
 	sbx-run/imgwrite.o sbx-run/journal.o sbx-run/orphan.o \
 	sbx-run/outward.o sbx-run/provision.o sbx-run/race.o \
-	sbx-run/sbx-run.o sbx-run/sessions.o sbx-run/tripwire.o \
-	sbx-run/warmstart.o sbx-run/workspace.o sbx-verify/probe.o \
-	sbx-verify/rules.o sbx-verify/sbx-verify.o sbx-verify/sc.o \
-	sbx-verify/scbasic.o sbx-verify/scguest.o sbx-verify/scpolicy.o \
-	sbx-verify/scports.o sbx-verify/scremove.o sbx-verify/scstamp.o \
-	sbx-verify/scwords.o sbx-verify/selfcheck.o sbx-watch/imgsave.o \
-	sbx-watch/loop.o sbx-watch/now.o sbx-watch/rules.o \
-	sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxchild.h
+	sbx-run/readable.o sbx-run/sbx-run.o sbx-run/sessions.o \
+	sbx-run/tripwire.o sbx-run/warmstart.o sbx-run/workspace.o \
+	sbx-verify/probe.o sbx-verify/rules.o sbx-verify/sbx-verify.o \
+	sbx-verify/sc.o sbx-verify/scbasic.o sbx-verify/scguest.o \
+	sbx-verify/scpolicy.o sbx-verify/scports.o sbx-verify/scremove.o \
+	sbx-verify/scstamp.o sbx-verify/scwords.o sbx-verify/selfcheck.o \
+	sbx-watch/imgsave.o sbx-watch/loop.o sbx-watch/now.o \
+	sbx-watch/rules.o sbx-watch/sbx-watch.o sbx-watch/teardown.o: lib/sbxchild.h
 lib/createargv.o lib/egressapply.o lib/holdargv.o lib/policycli.o \
 	lib/policylogreason.o lib/portcli.o lib/sbxcall.o lib/sbxcli.o \
 	lib/sbxgone.o lib/sbxls.o lib/sbxsays.o lib/sibling.o \
@@ -155,21 +155,22 @@ lib/json.o lib/jsonout.o lib/policylog.o lib/policyls.o lib/portspec.o \
 	lib/record.o lib/sbxls.o lib/tripseen.o sbx-env/sbx-env.o \
 	sbx-gc/sbx-gc.o sbx-ports/dockerps.o sbx-ports/outbound.o \
 	sbx-ports/sbx-ports.o sbx-run/events.o sbx-run/imgjson.o \
-	sbx-run/journal.o sbx-run/sessions.o sbx-verify/result.o \
-	sbx-verify/sc.o sbx-verify/scbasic.o: lib/sbxjson.h
+	sbx-run/journal.o sbx-run/readable.o sbx-run/sessions.o \
+	sbx-verify/result.o sbx-verify/sc.o sbx-verify/scbasic.o: lib/sbxjson.h
 lib/egressrec.o lib/marker.o lib/markerio.o lib/record.o lib/tripfile.o \
 	sbx-gc/markers.o sbx-gc/records.o sbx-gc/sbx-gc.o \
 	sbx-ports/portsmarker.o sbx-ports/sbx-ports.o sbx-run/imgload.o \
 	sbx-run/journal.o sbx-run/orphan.o sbx-run/provision.o \
-	sbx-run/sessions.o sbx-run/tripwire.o sbx-run/warmstart.o \
-	sbx-verify/answers.o sbx-verify/channels.o sbx-verify/checks.o \
-	sbx-verify/chprobe.o sbx-verify/probe.o sbx-verify/rules.o \
-	sbx-verify/sbx-verify.o sbx-watch/imgsave.o sbx-watch/loop.o \
-	sbx-watch/now.o sbx-watch/sbx-watch.o sbx-watch/teardown.o \
-	sbx-watch/warmhold.o: lib/sbxmarker.h
+	sbx-run/readable.o sbx-run/sessions.o sbx-run/tripwire.o \
+	sbx-run/warmstart.o sbx-verify/answers.o sbx-verify/channels.o \
+	sbx-verify/checks.o sbx-verify/chprobe.o sbx-verify/probe.o \
+	sbx-verify/rules.o sbx-verify/sbx-verify.o sbx-watch/imgsave.o \
+	sbx-watch/loop.o sbx-watch/now.o sbx-watch/sbx-watch.o \
+	sbx-watch/teardown.o sbx-watch/warmhold.o: lib/sbxmarker.h
 lib/conf.o lib/confparse.o lib/marker.o lib/name.o sbx-gc/markers.o \
-	sbx-gc/sbx-gc.o sbx-run/orphan.o sbx-run/sbx-run.o \
-	sbx-run/sessions.o sbx-verify/selfcheck.o sbx-watch/sbx-watch.o: lib/sbxname.h
+	sbx-gc/sbx-gc.o sbx-run/orphan.o sbx-run/readable.o \
+	sbx-run/sbx-run.o sbx-run/sessions.o sbx-verify/selfcheck.o \
+	sbx-watch/sbx-watch.o: lib/sbxname.h
 lib/egressapply.o lib/egressrec.o lib/policycli.o lib/policylog.o \
 	lib/policylogcert.o lib/policyloghost.o lib/policylogreason.o \
 	lib/policyls.o sbx-gc/markers.o sbx-ports/outbound.o \
@@ -190,17 +191,18 @@ lib/record.o lib/tripseen.o sbx-gc/markers.o sbx-ports/sbx-ports.o \
 	sbx-run/imgjson.o sbx-run/imgload.o sbx-run/imgtar.o \
 	sbx-run/imgwrite.o sbx-run/journal.o sbx-run/orphan.o \
 	sbx-run/outward.o sbx-run/provision.o sbx-run/race.o \
-	sbx-run/sbx-run.o sbx-run/sessions.o sbx-run/tripwire.o \
-	sbx-run/warmstart.o sbx-run/workspace.o sbx-watch/teardown.o: lib/sbxrecord.h
+	sbx-run/readable.o sbx-run/sbx-run.o sbx-run/sessions.o \
+	sbx-run/tripwire.o sbx-run/warmstart.o sbx-run/workspace.o \
+	sbx-watch/teardown.o: lib/sbxrecord.h
 lib/confparse.o lib/regauth.o sbx-run/outward.o: lib/sbxregauth.h
 lib/stamp.o sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o \
 	sbx-run/events.o sbx-run/exec.o sbx-run/imgcheck.o \
 	sbx-run/imgjson.o sbx-run/imgload.o sbx-run/imgtar.o \
 	sbx-run/imgwrite.o sbx-run/journal.o sbx-run/orphan.o \
 	sbx-run/outward.o sbx-run/provision.o sbx-run/race.o \
-	sbx-run/sbx-run.o sbx-run/sessions.o sbx-run/tripwire.o \
-	sbx-run/warmstart.o sbx-run/workspace.o sbx-verify/scpolicy.o \
-	sbx-verify/scstamp.o: lib/sbxstamp.h
+	sbx-run/readable.o sbx-run/sbx-run.o sbx-run/sessions.o \
+	sbx-run/tripwire.o sbx-run/warmstart.o sbx-run/workspace.o \
+	sbx-verify/scpolicy.o sbx-verify/scstamp.o: lib/sbxstamp.h
 lib/egressrec.o lib/imgcache.o lib/lock.o lib/marker.o lib/markerio.o \
 	lib/policycli.o lib/portcli.o lib/record.o lib/sbxcall.o \
 	lib/state.o lib/statedir.o lib/tripfile.o lib/tripseen.o \
@@ -228,9 +230,9 @@ sbx-run/check.o sbx-run/dockerargs.o sbx-run/ending.o sbx-run/events.o \
 	sbx-run/exec.o sbx-run/imgcheck.o sbx-run/imgjson.o \
 	sbx-run/imgload.o sbx-run/imgtar.o sbx-run/imgwrite.o \
 	sbx-run/journal.o sbx-run/orphan.o sbx-run/outward.o \
-	sbx-run/provision.o sbx-run/race.o sbx-run/sbx-run.o \
-	sbx-run/sessions.o sbx-run/tripwire.o sbx-run/warmstart.o \
-	sbx-run/workspace.o: sbx-run/sbx-run.h
+	sbx-run/provision.o sbx-run/race.o sbx-run/readable.o \
+	sbx-run/sbx-run.o sbx-run/sessions.o sbx-run/tripwire.o \
+	sbx-run/warmstart.o sbx-run/workspace.o: sbx-run/sbx-run.h
 sbx-verify/answers.o sbx-verify/channels.o sbx-verify/checks.o \
 	sbx-verify/chprobe.o sbx-verify/probe.o sbx-verify/rules.o \
 	sbx-verify/sbx-verify.o: sbx-verify/audit.h

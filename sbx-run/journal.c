@@ -124,21 +124,37 @@ journal_add(const struct jcall *j, const char *name, char *const *argv,
 	close(dfd);
 }
 
+/* One line -J selected: as it is in the file, or for people. */
+static void
+show(const struct sbx_json *j, const char *line, size_t len, int text)
+{
+	if (text)
+		readable_line(j);
+	else {
+		sbx_jsonout_putline(stdout, line, len);
+		putchar('\n');
+	}
+}
+
 /*
  * -J: {"calls":N}, N ever journaled, then the last count call lines in
  * order; with events, the last count lines of either kind.  The record
- * is the live one, else the latest past one of name.
+ * is the live one, else the latest past one of name.  With text, the
+ * same for people (readable.c).
  */
 int
-journal_print(const char *name, long long count, int timeout, int events)
+journal_print(const char *name, long long count, int timeout, int events,
+    int text)
 {
 	struct sbx_buf b = { NULL, 0, 0 };
 	struct sbx_json *j;
-	char dir[4096], file[SBX_MARKER_MAX], *p, *nl;
+	char dir[4096], live[SBX_MARKER_MAX], file[SBX_MARKER_MAX], *p, *nl;
+	char end[SBX_RECORD_TIME] = "";
+	const char *ev, *t;
 	long long calls = 0, ncalls = 0, valid = 0, seen = 0, first;
 	int dfd, fd, pass, call;
 
-	if (sbx_marker_path(file, sizeof(file), name, SBX_M_JOURNAL) == -1 ||
+	if (sbx_marker_path(live, sizeof(live), name, SBX_M_JOURNAL) == -1 ||
 	    (dfd = sbx_xstatedir_open(dir, sizeof(dir))) == -1)
 		return SBX_EX_FAIL;
 	fd = sessions_open(dfd, name, file, sizeof(file));
@@ -157,25 +173,31 @@ journal_print(const char *name, long long count, int timeout, int events)
 			if ((j = sbx_json_parse(p, (size_t)(nl - p), NULL)) ==
 			    NULL)
 				continue;
+			ev = sbx_json_str(j, "event");
 			call = sbx_json_get(j, "argv") != NULL &&
 			    sbx_json_get(j, "event") == NULL;
-			if (call || (events &&
-			    sbx_json_str(j, "event") != NULL)) {
+			if (pass == 0 && ev != NULL && strcmp(ev, "end") == 0 &&
+			    (t = sbx_json_str(j, "time")) != NULL)
+				(void)snprintf(end, sizeof(end), "%s", t);
+			if (call || (events && ev != NULL)) {
 				if (pass == 0) {
 					valid++;
 					ncalls += call;
-				} else if (seen++ >= first) {
-					sbx_jsonout_putline(stdout, p,
-					    (size_t)(nl - p));
-					putchar('\n');
-				}
+				} else if (seen++ >= first)
+					show(j, p, (size_t)(nl - p), text);
 			}
 			sbx_json_free(j);
 		}
-		if (pass == 0)
+		if (pass == 0 && text)
+			readable_heading(name, file, strcmp(file, live) == 0,
+			    end, calls + ncalls);
+		else if (pass == 0)
 			printf("{\"calls\":%lld}\n", calls + ncalls);
 	}
-	if (b.len == 0)
+	if (b.len == 0 && text)
+		readable_heading(name, fd != -1 ? file : NULL,
+		    strcmp(file, live) == 0, "", 0);
+	else if (b.len == 0)
 		printf("{\"calls\":0}\n");
 	sbx_io_buf_free(&b);
 	if (fd != -1)

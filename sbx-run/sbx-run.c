@@ -49,7 +49,7 @@ origin_say(void)
 static void SBX_DEAD
 usage(void)
 {
-	fprintf(stderr, "usage: sbx-run [-CeFijLnPx] [-J count] [-O fd] "
+	fprintf(stderr, "usage: sbx-run [-CeFhijLnPx] [-J count] [-O fd] "
 	    "[-s name] [-t seconds] [-w workspace] [argument ...]\n");
 	exit(SBX_EX_USAGE);
 }
@@ -89,13 +89,14 @@ print_name(struct call *c)
 	return SBX_EX_OK;
 }
 
-/* -J: the last calls' records; the timeout bounds its lock */
+/* -J: the last calls' records, -h for people; the timeout bounds its lock */
 static int
 print_journal(struct call *c)
 {
 	sbx_xconf_check(SBX_CONF_TIMEOUT);
 	return journal_print(sbx_xconf_name_pick(c->r.name), c->count,
-	    sbx_xconf_timeout(), (c->given & SBX_OPT('e')) != 0);
+	    sbx_xconf_timeout(), (c->given & SBX_OPT('e')) != 0,
+	    (c->given & SBX_OPT('h')) != 0);
 }
 
 /* -L: the sessions whose records are kept, live and past */
@@ -243,7 +244,7 @@ static const struct {
 } modes[] = {
 	{ { 'C', "Ow", "", 0, 0 }, ask_workspace },
 	{ { 'n', "O", "", 0, 0 }, print_name },
-	{ { 'J', "Oes", "", 0, 0 }, print_journal },
+	{ { 'J', "Oehs", "", 0, 0 }, print_journal },
 	{ { 'L', "Oj", "", 0, 0 }, list_sessions },
 	{ { 'F', "Osw", "", 0, -1 }, findings },
 	{ { 'P', "Ostw", "", 0, 0 }, provision_only },
@@ -276,11 +277,12 @@ main(int argc, char *argv[])
 	c.r.session = getppid();	/* before anything could orphan us */
 	c.seconds = -1;
 	opterr = 0;	/* usage() says it all, on one line */
-	while ((ch = getopt(argc, argv, "+CeFiJ:jLnO:Ps:t:w:x")) != -1) {
+	while ((ch = getopt(argc, argv, "+CeFhiJ:jLnO:Ps:t:w:x")) != -1) {
 		switch (ch) {
 		case 'C':	/* these say which mode, or how: c.given */
 		case 'e':
-	case 'F':
+		case 'F':
+		case 'h':
 		case 'i':
 		case 'j':
 		case 'L':

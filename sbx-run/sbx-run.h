@@ -144,13 +144,21 @@ struct jcall {			/* one call of sbx-run, as its record tells it */
 void	 journal_begin(struct jcall *);
 void	 journal_add(const struct jcall *, const char *, char *const *, int,
 	    int);
-int	 journal_print(const char *, long long, int, int);
+int	 journal_print(const char *, long long, int, int, int);
 
 /* sessions.c: the records kept, live and past */
 #define SESSIONS_READ_MAX	(8 * SBX_RECORD_MAX)	/* of one, read */
 int	 sessions_openat(int, const char *);
 int	 sessions_open(int, const char *, char *, size_t);
 int	 sessions_list(int);
+#define SESSIONS_TIME	21	/* a time to the second: 2026-12-05T10:00:00Z */
+const char *sessions_time(const char *, char *);
+
+/* readable.c: -J -h */
+struct sbx_json;
+void	 readable_line(const struct sbx_json *);
+void	 readable_heading(const char *, const char *, int, const char *,
+	    long long);
 
 /* tripwire.c */
 void	 tripwire_after(const char *);

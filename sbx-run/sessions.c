@@ -165,13 +165,21 @@ order(const void *a, const void *b)
 	return strcmp(x->file, y->file);
 }
 
-/* A time as text shows it: to the second. */
-static const char *
-shown_time(const char *t, char *buf)
+/*
+ * A record's time as text shows it, to the second, into buf
+ * (SESSIONS_TIME); "-" when it is none, or not a time a writer of the
+ * record wrote.
+ */
+const char *
+sessions_time(const char *t, char *buf)
 {
-	if (*t == '\0')
-		return "-";
-	(void)snprintf(buf, 21, "%.19sZ", t);
+	static const char form[] = "dddd-dd-ddTdd:dd:dd";
+	size_t i;
+
+	for (i = 0; form[i] != '\0'; i++)
+		if (form[i] == 'd' ? t[i] < '0' || t[i] > '9' : t[i] != form[i])
+			return "-";
+	(void)snprintf(buf, SESSIONS_TIME, "%.19sZ", t);
 	return buf;
 }
 
@@ -202,11 +210,11 @@ print_json(const struct session *s)
 static void
 print_text(const struct session *s)
 {
-	char a[24], b[24], ws[1024];
+	char a[SESSIONS_TIME], b[SESSIONS_TIME], ws[1024];
 
 	printf("%-32s %-20s %-20s %6lld %6lld %s\n", s->name,
-	    shown_time(s->start, a), s->live && s->end[0] == '\0' ? "live" :
-	    shown_time(s->end, b), s->calls, s->failures,
+	    sessions_time(s->start, a), s->live && s->end[0] == '\0' ? "live" :
+	    sessions_time(s->end, b), s->calls, s->failures,
 	    s->workspace != NULL ? sbx_shown(s->workspace, ws, sizeof(ws)) :
 	    "-");
 }

@@ -28,10 +28,10 @@ none_survived() {
 @test "sbx-run: a bad option prints only the usage line and exits 64" {
 	run -64 --separate-stderr sbx-run -Z
 	[ -z "$output" ]
-	[ "${stderr_lines[0]}" = "usage: sbx-run [-CeFijLnPx] [-J count] [-O fd] [-s name] [-t seconds] [-w workspace] [argument ...]" ]
+	[ "${stderr_lines[0]}" = "usage: sbx-run [-CeFhijLnPx] [-J count] [-O fd] [-s name] [-t seconds] [-w workspace] [argument ...]" ]
 	[ "${#stderr_lines[@]}" -eq 1 ]
 	run -64 --separate-stderr sbx-run -s "$N"
-	[ "${stderr_lines[0]}" = "usage: sbx-run [-CeFijLnPx] [-J count] [-O fd] [-s name] [-t seconds] [-w workspace] [argument ...]" ]
+	[ "${stderr_lines[0]}" = "usage: sbx-run [-CeFhijLnPx] [-J count] [-O fd] [-s name] [-t seconds] [-w workspace] [argument ...]" ]
 	run -64 sbx-run -n ps
 	run -64 sbx-run -t 1x -s "$N" ps
 	run -64 sbx-run -t -1 -s "$N" ps
@@ -39,14 +39,15 @@ none_survived() {
 }
 
 @test "sbx-run: each mode refuses every flag it does not take, and operands; the run needs a command" {
-	local u="usage: sbx-run [-CeFijLnPx] [-J count] [-O fd] [-s name] [-t seconds] [-w workspace] [argument ...]"
+	local u="usage: sbx-run [-CeFhijLnPx] [-J count] [-O fd] [-s name] [-t seconds] [-w workspace] [argument ...]"
 	local -A arg=([C]=-C [n]=-n [J]="-J 1" [P]=-P [L]=-L [F]=-F [i]=-i [x]=-x
-	    [s]="-s $N" [t]="-t 5" [w]="-w $BATS_TEST_TMPDIR" [e]=-e [j]=-j)
+	    [s]="-s $N" [t]="-t 5" [w]="-w $BATS_TEST_TMPDIR" [e]=-e [j]=-j
+	    [h]=-h)
 	# what each mode takes besides its own flag (and -O, which all take)
-	local -A takes=([C]=w [n]= [J]=es [P]=stw [L]=j [F]=sw)
+	local -A takes=([C]=w [n]= [J]=ehs [P]=stw [L]=j [F]=sw)
 	local m f
 	for m in C n J P L F; do
-		for f in C n J P L F i x s t w e j; do
+		for f in C n J P L F i x s t w e j h; do
 			[ "$f" = "$m" ] && continue
 			case ${takes[$m]} in *"$f"*) continue ;; esac
 			usage_refused sbx-run "$u" "${arg[$m]} ${arg[$f]}" \
@@ -56,8 +57,9 @@ none_survived() {
 		[ "$m" = F ] || usage_refused sbx-run "$u" "${arg[$m]} ps"
 	done
 	usage_refused sbx-run "$u" "-s $N" "-i -x -s $N -t 5 -w $BATS_TEST_TMPDIR"
-	# -e and -j go only with -J and -L
-	usage_refused sbx-run "$u" "-e ps" "-j ps" "-e -j -s $N"
+	# -e, -h and -j go only with -J and -L
+	usage_refused sbx-run "$u" "-e ps" "-j ps" "-e -j -s $N" "-h ps" \
+	    "-h -s $N" "-h -j -s $N"
 	[ "$(stub_count)" -eq 0 ]
 }
 
@@ -69,6 +71,7 @@ none_survived() {
 	run -0 --separate-stderr sbx-run -J 1 -O 5 -s "$N" 5>/dev/null
 	run -0 --separate-stderr sbx-run -F -O 5 -s "$N" \
 	    -w "$BATS_TEST_TMPDIR/ws" 5>/dev/null
+	run -0 --separate-stderr sbx-run -J 1 -e -h -O 5 -s "$N" 5>/dev/null
 	run -0 --separate-stderr sbx-run -i -O 5 -s "$N" -t 5 \
 	    -w "$BATS_TEST_TMPDIR/ws" -x true 5>/dev/null
 	mkdir -m 700 -p "$SBX_STATE_DIR"

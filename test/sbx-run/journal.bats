@@ -247,7 +247,7 @@ assert c["argv"][1] == "a\x01b\tc\\d\"e" and "truncated" not in c, c
 	[[ "$output" == *"-J: count is invalid"* ]]
 	run -64 sbx-run -s "$N" -J -1
 	run -64 --separate-stderr sbx-run -s "$N" -J 1 ps
-	[ "$stderr" = "usage: sbx-run [-CeFijLnPx] [-J count] [-O fd] [-s name] [-t seconds] [-w workspace] [argument ...]" ]
+	[ "$stderr" = "usage: sbx-run [-CeFhijLnPx] [-J count] [-O fd] [-s name] [-t seconds] [-w workspace] [argument ...]" ]
 	run -64 sbx-run -s "$N" -J 1 -x
 	run -64 sbx-run -n -J 1
 	run -64 sbx-run -J 1

@@ -35,7 +35,7 @@ record() {
 
 @test "prewarm: -P takes no command, -i or -x, and says so before any sbx call" {
 	run -64 --separate-stderr sbx-run -P -s "$N" ps
-	[ "${stderr_lines[0]}" = "usage: sbx-run [-CeFijLnPx] [-J count] [-O fd] [-s name] [-t seconds] [-w workspace] [argument ...]" ]
+	[ "${stderr_lines[0]}" = "usage: sbx-run [-CeFhijLnPx] [-J count] [-O fd] [-s name] [-t seconds] [-w workspace] [argument ...]" ]
 	run -64 sbx-run -P -i -s "$N"
 	run -64 sbx-run -P -x -s "$N"
 	run -64 sbx-run -P -n

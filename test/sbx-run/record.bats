@@ -371,3 +371,149 @@ PY
 	[ ! -e "$SBX_STATE_DIR/$G.journal" ]
 	tail -n 1 "$SBX_STATE_DIR/$(pasts "$G")" | grep -q '"event":"end","by":"sbx-gc"}$'
 }
+
+# The lines of -J -h after the heading, each time replaced by T.
+untimed() {
+	printf '%s\n' "${lines[@]:1}" |
+	    sed -E 's/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z  /T  /'
+}
+
+@test "record -J -h: a live record, then its past one, for people: heading, calls, events, a cut call, blocked hosts" {
+	stub_sandbox "$N"
+	echo out >"$SBX_STUB_DIR/out.exec"
+	sbx-run -s "$N" ps -a
+	rm "$SBX_STUB_DIR/out.exec"
+	echo 3 >"$SBX_STUB_DIR/rc.exec"
+	run -3 sbx-run -s "$N" stop web
+	rm "$SBX_STUB_DIR/rc.exec"
+	sbx-run -s "$N" -x ls 'my dir' "it's"
+	sbx-run -s "$N" -x echo "$(head -c 5000 /dev/zero | tr '\0' a)"
+	record event "$N" port '"op":"publish","proto":"tcp","host":8080,"vm":80'
+	# a failed call sbx blocked hosts during, as the writer puts it
+	printf '%s\n' '{"time":"2026-12-05T10:00:00.250Z","status":1,"ms":20812,"bytes":34,"timeout":120,"raw":false,"blocked":["reg.test:443","x.test:80"],"argv":["pull","reg.test/a:1"]}' >>"$J"
+	# without -h, the call lines as they are in the file, byte for byte
+	run -0 sbx-run -s "$N" -J 10
+	{ echo '{"calls":5}'; grep -v '"event"' "$J"; } >"$BATS_TEST_TMPDIR/want"
+	printf '%s\n' "$output" | cmp - "$BATS_TEST_TMPDIR/want"
+	run -0 sbx-run -s "$N" -J 10 -h
+	[ "${lines[0]}" = "$N: live, 5 calls" ]
+	[ "${#lines[@]}" -eq 6 ]
+	# every line but the heading begins with its time, to the second
+	[ "$(untimed | grep -c '^T  ')" -eq 5 ]
+	[ "${lines[5]}" = "2026-12-05T10:00:00Z  exit 1    20.812s       34 bytes  docker pull reg.test/a:1 [blocked reg.test:443,x.test:80]" ]
+	untimed | sed -E 's/^T  exit ([0-9]+) +[0-9]+\.[0-9]{3}s +([0-9]+) bytes  /T \1 D \2  /' >"$BATS_TEST_TMPDIR/got"
+	cat >"$BATS_TEST_TMPDIR/want" <<-'WANT'
+	T 0 D 4  docker ps -a
+	T 3 D 0  docker stop web
+	T 0 D 0  ls 'my dir' 'it'\''s'
+	T 0 D 0  echo CUT
+	T 1 D 34  docker pull reg.test/a:1 [blocked reg.test:443,x.test:80]
+	WANT
+	# the cut call: its argument as far as the record kept it, then the mark
+	sed -n 4p "$BATS_TEST_TMPDIR/got" | grep -Eqx 'T 0 D 0  echo a{3000,} \[arguments cut\]'
+	sed -i -E '4s/echo a+ \[arguments cut\]$/echo CUT/' "$BATS_TEST_TMPDIR/got"
+	diff "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got"
+	# -e: the events in their places, members as key=value
+	run -0 sbx-run -s "$N" -J 10 -e -h
+	[ "${lines[0]}" = "$N: live, 5 calls" ]
+	[ "${#lines[@]}" -eq 8 ]
+	[ "$(untimed | sed -n 3p)" = "T  container: op=stop containers=web status=3" ]
+	[ "$(untimed | sed -n 6p)" = "T  port: op=publish proto=tcp host=8080 vm=80" ]
+	# count counts lines of either kind, as for JSON
+	run -0 sbx-run -s "$N" -J 2 -e -h
+	[ "${#lines[@]}" -eq 3 ]
+	[[ "${lines[1]}" == *"  port: op=publish"* ]]
+	# the past record: ended when its end event says
+	record keep "$N" '"by":"test","ok":true'
+	end=$(tail -n 1 "$SBX_STATE_DIR/$(pasts "$N")" | sed -E 's/^\{"time":"([^.]+)\..*/\1/')
+	run -0 sbx-run -s "$N" -J 1 -e -h
+	[ "${lines[0]}" = "$N: ended ${end}Z, 5 calls" ]
+	[ "$(untimed)" = "T  end: by=test ok=true" ]
+	# one without an end event: when its name says
+	grep -v '"event":"end"' "$SBX_STATE_DIR/$(pasts "$N")" >"$BATS_TEST_TMPDIR/p"
+	rm "$SBX_STATE_DIR/$(pasts "$N")"
+	install -m 600 "$BATS_TEST_TMPDIR/p" "$SBX_STATE_DIR/$N.past-1796479920"
+	run -0 sbx-run -s "$N" -J 0 -h
+	[ "$output" = "$N: ended 2026-12-05T14:12:00Z, 5 calls" ]
+	# no record at all
+	run -0 sbx-run -s other-box -J 3 -h
+	[ "$output" = "other-box: no record, 0 calls" ]
+	run -0 sbx-run -s other-box -J 3
+	[ "$output" = '{"calls":0}' ]
+	# -h goes with -J alone
+	run -64 sbx-run -s "$N" -h
+	run -64 sbx-run -s "$N" -h ps
+	run -64 sbx-run -L -h
+	[ -z "$output" ] || [[ "$output" == usage:* ]]
+}
+
+@test "record -J -h: hostile bytes in argv and event members are shown escaped, never raw, and a shell reads the words back" {
+	stub_sandbox "$N"
+	esc=$(printf 'a\033[31mb')
+	nl=$(printf 'x\ny\tz\r')
+	bidi=$(printf 'r\342\200\256l')
+	sbx-run -s "$N" -x printf "$esc" "$nl" "$bidi" 'back\slash' '' "q'uote" \
+	    "$(head -c 1000 /dev/zero | tr '\0' '\033')"
+	# planted by hand: bytes that are no UTF-8, controls in every place,
+	# and 4000-byte words of them, characters across every piece shown
+	big=xy$(for _ in $(seq 500); do printf '\303\251\033\377\342\202\254\t'; done)
+	{
+		printf '{"time":"2026-12-05T10:00:01.000Z","status":0,"ms":1,"bytes":0,"raw":true,"argv":["\377\376x","\\u001b]0;title\\u0007","'
+		printf '%s' "$big" | sed 's/\x1b/\\u001b/g; s/\t/\\t/g'
+		printf '"]}\n'
+		printf '{"time":"2026-12-05T10:00:02.000Z","event":"k\\u001bind","v\\u001bk":"a\\u001b[2Jb\\nc\\td\377e","big":"'
+		for _ in $(seq 4000); do printf '\\u001b'; done
+		printf '","n":[1,"\\u009b"],"o":{"x":"\\u0001"}}\n'
+		printf '{"time":"\\u001b[31m","event":"port","op":"x"}\n'
+	} >>"$J"
+	run -0 sbx-run -s "$N" -J 10 -e -h
+	[ "${#lines[@]}" -eq 5 ]
+	# no control byte but the newlines, no byte that is not UTF-8
+	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/out"
+	python3 - "$BATS_TEST_TMPDIR/out" <<'PY'
+import sys
+t = open(sys.argv[1], "rb").read().decode("utf-8")
+bad = [c for c in t if (ord(c) < 0x20 and c != "\n") or 0x7f <= ord(c) <= 0x9f
+       or 0x202a <= ord(c) <= 0x202e]
+assert not bad, bad
+assert t.count("\n") == 5, t.count("\n")
+PY
+	# the words of the calls, as bash reads them back, are those given
+	[[ "${lines[1]}" == *"' [arguments cut]" ]]
+	cmd=${lines[1]#*bytes  }
+	eval "got=(${cmd% \[arguments cut\]})"
+	want=(printf "$esc" "$nl" "$bidi" 'back\slash' '' "q'uote")
+	[ "${#got[@]}" -eq 8 ]
+	for i in "${!want[@]}"; do
+		[ "${got[$i]}" = "${want[$i]}" ] || fail "word $i: ${lines[1]}"
+	done
+	[[ "${got[7]}" =~ ^$'\033'{500,}$ ]]
+	[[ "${lines[1]}" == *" \$'a\\033[31mb' \$'x\\ny\\tz\\r' \$'r\\342\\200\\256l' \$'back\\\\slash' '' 'q'\\''uote' \$'\\033"* ]]
+	cmd=${lines[2]#*bytes  }
+	eval "got=($cmd)"
+	[ "${#got[@]}" -eq 3 ]
+	[ "${got[0]}" = "$(printf '\377\376x')" ]
+	[ "${got[1]}" = "$(printf '\033]0;title\007')" ]
+	[ "${got[2]}" = "$big" ] || fail "the 4000-byte word: ${lines[2]}"
+	# its characters shown whole, none split into bytes where it is cut
+	[ "$(printf '%s' "${lines[2]}" | grep -o '€' | wc -l)" -eq 500 ]
+	[[ "${lines[2]}" == *"  \$'\\377\\376x' \$'\\033]0;title\\007' \$'xyé\\033\\377€\\té"* ]]
+	[[ "${lines[3]}" == "2026-12-05T10:00:02Z  \$'k\\033ind': \$'v\\033k'=\$'a\\033[2Jb\\nc\\td\\377e' big=\$'\\033"* ]]
+	# the 4000 ESC of the big member, all of them, none cut
+	[ "$(printf '%s' "${lines[3]}" | grep -o '\\033' | wc -l)" -eq 4003 ]
+	[[ "${lines[3]}" == *"' n=1,\$'\\302\\233' o={x=\$'\\001'}" ]]
+	[ "${lines[4]}" = "-  port: op=x" ]
+}
+
+@test "record -L: a record's time that is no time, control bytes in it, is shown as -" {
+	stub_sandbox "$N"
+	printf '{"time":"\\u001b]0;x\\u0007\\u001b[2J","event":"session","workspace":"/w"}\n' >"$J"
+	chmod 600 "$J"
+	sbx-run -s "$N" ps
+	run -0 sbx-run -L
+	[[ "${lines[1]}" =~ ^$N\ +-\ +live\ +1\ +0\ /w$ ]]
+	[[ "$output" != *$'\033'* ]]
+	# as JSON, escaped as JSON
+	run -0 sbx-run -L -j
+	[[ "$output" == *'"start":"\u001b]0;x\u0007\u001b[2J"'* ]]
+}

@@ -209,7 +209,7 @@ x" "$WS/tab	x"; do
 	for a in "-s $N" -i -n -P -x "-t 5" "-J 1"; do
 		# shellcheck disable=SC2086 # the words of an option and its value
 		run -64 --separate-stderr sbx-run -C $a
-		[ "$stderr" = "usage: sbx-run [-CeFijLnPx] [-J count] [-O fd] [-s name] [-t seconds] [-w workspace] [argument ...]" ] ||
+		[ "$stderr" = "usage: sbx-run [-CeFhijLnPx] [-J count] [-O fd] [-s name] [-t seconds] [-w workspace] [argument ...]" ] ||
 		    fail "-C $a: $stderr"
 	done
 	run -64 sbx-run -C -- -rf
