@@ -230,6 +230,25 @@ sbx_record_event(int dfd, const char *name, const char *kind,
 }
 
 /*
+ * A session whose sandbox was made but whose record never began (its
+ * sbx-run killed, or withdrawn, before the session event) begins one
+ * now, so that its end is kept as any session's: 0, or -1 (said).
+ */
+int
+sbx_record_begin(int dfd, const char *name, const char *members)
+{
+	char live[SBX_MARKER_MAX];
+	struct stat st;
+
+	if (sbx_marker_path(live, sizeof(live), name, SBX_M_JOURNAL) == -1)
+		return -1;
+	if (fstatat(dfd, live, &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+	    errno != ENOENT)
+		return 0;
+	return sbx_record_event(dfd, name, "session", members);
+}
+
+/*
  * Close name's live record with an end event (members as for
  * sbx_record_event) and keep it as NAME.past-END, END the Unix seconds
  * of its end (-K after it for the K-th of the same second).  The move

@@ -20,6 +20,7 @@ int	 sbx_record_append(int, const char *, const char *, size_t, int);
 int	 sbx_record_event(int, const char *, const char *, const char *);
 long long sbx_record_trimmed(const char *, size_t);
 int	 sbx_record_lock(int, short, int);
+int	 sbx_record_begin(int, const char *, const char *);
 int	 sbx_record_keep(int, const char *, const char *);
 
 #endif /* SBXRECORD_H */

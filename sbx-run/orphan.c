@@ -85,6 +85,7 @@ orphan_withdraw(const struct request *r, int dfd, int timeout, const char *why)
 		    "sandbox %s: %s, and sbx rm --force failed (exit %d)",
 		    r->name, why, status);
 	sbx_supervise_result_free(&c);
+	(void)sbx_record_begin(dfd, r->name, "\"by\":\"sbx-run\"");
 	(void)sbx_record_keep(dfd, r->name, "\"by\":\"sbx-run\"");
 	(void)sbx_marker_drop(dfd, r->name, SBX_MB_ALL & ~SBX_MB_WATCH &
 	    ~SBX_MB(SBX_M_EGRESS), 0);

@@ -207,6 +207,7 @@ teardown_run(const struct watch *w, int fg)
 		delay *= 2;
 	}
 	/* the session's record is kept, whatever became of its sandbox */
+	(void)sbx_record_begin(w->dfd, w->name, "\"by\":\"sbx-watch\"");
 	(void)snprintf(end, sizeof(end), "\"by\":\"sbx-watch\","
 	    "\"teardown\":\"%s\",\"ok\":%s", w->mode == MODE_NONE ? "none" :
 	    verb, ok || w->mode == MODE_NONE ? "true" : "false");

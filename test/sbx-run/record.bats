@@ -372,6 +372,25 @@ PY
 	tail -n 1 "$SBX_STATE_DIR/$(pasts "$G")" | grep -q '"event":"end","by":"sbx-gc"}$'
 }
 
+@test "record teardown class: a session whose sandbox was made but whose record never began (sbx-run killed first) leaves one: session and end, by sbx-watch" {
+	stub_sandbox "$N" running
+	printf 'created=%s\nworkspace=%s\nmode=rw\n' "$(date +%s)" "$WS" >"$SBX_STATE_DIR/$N.created"
+	[ ! -e "$J" ]
+	session
+	"$TOP/sbx-watch/sbx-watch" -p "$SESSION" "$N"
+	wp=$(watcher_pid "$N")
+	kill -9 "$SESSION"
+	until_ok dead "$wp"
+	[ ! -e "$J" ]
+	p=$(pasts "$N")
+	[ -n "$p" ] || fail "no past record: $(ls "$SBX_STATE_DIR")"
+	[ "$(wc -l <"$SBX_STATE_DIR/$p")" -eq 2 ]
+	head -n 1 "$SBX_STATE_DIR/$p" | grep -q '"event":"session","by":"sbx-watch"}$'
+	tail -n 1 "$SBX_STATE_DIR/$p" | grep -q '"event":"end","by":"sbx-watch","teardown":"rm","ok":true}$'
+	run -0 sbx-run -L -j
+	[[ "$output" == *"\"name\":\"$N\""* ]] || fail "$output"
+}
+
 # The lines of -J -h after the heading, each time replaced by T.
 untimed() {
 	printf '%s\n' "${lines[@]:1}" |
