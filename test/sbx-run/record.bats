@@ -22,6 +22,17 @@ teardown() {
 }
 
 # The past records of NAME, oldest first.
+# watched_end NAME: a session with a watcher on NAME, killed with -9; back
+# when its watcher has ended
+watched_end() {
+	local wp
+	session
+	"$TOP/sbx-watch/sbx-watch" -p "$SESSION" "$1"
+	wp=$(watcher_pid "$1")
+	kill -9 "$SESSION"
+	until_ok dead "$wp"
+}
+
 pasts() {
 	(cd "$SBX_STATE_DIR" && ls -1 | grep "^$1\.past-[0-9]" | sort -t- -k4n) || true
 }
@@ -338,11 +349,7 @@ PY
 	sbx-run -s "$N" ps
 	stub_sandbox "$N" running
 	printf 'created=%s\nworkspace=%s\nmode=rw\n' "$(date +%s)" "$WS" >"$SBX_STATE_DIR/$N.created"
-	session
-	"$TOP/sbx-watch/sbx-watch" -p "$SESSION" "$N"
-	wp=$(watcher_pid "$N")
-	kill -9 "$SESSION"
-	until_ok dead "$wp"
+	watched_end "$N"
 	[ ! -e "$J" ]
 	p=$(pasts "$N")
 	tail -n 1 "$SBX_STATE_DIR/$p" | grep -q '"event":"end","by":"sbx-watch","teardown":"rm","ok":true}$'
@@ -376,11 +383,7 @@ PY
 	stub_sandbox "$N" running
 	printf 'created=%s\nworkspace=%s\nmode=rw\n' "$(date +%s)" "$WS" >"$SBX_STATE_DIR/$N.created"
 	[ ! -e "$J" ]
-	session
-	"$TOP/sbx-watch/sbx-watch" -p "$SESSION" "$N"
-	wp=$(watcher_pid "$N")
-	kill -9 "$SESSION"
-	until_ok dead "$wp"
+	watched_end "$N"
 	[ ! -e "$J" ]
 	p=$(pasts "$N")
 	[ -n "$p" ] || fail "no past record: $(ls "$SBX_STATE_DIR")"
