@@ -140,7 +140,7 @@ inside() {	# inside NAME URL
 	export DOCKER_SANDBOX_EGRESS_ALLOW="web.test" SBX_SIM_FAULT=policy-org
 	run -1 --separate-stderr sbx-run -s eg-f -x true
 	[[ $stderr == *"sandbox eg-f: sbx holds as inactive the rule allow web.test"*"not ready; removed it"* ]] || fail "$stderr"
-	run -0 --separate-stderr "$SIM" ls --json
+	run -0 --separate-stderr sim_look ls --json
 	[ "$(json_get '[s["name"] for s in d["sandboxes"] if s["name"] == "eg-f"]' <<<"$output")" = '[]' ]
 	[ ! -e "$SBX_STATE_DIR/eg-f.created" ]
 	[ -f "$SBX_STATE_DIR/eg-f.egress" ]

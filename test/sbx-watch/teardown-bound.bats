@@ -97,7 +97,7 @@ dockerd_of() {
 }
 
 sim_status() {
-	"$SIM" ls --json | python3 -c '
+	sim_look ls --json | python3 -c '
 import json, sys
 for s in json.load(sys.stdin)["sandboxes"]:
     if s["name"] == sys.argv[1]:
