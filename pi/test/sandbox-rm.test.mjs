@@ -28,11 +28,16 @@ function alive(pid) {
 	}
 }
 
-/** What the state directory holds of NAME, sorted. */
+/** What the state directory holds of NAME, sorted, but its past sessions' records. */
 function leftOf(name) {
 	return readdirSync(process.env.SBX_STATE_DIR)
-		.filter((f) => f.startsWith(`${name}.`))
+		.filter((f) => f.startsWith(`${name}.`) && !f.startsWith(`${name}.past-`))
 		.sort();
+}
+
+/** The past sessions' records of NAME, which outlive its sandbox. */
+function pastOf(name) {
+	return readdirSync(process.env.SBX_STATE_DIR).filter((f) => f.startsWith(`${name}.past-`));
 }
 
 test(`[${FLAVOUR}] docker_sandbox_rm: the one teardown, markers and scratch dir included; provisioned again, torn down at the end`, async (t) => {
@@ -57,6 +62,7 @@ test(`[${FLAVOUR}] docker_sandbox_rm: the one teardown, markers and scratch dir 
 		assert.ok(!(name in simSandboxes()));
 		// nothing of NAME but what the armed watcher holds: its lock, and the owner marker that names it
 		assert.deepEqual(leftOf(name), [`${name}.lock`, `${name}.owner`]);
+		assert.equal(pastOf(name).length, 1, `the removed sandbox's record kept: ${pastOf(name)}`);
 		const watcher = Number(/^watcher=(\d+)$/m.exec(readFileSync(join(process.env.SBX_STATE_DIR, `${name}.owner`), "utf8"))?.[1]);
 		assert.ok(watcher > 0 && alive(watcher), `the watcher ${watcher} still watches`);
 		const again = await pi.call("docker_sandbox_rm");
@@ -71,6 +77,7 @@ test(`[${FLAVOUR}] docker_sandbox_rm: the one teardown, markers and scratch dir 
 		await pi.shutdown("quit");
 		await until(() => !(name in simSandboxes()), 15000, `sandbox ${name} to go at the session's end`);
 		await until(() => leftOf(name).length === 0, 15000, `nothing of ${name} left: ${leftOf(name)}`);
+		assert.equal(pastOf(name).length, 2, `both sandboxes' records kept: ${pastOf(name)}`);
 	} finally {
 		pi.cleanupAgentDir();
 	}

