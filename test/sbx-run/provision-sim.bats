@@ -113,7 +113,10 @@ create_started() {
 	! kill -0 "$wp" 2>/dev/null || fail "watcher $wp still running"
 	! "$SIM" ls -q | grep -qx att-w
 	[ ! -e "$WS/ran-w" ]
-	[ -z "$(ls -A "$SBX_STATE_DIR" | grep '^att-w\.')" ]
+	# nothing of it but the session's record, kept as a past one
+	[ -z "$(ls -A "$SBX_STATE_DIR" | grep '^att-w\.' | grep -v '^att-w\.past-[0-9]')" ] ||
+	    fail "left: $(ls -A "$SBX_STATE_DIR" | grep '^att-w\.')"
+	[ "$(ls -A "$SBX_STATE_DIR" | grep -c '^att-w\.past-[0-9]')" -eq 1 ]
 }
 
 @test "sim provisioning lock class: a slow create of one sandbox holds no other's first call" {
