@@ -200,14 +200,17 @@ left=$(
 	ip netns list | grep "sbxsim-$tag"
 	grep -F " $SBX_SIM_ROOT/" /proc/self/mountinfo
 	ls -d /sys/fs/cgroup/*/sbxsim-"$tag"* 2>/dev/null
-	ls -d "$SBX_STATE_DIR/$name".* 2>/dev/null
+	for f in "$SBX_STATE_DIR/$name".*; do
+		case $f in *".past-"[0-9]*) ;; *) [ -e "$f" ] && echo "$f" ;; esac
+	done
 )
 if [ -n "$left" ]; then
 	printf '%s\n' "$left" | sed 's/^/      left: /'
 	failed=$((failed + 1))
 else
 	note "no dockerd, containerd, shim, docker-proxy or socat of this demo;"
-	note "no network namespace, mount or cgroup; no marker of $name in the state directory."
+	note "no network namespace, mount or cgroup; no marker of $name in the state directory,"
+	note "but the session's record, kept: sbx-run -L lists it, sbx-run -J 20 -h -s $name reads it."
 fi
 must "$SIM" sim-cleanup
 

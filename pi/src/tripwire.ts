@@ -6,6 +6,7 @@
  * marked seen (sbx-run -F ID...) only once a start has shown them.
  */
 import { findProgram } from "./config.ts";
+import { EX } from "./status.ts";
 import type { Session } from "./session.ts";
 import { jsonLines, str } from "./text.ts";
 
@@ -34,7 +35,7 @@ export async function unseen(s: Session, name?: string): Promise<Finding[]> {
 	if (!findProgram("sbx-run")) return [];
 	const args = ["-F", "-w", s.root, ...(name ? ["-s", name] : [])];
 	const r = await s.program("sbx-run", args, { what: "reading the tripwire's findings (sbx-run -F)", allowFail: true });
-	if (r.code !== 0) return [];
+	if (r.code !== EX.OK) return [];
 	return jsonLines("sbx-run -F", r.stdout)
 		.map((o) => ({
 			id: str(o.id),
