@@ -45,7 +45,10 @@ setup() {
 }
 
 skip_unless_ci_reg() {
-	[ "${CI:-}" = true ] && fail "needs: $REG_MISSING"
+	if [ "${CI:-}" = true ]; then
+		fail "needs: $REG_MISSING"
+		return 1
+	fi
 	skip "needs: $REG_MISSING"
 }
 
