@@ -10,7 +10,7 @@ sim_leftovers() {
 	local found=0 p c ns
 	for p in /proc/[0-9]*; do
 		[ "${p#/proc/}" = "$$" ] && continue
-		c=$(tr '\0' ' ' 2>/dev/null <"$p/cmdline") || continue
+		cmdline_of c "${p#/proc/}" || continue
 		[ -n "$c" ] || continue
 		case $c in
 		*"$ROOT/"* | *"sbxsim-$TAG"*)
@@ -48,7 +48,7 @@ kill_stragglers() {
 	local p c
 	for p in /proc/[0-9]*; do
 		[ "${p#/proc/}" = "$$" ] && continue
-		c=$(tr '\0' ' ' 2>/dev/null <"$p/cmdline") || continue
+		cmdline_of c "${p#/proc/}" || continue
 		case $c in
 		*" sim-cleanup"* | *" sim-check"*) ;;
 		*"$ROOT/"* | *"sbxsim-$TAG-"*) kill -KILL "${p#/proc/}" 2>/dev/null ;;

@@ -5,7 +5,7 @@
 
 creating() {	# creating name: a create of name is in its delay (its pid lives)
 	local p
-	p=$(cat "$ROOT/creating/$1" 2>/dev/null) && [ -n "$p" ] && alive "$p"
+	line_of p "$ROOT/creating/$1" && alive "$p"
 }
 
 # SBX_SIM_CREATE_DELAY=SECONDS: a create as slow as a real one.  Called
@@ -126,8 +126,7 @@ cmd_create() {
 	local sblock
 	exec {sblock}>>"$d/lock"
 	flock "$sblock"
-	seq=$(($(cat "$ROOT/seq" 2>/dev/null || echo 0) + 1))
-	echo "$seq" >"$ROOT/seq"
+	count_up seq "$ROOT/seq"
 	printf '%s\n' "$agent" >"$d/agent"
 	printf '%s\n' "$cpus" >"$d/cpus"
 	printf '%s\n' "$memory" >"$d/memory"

@@ -15,22 +15,25 @@ internal_inside() {
 	local d=$1 workdir=$2 user=$3 detach=$4 name=$5 callerhome=$6 leaks=$7
 	shift 7
 	[ "$1" = -- ] && shift
-	local r=$d/r p ws ro target
+	local r=$d/r p ws ro target links=() dirs=() wss=() i j
 	MNT_UTAB=$d/utab
 	mnt -t tmpfs -o mode=0755,size=64m sbxsim-root "$r" || exit 125
 	for p in /bin /sbin /lib /lib32 /lib64 /libx32 /usr /etc; do
 		if [ -L "$p" ]; then
-			ln -s "$(readlink "$p")" "$r$p"
+			links+=("$p")
 		elif [ -d "$p" ]; then
-			mkdir "$r$p"
-			mnt --bind "$p" "$r$p"
-			mnt -o remount,bind,ro "$r$p"
+			dirs+=("$p")
 		fi
+	done
+	# the links as they are (cp -P), the folders bound read-only
+	((${#links[@]} == 0)) || cp -P "${links[@]}" "$r/"
+	for p in "${dirs[@]}"; do
+		mkdir "$r$p"
+		mnt --bind -o ro "$p" "$r$p"
 	done
 	# the gateway's name (README.md, "Network")
 	if [ -e "$r/etc/hosts" ]; then
-		mnt --bind "$d/etc-hosts" "$r/etc/hosts"
-		mnt -o remount,bind,ro "$r/etc/hosts"
+		mnt --bind -o ro "$d/etc-hosts" "$r/etc/hosts"
 	fi
 	mkdir -p "$r/dev" "$r/proc" "$r/sys" "$r/tmp" "$r/run" "$r/root" \
 	    "$r/home/agent" "$r/var/tmp" "$r/var/lib" "$r/var/cache" "$r/var/log"
@@ -87,8 +90,17 @@ internal_inside() {
 		fi
 		;;
 	esac
-	# workspaces, shortest path first so a nested one lands on top
-	while IFS= read -r ws; do
+	# workspaces, shortest path first so a nested one lands on top (an
+	# insertion sort: it keeps the order of paths of one length)
+	while IFS= read -r ws; do wss+=("$ws"); done <"$d/workspaces"
+	for ((i = 1; i < ${#wss[@]}; i++)); do
+		ws=${wss[i]}
+		for ((j = i - 1; j >= 0 && ${#wss[j]} > ${#ws}; j--)); do
+			wss[j + 1]=${wss[j]}
+		done
+		wss[j + 1]=$ws
+	done
+	for ws in "${wss[@]}"; do
 		ro=0
 		case $ws in
 		*:ro) ro=1 ws=${ws%:ro} ;;
@@ -100,9 +112,12 @@ internal_inside() {
 			mkdir -p "${target%/*}"
 			: >"$target"
 		fi
-		mnt --bind "$ws" "$target"
-		((ro)) && mnt -o remount,bind,ro "$target"
-	done < <(awk '{ print length($0) "\t" $0 }' "$d/workspaces" | sort -n -s -k1,1 | cut -f2-)
+		if ((ro)); then
+			mnt --bind -o ro "$ws" "$target"
+		else
+			mnt --bind "$ws" "$target"
+		fi
+	done
 	mkdir "$r/.old"
 	cd "$r" || exit 125
 	pivot_root . .old || exit 125
@@ -195,7 +210,10 @@ cmd_exec() {
 		*) sbx_error "the working directory '$workdir' is invalid, it needs to be an absolute path" ;;
 		esac
 	else
-		workdir=$(grep -v ':ro$' "$d/workspaces" | head -n 1)
+		local w
+		while IFS= read -r w; do
+			case $w in *:ro) ;; *) workdir=$w; break ;; esac
+		done <"$d/workspaces"
 		[ -n "$workdir" ] || workdir=/home/agent/workspace
 	fi
 
@@ -295,8 +313,8 @@ run_inside() {	# run_inside d id name workdir user detach callerhome leaks cmd..
 	local prof=${SBX_SIM_PROFILE:-0.55}
 	local io=$d/io/$$ r1 r2 g rc
 	shift 8
-	mkdir -p "$d/io"
-	rm -f "$io.1" "$io.2"
+	[ -d "$d/io" ] || mkdir -p "$d/io"
+	if [ -e "$io.1" ] || [ -e "$io.2" ]; then rm -f "$io.1" "$io.2"; fi
 	mkfifo -m 0600 "$io.1" "$io.2" || sbx_error "exec: cannot make its streams"
 	setpriv --pdeathsig KILL cat <"$io.1" &
 	r1=$!
@@ -377,9 +395,9 @@ host_socket() {	# the decoy "host daemon socket" of the socket leak (a stale soc
 		exec socat "UNIX-LISTEN:$ROOT/host/docker.sock,unlink-close=0" /dev/null
 	) </dev/null >/dev/null 2>&1 &
 	pid=$!
-	for i in $(seq 40); do
+	for ((i = 1; i <= 40; i++)); do
 		[ -S "$ROOT/host/docker.sock" ] && break
-		sleep 0.05
+		nap 0.05
 	done
 	# only the socket file is wanted: the listener goes at once
 	kill -KILL "$pid" 2>/dev/null
@@ -389,11 +407,14 @@ host_socket() {	# the decoy "host daemon socket" of the socket leak (a stale soc
 
 docker_context() {	# the context leak: an extra docker context in the sandbox HOME
 	local d=$1 dir
-	dir=$d/home/.docker/contexts/meta/$(printf '%s' sbx-sim-leak | sha256sum | cut -d' ' -f1)
+	# docker names a context's folder by the SHA-256 of its name:
+	# printf %s sbx-sim-leak | sha256sum
+	dir=$d/home/.docker/contexts/meta/$CONTEXT_SHA
 	if leak context; then
 		mkdir -p "$dir"
 		printf '%s\n' '{"Name":"sbx-sim-leak","Metadata":{"Description":"host daemon (sbx-sim leak)"},"Endpoints":{"docker":{"Host":"unix:///run/user/0/docker.sock","SkipTLSVerify":false}}}' >"$dir/meta.json"
-	else
+	elif [ -e "$dir" ]; then
 		rm -rf "$dir"
 	fi
 }
+CONTEXT_SHA=cd0720cd70602ccdda3b0f36c4970750f17a4c8a8eca42eab1c2d9a6cb6f22dd

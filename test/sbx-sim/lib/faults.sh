@@ -13,9 +13,13 @@ fault_take() {	# fault_take fail|hang verb: prints KIND and consumes one, or 1
 	local kind=$1 verb=$2 spec tok v c k used n st
 	if [ "$kind" = fail ]; then spec=${SBX_SIM_FAIL:-}; else spec=${SBX_SIM_HANG:-}; fi
 	st=$ROOT/faults/$kind
+	# no fault asked for, none asked for before: nothing to take or reset
+	[ -z "$spec" ] && [ ! -s "$st.spec" ] && return 1
 	(
 		flock 9
-		if [ "$(cat "$st.spec" 2>/dev/null)" != "$spec" ]; then
+		local was=
+		{ IFS= read -r -d '' was <"$st.spec"; } 2>/dev/null
+		if [ "$was" != "$spec" ]; then
 			rm -f "$st".n.*
 			printf '%s' "$spec" >"$st.spec"
 		fi
@@ -27,7 +31,7 @@ fault_take() {	# fault_take fail|hang verb: prints KIND and consumes one, or 1
 			IFS=: read -r v c k <<<"$tok"
 			[ "$v" = "$verb" ] || [ "$v" = all ] || continue
 			c=${c:-*}
-			used=$(cat "$st.n.$n" 2>/dev/null || echo 0)
+			line_of used "$st.n.$n" || used=0
 			if [ "$c" != "*" ]; then
 				[[ $c =~ ^[0-9]+$ ]] || continue
 				((used < c)) || continue
@@ -231,10 +235,10 @@ mcp_gateway_up() {	# mcp_gateway_up dir
 		    "EXEC:$SIMDIR/mcp-gateway"
 	) </dev/null >/dev/null 2>&1 &
 	MCP_LEAK_PID=$!
-	for i in $(seq 40); do
+	for ((i = 1; i <= 40; i++)); do
 		ip netns exec "$ns" ss -Hltn 2>/dev/null |
 		    grep -q " $LEAK_GW_ADDR:$LEAK_MCP_PORT " && return 0
-		sleep 0.05
+		nap 0.05
 	done
 	return 0
 }

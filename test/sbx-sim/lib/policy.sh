@@ -68,7 +68,7 @@ policy_keep() {	# policy_keep AWK-CONDITION: the rules for which it holds
 policy_drop() {	# policy_drop DIR [fast]
 	local n
 	[ "${2:-}" != fast ] && [ "${SBX_SIM_POLICY_KEEP:-}" = 1 ] && return 0
-	n=$(cat "$1/name" 2>/dev/null) || return 0
+	line_of n "$1/name" || return 0
 	[ -s "$ROOT/policy/rules" ] || return 0
 	# shellcheck disable=SC2016 # an awk program
 	PN=$n policy_apply policy_keep '!($2 == "sandbox" && $3 == ENVIRON["PN"])'

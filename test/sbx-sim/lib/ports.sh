@@ -131,10 +131,10 @@ bind_one() {	# bind_one dir proto ip hp sp [kind]: one forwarder, or 1
 		    "EXEC:nsenter --net=/run/netns/$ns socat STDIO ${inner//:/\\:}"
 	) </dev/null >>"$d/ports.log" 2>&1 &
 	pid=$!
-	for i in $(seq 60); do
+	for ((i = 1; i <= 60; i++)); do
 		listening "$proto" "$ip" "$hp" && break
 		alive "$pid" || break
-		sleep 0.05
+		nap 0.05
 	done
 	if alive "$pid" && listening "$proto" "$ip" "$hp"; then
 		printf '%s %s %s\n' "$sp" "$pid" "$kind" >"$d/ports/${proto}_${ip}_$hp"

@@ -16,8 +16,13 @@ case ${SBX_SIM_PROFILE:-0.55} in
 	;;
 esac
 
-# profile_ge VER: the simulated sbx is at least VER (0.46, 0.47, 0.55)
-profile_ge() { [ "$(printf '%s\n%s\n' "$1" "${SBX_SIM_PROFILE:-0.55}" | sort -V | head -n1)" = "$1" ]; }
+# profile_ge VER: the simulated sbx is at least VER (0.46, 0.47, 0.55:
+# each 0. and two digits, so their digits compare as numbers)
+profile_ge() {
+	local want=${1//./} have=${SBX_SIM_PROFILE:-0.55}
+	have=${have//./}
+	((10#$have >= 10#$want))
+}
 
 err_word() {	# the word sbx starts an error line with
 	if profile_ge 0.47; then printf error; else printf ERROR; fi

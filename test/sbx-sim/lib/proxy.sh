@@ -60,8 +60,7 @@ proxy_daemon_json() {	# proxy_daemon_json dir
 
 proxy_alive() {	# proxy_alive pidfile word: its process, still the one we started
 	local p
-	p=$(cat "$1" 2>/dev/null) || return 1
-	alive "$p" && grep -qa -- "$2" "/proc/$p/cmdline" 2>/dev/null
+	line_of p "$1" && alive "$p" && cmdline_has "$p" "$2"
 }
 
 gw_listening() {	# gw_listening netns
@@ -78,7 +77,7 @@ proxy_start() {	# proxy_start dir
 		return 0
 	fi
 	ns=$(netns_of "$id")
-	name=$(cat "$d/name")
+	line_of name "$d/name"
 	proxy_etc_hosts "$d"
 	ip -n "$ns" -4 addr show dev lo 2>/dev/null | grep -q " $GW_ADDR/" ||
 	    ip -n "$ns" addr add "$GW_ADDR/32" dev lo
@@ -95,9 +94,9 @@ proxy_start() {	# proxy_start dir
 		) </dev/null >>"$d/proxy.log" 2>&1 &
 		printf '%s\n' "$!" >"$d/proxy.pid"
 		# a bound for a loaded machine, not a delay
-		for i in $(seq 200); do
+		for ((i = 1; i <= 200; i++)); do
 			[ -S "$d/proxy.sock" ] && break
-			sleep 0.05
+			nap 0.05
 		done
 		[ -S "$d/proxy.sock" ] ||
 		    sbx_error "failed to start sandbox: the network proxy did not start"
@@ -111,9 +110,9 @@ proxy_start() {	# proxy_start dir
 			    "UNIX-CONNECT:$d/proxy.sock"
 		) </dev/null >>"$d/proxy.log" 2>&1 &
 		printf '%s\n' "$!" >"$d/gw.pid"
-		for i in $(seq 200); do
+		for ((i = 1; i <= 200; i++)); do
 			gw_listening "$ns" && break
-			sleep 0.05
+			nap 0.05
 		done
 		gw_listening "$ns" ||
 		    sbx_error "failed to start sandbox: the network gateway did not start"
@@ -123,7 +122,8 @@ proxy_start() {	# proxy_start dir
 proxy_stop() {	# proxy_stop dir: the proxy and the gateway go
 	local d=$1 f p
 	for f in "$d/gw.pid" "$d/proxy.pid"; do
-		p=$(cat "$f" 2>/dev/null) || continue
+		[ -e "$f" ] || continue
+		line_of p "$f"
 		if [[ $p =~ ^[0-9]+$ ]]; then
 			# the gateway's children hold its open connections
 			pkill -TERM -P "$p" 2>/dev/null

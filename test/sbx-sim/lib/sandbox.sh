@@ -24,7 +24,14 @@ cg_join() {	# cg_join id part: move this (sub)shell into it
 # makes one per exec, as it can in a VM whose exec lands in a writable
 # cgroup2 subtree), so these look at the whole subtree.
 cg_busy() {	# cg_busy dir: does it or a cgroup below it hold a process?
-	grep -q '^populated 1' "$1/cgroup.events" 2>/dev/null && return 0
+	local l
+	# cgroup2's own answer, for the whole subtree
+	if [ -e "$1/cgroup.events" ]; then
+		while read -r l; do
+			[ "$l" = "populated 1" ] && return 0
+		done <"$1/cgroup.events" 2>/dev/null
+		return 1
+	fi
 	# (cgroupfs files always have size 0: read them)
 	[ -n "$(find "$1" -name cgroup.procs -exec cat {} + 2>/dev/null)" ]
 }
@@ -36,9 +43,9 @@ cg_kill() {	# cg_kill id part: SIGKILL everything in it and wait
 	echo 1 >"$g/cgroup.kill" 2>/dev/null ||
 	    find "$g" -name cgroup.procs -exec cat {} + 2>/dev/null |
 	    while read -r i; do kill -KILL "$i" 2>/dev/null; done
-	for i in $(seq 100); do
+	for ((i = 1; i <= 100; i++)); do
 		cg_busy "$g" || return 0
-		sleep 0.05
+		nap 0.05
 	done
 }
 
@@ -120,7 +127,7 @@ start_sandbox() {	# start_sandbox dir: start its dockerd unless running
 		    unshare --mount --propagation private -- \
 		    /bin/bash "$SELF" __daemon "$d" "$ns"
 	) </dev/null >>"$d/dockerd.log" 2>&1 &
-	for i in $(seq 600); do
+	for ((i = 1; i <= 600; i++)); do
 		if [ -S "$d/d.sock" ] &&
 		    curl -fsS --max-time 2 --unix-socket "$d/d.sock" http://sbx/_ping >/dev/null 2>&1; then
 			pid=$(daemon_pid "$d")
@@ -136,7 +143,7 @@ start_sandbox() {	# start_sandbox dir: start its dockerd unless running
 		if ((i > 10)) && [ -z "$(daemon_pid "$d")" ] && ! alive "$!"; then
 			break
 		fi
-		sleep 0.05
+		nap 0.05
 	done
 	tail -n 5 "$d/dockerd.log" >&2
 	sbx_error "docker daemon failed to start inside the sandbox"
@@ -184,12 +191,12 @@ stop_sandbox() {	# stop_sandbox dir [fast]: every guest process goes, files stay
 		# A VM stop is a power-off: the containers die at once.  dockerd,
 		# already shutting down, neither waits for them nor restarts them
 		# (restart policies apply again at the next start).
-		sleep 0.1
+		nap 0.1
 		kill_containers "$id"
-		for i in $(seq 300); do
+		for ((i = 1; i <= 300; i++)); do
 			alive "$pid" || break
 			((i % 20 == 0)) && kill_containers "$id"
-			sleep 0.05
+			nap 0.05
 		done
 	fi
 	# Whatever outlived dockerd (containerd, shims, proxies) goes now.
@@ -206,10 +213,12 @@ stop_sandbox() {	# stop_sandbox dir [fast]: every guest process goes, files stay
 }
 
 kill_containers() {	# SIGKILL the init of every container (children of the shims)
-	local g=$CG/$1/d p
+	local g=$CG/$1/d p c
 	[ -n "$CG" ] && [ -r "$g/cgroup.procs" ] || return 0
 	while read -r p; do
-		if [ "$(cat "/proc/$p/comm" 2>/dev/null)" = containerd-shim ]; then
+		c=
+		line_of c "/proc/$p/comm"
+		if [ "$c" = containerd-shim ]; then
 			pkill -KILL -P "$p" 2>/dev/null
 		fi
 	done <"$g/cgroup.procs"
@@ -222,19 +231,19 @@ kill_containers() {	# SIGKILL the init of every container (children of the shims
 # tree's kill reached first) is no child of a shim, so kill_containers
 # missed it, and it would live on adopted by PID 1.
 cg_v1_remove() {
-	local c i left p
-	for i in $(seq 40); do
+	local c i left
+	for ((i = 1; i <= 40; i++)); do
 		left=0
 		for c in /sys/fs/cgroup/*/"$(netns_of "$1")" /sys/fs/cgroup/"$(netns_of "$1")"; do
 			[ -d "$c" ] || continue
 			find "$c" -name cgroup.procs -exec cat {} + 2>/dev/null |
-			    while read -r p; do kill -KILL "$p" 2>/dev/null; done
+			    while read -r k; do kill -KILL "$k" 2>/dev/null; done
 			find "$c" -depth -type d -exec rmdir {} + 2>/dev/null
 			[ -d "$c" ] && left=1
 		done
 		((left)) || return 0
 		# killed containers may take a moment to leave them
-		sleep 0.05
+		nap 0.05
 	done
 	return 0
 }
@@ -275,9 +284,15 @@ idle_grace() {	# the grace in seconds; 0: no idle stop
 	printf '%s' "$((10#$n))"
 }
 
-ms_now() {
-	local t=$EPOCHREALTIME
-	printf '%s' "$(( ${t%.*} * 1000 + 10#$(printf '%.3s' "${t#*.}") ))"
+ms_now() {	# ms_now [var]: milliseconds since the epoch, printed or into var
+	local ms_now_t=$EPOCHREALTIME ms_now_f
+	ms_now_f=${ms_now_t#*.}
+	ms_now_f=$((${ms_now_t%.*} * 1000 + 10#${ms_now_f:0:3}))
+	if [ $# -gt 0 ]; then
+		printf -v "$1" '%s' "$ms_now_f"
+	else
+		printf '%s' "$ms_now_f"
+	fi
 }
 
 mark_used() {	# mark_used dir: the idle clock starts again now
@@ -298,19 +313,19 @@ open_execs() {	# open_execs dir: is an exec of it still connected?
 }
 
 idle_due() {	# idle_due dir: no open exec and the grace has passed
-	local d=$1 g from
-	g=$(cat "$d/grace" 2>/dev/null) || return 1
+	local d=$1 g from now
+	line_of g "$d/grace" || return 1
 	[[ $g =~ ^[0-9]+$ ]] && ((g > 0)) || return 1
-	from=$(cat "$d/idle_from" 2>/dev/null) || return 1
+	line_of from "$d/idle_from" || return 1
 	[[ $from =~ ^[0-9]+$ ]] || return 1
 	open_execs "$d" && return 1
-	(($(ms_now) - from >= g * 1000))
+	ms_now now
+	((now - from >= g * 1000))
 }
 
 reaper_start() {	# reaper_start dir: one reaper per running sandbox
 	local d=$1 id=${1##*/} p
-	p=$(cat "$d/reaper.pid" 2>/dev/null)
-	if [ -n "$p" ] && alive "$p" && grep -qa __reaper "/proc/$p/cmdline" 2>/dev/null; then
+	if line_of p "$d/reaper.pid" && alive "$p" && cmdline_has "$p" __reaper; then
 		return 0
 	fi
 	cg_make "$id" i
@@ -325,9 +340,9 @@ reaper_start() {	# reaper_start dir: one reaper per running sandbox
 internal_reaper() {	# the reaper's loop: ends when its sandbox stops or goes
 	local d=$1
 	IN_REAPER=1
-	while sleep 0.25; do
+	while nap 0.25; do
 		[ -d "$d" ] && [ ! -e "$d/removing" ] || exit 0
-		[ -n "$(daemon_pid "$d")" ] || exit 0
+		daemon_up "$d" || exit 0
 		idle_due "$d" || continue
 		(
 			lock "$d/lock"
@@ -336,7 +351,7 @@ internal_reaper() {	# the reaper's loop: ends when its sandbox stops or goes
 				stop_sandbox "$d"
 			fi
 		)
-		[ -n "$(daemon_pid "$d")" ] || exit 0
+		daemon_up "$d" || exit 0
 	done
 }
 

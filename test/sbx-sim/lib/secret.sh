@@ -173,7 +173,7 @@ secret_ls() {
 
 secret_drop() {	# secret_drop dir: `sbx rm` deletes the sandbox's secrets
 	local n
-	n=$(cat "$1/name" 2>/dev/null) || return 0
+	line_of n "$1/name" || return 0
 	valid_name "$n" && rm -rf "$(secret_dir "$n")"
 	return 0
 }

@@ -14,28 +14,64 @@ die() {	# die status message...
 	exit "$rc"
 }
 
-now_ms() {
-	local t=$EPOCHREALTIME
-	printf '%s.%s' "${t%.*}" "$(printf '%.3s' "${t#*.}")"
+# Most of the simulator's time goes to starting processes: the helpers
+# below read files, clocks and /proc with builtins, and nap() pauses
+# without one.
+
+now_ms() {	# now_ms [var]: seconds.milliseconds, printed or into var
+	local now_ms_t=$EPOCHREALTIME now_ms_f
+	now_ms_f=${now_ms_t#*.}
+	if [ $# -gt 0 ]; then
+		printf -v "$1" '%s.%s' "${now_ms_t%.*}" "${now_ms_f:0:3}"
+	else
+		printf '%s.%s' "${now_ms_t%.*}" "${now_ms_f:0:3}"
+	fi
+}
+
+line_of() {	# line_of var file: its first line into var; 1 if none
+	local -n line_of_v=$1
+	line_of_v=
+	{ IFS= read -r line_of_v <"$2"; } 2>/dev/null || [ -n "$line_of_v" ]
+}
+
+count_up() {	# count_up var file: file's number plus one, into both (under a lock)
+	local -n count_up_v=$1
+	line_of count_up_v "$2" || count_up_v=0
+	count_up_v=$((count_up_v + 1))
+	echo "$count_up_v" >"$2"
+}
+
+# A pipe nobody writes to: a read on it that times out is a pause.  Each
+# process opens its own the first time (close_fds forgets it).
+NAP_FD=
+nap() {	# nap seconds
+	if [ -z "$NAP_FD" ] || [ ! -e "/proc/$BASHPID/fd/$NAP_FD" ]; then
+		exec {NAP_FD}<> <(:)
+	fi
+	read -r -t "$1" -u "$NAP_FD" _
+	return 0
 }
 
 log_start() {	# one line per call as it begins (README.md, "Calls log")
 	[ -n "${ROOT:-}" ] && [ -d "$ROOT" ] || return 0
-	printf '%s %s %s\n' "$(now_ms)" "$$" "${*@Q}" >>"$ROOT/starts.log"
+	local t
+	now_ms t
+	printf '%s %s %s\n' "$t" "$$" "${*@Q}" >>"$ROOT/starts.log"
 }
 
 log_call() {	# log_call status: one line per call, appended at the end
-	local rc=$1 line w t
+	local rc=$1 line w t q
 	((LOGGED)) && return 0
 	LOGGED=1
 	[ -n "${ROOT:-}" ] && [ -d "$ROOT" ] || return 0
-	rm -f "$ROOT/pending.$$"
-	t=$(now_ms)
+	[ ! -e "$ROOT/pending.$$" ] || rm -f "$ROOT/pending.$$"
+	now_ms t
 	line="$t $rc"
 	# --no-input goes to its own log (README.md, "Calls log")
 	for w in "${ARGV[@]}"; do
 		[ "$w" = --no-input ] && continue
-		line+=" $(printf '%q' "$w")"
+		printf -v q '%q' "$w"
+		line+=" $q"
 	done
 	printf '%s\n' "$line" >>"$ROOT/calls.log"
 	if ((NO_INPUT)); then
@@ -94,12 +130,31 @@ close_fds() {	# close every descriptor above 2 (bats watches fd 3)
 			eval "exec $n>&-" 2>/dev/null
 		fi
 	done
+	NAP_FD=
 }
 
 alive() {	# alive pid: a live process (a zombie is not: PID 1 may reap late)
 	local st
-	[ -n "$1" ] && st=$(sed -n 's/.*) \(.\).*/\1/p' "/proc/$1/stat" 2>/dev/null) &&
-	    [ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+	[[ $1 =~ ^[0-9]+$ ]] || return 1
+	{ read -r st <"/proc/$1/stat"; } 2>/dev/null || return 1
+	# the state follows the last ") ": a name may hold one
+	st=${st##*) }
+	st=${st:0:1}
+	[ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+}
+
+cmdline_of() {	# cmdline_of var pid: its command line, words apart by spaces
+	local -n cmdline_of_v=$1
+	local cmdline_of_a IFS=" "
+	cmdline_of_v=
+	{ mapfile -d '' -t cmdline_of_a <"/proc/$2/cmdline"; } 2>/dev/null || return 1
+	# shellcheck disable=SC2034 # a name reference: the caller's variable
+	cmdline_of_v=${cmdline_of_a[*]}
+}
+
+cmdline_has() {	# cmdline_has pid text: does its command line hold text?
+	local c
+	cmdline_of c "$1" && [[ $c == *"$2"* ]]
 }
 
 host_docker() {	# the simulator's own docker CLI calls, never the caller's config
@@ -132,8 +187,10 @@ init_root() {
 		ln "$ROOT/tag.$$" "$ROOT/tag" 2>/dev/null
 		rm -f "$ROOT/tag.$$"
 	fi
-	TAG=$(cat "$ROOT/tag")
-	mkdir -p "$ROOT/s" "$ROOT/faults" "$ROOT/hostcfg"
+	line_of TAG "$ROOT/tag"
+	if [ ! -d "$ROOT/s" ] || [ ! -d "$ROOT/faults" ] || [ ! -d "$ROOT/hostcfg" ]; then
+		mkdir -p "$ROOT/s" "$ROOT/faults" "$ROOT/hostcfg"
+	fi
 	policy_root
 	CG=
 	if [ -f /sys/fs/cgroup/unified/cgroup.procs ]; then
@@ -166,23 +223,32 @@ find_sandbox() {	# find_sandbox name: sets D, SBID; 1 if absent
 }
 
 all_sandboxes() {	# all_sandboxes [removing]: ids in creation order
-	local f n
+	local f n byseq=()
 	for f in "$ROOT"/s/*/seq; do
 		[ -e "${f%/seq}/removing" ] && [ "${1:-}" != removing ] && continue
 		n=
 		{ read -r n <"$f"; } 2>/dev/null || continue
-		printf '%s %s\n' "$n" "$(basename "${f%/seq}")"
-	done | sort -n | while read -r _ id; do printf '%s\n' "$id"; done
+		[[ $n =~ ^[0-9]{1,9}$ ]] || continue
+		f=${f%/seq}
+		byseq[10#$n]=${f##*/}
+	done
+	# an indexed array lists its elements by index, ascending
+	((${#byseq[@]} == 0)) || printf '%s\n' "${byseq[@]}"
 }
 
 netns_of() { printf 'sbxsim-%s-%s' "$TAG" "$1"; }
 
 daemon_pid() {	# daemon_pid dir: the live dockerd pid, or nothing
 	local p
-	p=$(cat "$1/dockerd.pid" 2>/dev/null) || return 0
-	if alive "$p" && grep -qa dockerd "/proc/$p/cmdline" 2>/dev/null; then
+	line_of p "$1/dockerd.pid" || return 0
+	if alive "$p" && cmdline_has "$p" dockerd; then
 		printf '%s' "$p"
 	fi
+}
+
+daemon_up() {	# daemon_up dir: is its dockerd alive?  (no subshell)
+	local p
+	line_of p "$1/dockerd.pid" && alive "$p" && cmdline_has "$p" dockerd
 }
 
 status_of() {
@@ -199,19 +265,18 @@ status_of() {
 # a watcher in a session of its own writes the line of an exec killed
 # so, with status 137 (README.md, "Calls log").
 killed_logger() {
-	local w line=''
+	local w line='' q
 	for w in "${ARGV[@]}"; do
 		[ "$w" = --no-input ] && continue
-		line+=" $(printf '%q' "$w")"
+		printf -v q '%q' "$w"
+		line+=" $q"
 	done
 	printf '%s\n' "${line# }" >"$ROOT/pending.$$"
-	spawn_detached /dev/null /bin/bash "$SELF" __killlog "$ROOT" "$$"
-}
-
-internal_killlog() {	# internal_killlog root pid
-	local f=$1/pending.$2
-	tail -s 0.1 --pid="$2" -f /dev/null
-	[ -s "$f" ] || exit 0
-	printf '%s 137 %s\n' "$(now_ms)" "$(cat "$f")" >>"$1/calls.log"
-	rm -f "$f"
+	# a small sh of its own: one per exec, for as long as the exec runs
+	# shellcheck disable=SC2016 # expanded by that sh
+	spawn_detached /dev/null /bin/sh -c 'tail -s 0.1 --pid="$2" -f /dev/null
+f=$1/pending.$2
+[ -s "$f" ] || exit 0
+printf "%s 137 %s\n" "$(date +%s.%3N)" "$(cat "$f")" >>"$1/calls.log"
+rm -f "$f"' sbxsim-killlog "$ROOT" "$$"
 }

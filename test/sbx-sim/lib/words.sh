@@ -47,12 +47,11 @@ words_init() {	# this call's choices, once the root is known
 	esac
 	[[ $seed =~ ^[0-9]{1,18}$ ]] ||
 	    die 1 "sbx-sim: SBX_SIM_SEED must be a number of at most 18 digits, not $seed"
-	n=$({
-		flock 9
-		n=$(($(cat "$ROOT/words.n" 2>/dev/null || echo 0) + 1))
-		echo "$n" >"$ROOT/words.n"
-		echo "$n"
-	} 9>>"$ROOT/words.lock")
+	local wfd
+	exec {wfd}>>"$ROOT/words.lock"
+	flock "$wfd"
+	count_up n "$ROOT/words.n"
+	exec {wfd}>&-
 	WORDS=vary
 	W_S=$((10#$seed * 2654435761 + n * 40503 + 12345))
 	for i in 1 2 3 4; do w_rand 2; done
