@@ -133,12 +133,15 @@ sc_spawn(struct sc *sc, char **av)
 	_exit(SBX_EX_NOEXEC);
 }
 
-/* End what sc_spawn started as sbx-run ends a call: TERM, then KILL. */
+/*
+ * End what sc_spawn started as sbx-run ends a call: TERM, then KILL after
+ * grace ms (0: a hold, which nothing waits on, goes at once).
+ */
 void
-sc_unspawn(pid_t pid)
+sc_unspawn(pid_t pid, long long grace)
 {
 	struct timespec ts = { 0, 50000000 };
-	long long end = sbx_clock_now_ms() + SBX_KILL_GRACE_MS;
+	long long end = sbx_clock_now_ms() + grace;
 	int ws;
 
 	(void)kill(-pid, SIGTERM);

@@ -118,7 +118,7 @@ sc_guest_hold(struct sc *sc)
 	r = await(sc, "running", IDLE_MAX * 1000LL, &took, st, sizeof(st));
 	if (r == 1 && sc_sleep(sc, hold) == 0)
 		r = sc_basic_status(sc, st, sizeof(st));
-	sc_unspawn(pid);
+	sc_unspawn(pid, SBX_KILL_GRACE_MS);
 	if (sc->signo != 0)
 		return -1;
 	if (r == 1 && strcmp(st, "running") == 0)

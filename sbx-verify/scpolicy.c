@@ -86,14 +86,22 @@ sc_policy_rules(struct sc *sc)
 {
 	const char *allow[] = { ALLOW }, *deny[] = { DENY };
 	struct sbx_policycli pc;
-	char why[1024], said[2][1024];
+	char why[1024], said[2][1024], *av[SBX_HOLD_ARGC];
 	int before = 0, a, d, r;
+	pid_t hold;
 
 	cli(sc, &pc);
 	sc->ruled = 1;
+	/*
+	 * Held up as a session's keepalive holds it: an idle stop in between
+	 * would drop the rules before policy check judges them.
+	 */
+	hold = sc_spawn(sc, sbx_hold_argv(av, sc->sbx, sc->name));
 	r = sbx_egressapply(&pc, allow, 1, deny, 1, 0, why, sizeof(why));
 	counted(sc, &pc, &before, NULL);
 	if (r == -1) {
+		if (hold != -1)
+			sc_unspawn(hold, 0);
 		sc_say(sc, SC_RULES, FAIL, "a per-sandbox allow %s and deny %s, "
 		    "as sbx-run puts a session's in force: %s", ALLOW, DENY,
 		    why);
@@ -102,6 +110,8 @@ sc_policy_rules(struct sc *sc)
 	sc->held = 1;
 	a = check(sc, ALLOWED, said[0], sizeof(said[0]));
 	d = check(sc, DENIED, said[1], sizeof(said[1]));
+	if (hold != -1)
+		sc_unspawn(hold, 0);
 	if (a == 1 && d == 0)
 		sc_say(sc, SC_RULES, PASS, "a per-sandbox allow %s and deny %s "
 		    "put in force (%s), listed active; policy check says %s "

@@ -86,7 +86,7 @@ sc_stamp_guest(struct sc *sc)
 	}
 	first = beat(sc, file, said[0], sizeof(said[0]));
 	/* as sbx-run's timeout ends its exec: the local group goes */
-	sc_unspawn(pid);
+	sc_unspawn(pid, SBX_KILL_GRACE_MS);
 	if (sc->signo != 0 || sc->restart)
 		return -1;
 	if (first != 1) {

@@ -69,7 +69,7 @@ void	 sc_place(struct sc *, int, const struct sbx_buf *,
 void	 sc_unplaced_say(const struct sc *);
 int	 sc_sleep(struct sc *, long long);
 pid_t	 sc_spawn(struct sc *, char **);
-void	 sc_unspawn(pid_t);
+void	 sc_unspawn(pid_t, long long);
 const char *sc_said(const struct sbx_result *, char *, size_t);
 const char *sc_heard(struct sbx_result *, char *, size_t);
 

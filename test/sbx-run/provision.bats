@@ -370,6 +370,9 @@ killed_in_create() {
 }
 
 @test "intent class: a create cut short leaves markers sbx-gc sweeps with the sandbox" {
+	# with its owner marker gone, sbx-gc asks whether the pid in the name
+	# lives: one above any pid_max (2^22) never does, where 4242 may
+	local N=pi-sbx-4999999-abcd1234
 	# read-only mode: the scratch primary is swept too
 	DOCKER_SANDBOX_WORKSPACE_RO=1 killed_in_create
 	kill -9 "$SESSION" "$(watcher_pid "$N")"

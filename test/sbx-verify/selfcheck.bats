@@ -13,7 +13,7 @@ CHECKS="version no-input missing ls-json create exists exec guest-end port-diale
 NCHECKS=20
 REPORT_TO=https://github.com/sbx-tools/sbx-tools/issues
 # with -f, on an sbx with the port group
-NCALLS=39
+NCALLS=40
 
 setup() {
 	common_setup
