@@ -34,6 +34,17 @@ line_of() {	# line_of var file: its first line into var; 1 if none
 	{ IFS= read -r line_of_v <"$2"; } 2>/dev/null || [ -n "$line_of_v" ]
 }
 
+slurp() {	# slurp var file: the whole file less its last newlines, as $(cat)
+	local -n slurp_v=$1
+	local slurp_fd
+	slurp_v=
+	{ exec {slurp_fd}<"$2"; } 2>/dev/null || return 1
+	IFS= read -r -d '' -u "$slurp_fd" slurp_v
+	exec {slurp_fd}<&-
+	while [[ $slurp_v == *$'\n' ]]; do slurp_v=${slurp_v%$'\n'}; done
+	return 0
+}
+
 count_up() {	# count_up var file: file's number plus one, into both (under a lock)
 	local -n count_up_v=$1
 	line_of count_up_v "$2" || count_up_v=0

@@ -26,23 +26,26 @@ cmd_ls() {
 	mapfile -t ids < <(all_sandboxes removing)
 	case $mode in
 	quiet)
-		for id in "${ids[@]}"; do cat "$ROOT/s/$id/name" 2>/dev/null; done
+		for id in "${ids[@]}"; do
+			slurp n "$ROOT/s/$id/name" && printf '%s\n' "$n"
+		done
 		;;
 	json)
 		# as Go's json.MarshalIndent writes it (BAT-TS 0.43.0, #201)
-		local out='' first=1 w wf n ag lu wl
+		local out='' first=1 w wf n ag lu wl uuid
 		for id in "${ids[@]}"; do
 			d=$ROOT/s/$id
 			# (one being removed may vanish meanwhile)
-			if ! { n=$(cat "$d/name" 2>/dev/null) && ag=$(cat "$d/agent" 2>/dev/null) &&
-			    lu=$(cat "$d/last_used" 2>/dev/null) && wl=$(cat "$d/workspaces" 2>/dev/null); }; then
+			if ! { slurp n "$d/name" && slurp ag "$d/agent" &&
+			    slurp lu "$d/last_used" && slurp wl "$d/workspaces"; }; then
 				continue
 			fi
+			slurp uuid "$d/uuid"
 			((first)) || out+=$',\n'
 			first=0
 			out+=$'    {\n'
 			out+="      \"name\": $(json_str "$n"),"$'\n'
-			out+="      \"id\": \"$(cat "$d/uuid" 2>/dev/null)\","$'\n'
+			out+="      \"id\": \"$uuid\","$'\n'
 			out+="      \"agent\": $(json_str "$ag"),"$'\n'
 			out+="      \"status\": \"$(status_of "$d")\","$'\n'
 			out+="      \"last_used_at\": \"$(stamp "$lu" "$id")\","$'\n'
@@ -76,10 +79,11 @@ cmd_ls() {
 		local rows=() n ag st pt ws wn=7 an=5 sn=6 pn=5
 		for id in "${ids[@]}"; do
 			d=$ROOT/s/$id
-			if ! { n=$(cat "$d/name" 2>/dev/null) && ag=$(cat "$d/agent" 2>/dev/null) &&
-			    ws=$(paste -sd, "$d/workspaces" 2>/dev/null); }; then
+			if ! { slurp n "$d/name" && slurp ag "$d/agent" &&
+			    slurp ws "$d/workspaces"; }; then
 				continue
 			fi
+			ws=${ws//$'\n'/,}
 			st=$(status_of "$d") pt=$(ports_text "$d")
 			rows+=("$n" "$ag" "$st" "$pt" "$ws")
 			((${#n} > wn)) && wn=${#n}
@@ -97,11 +101,13 @@ cmd_ls() {
 }
 
 stamp() {	# stamp seconds id: RFC 3339 with a fraction, as Go prints it
-	local f
-	f=$(printf '%05d' $((16#${2:0:4} % 100000)))
+	local f t
+	printf -v f '%05d' $((16#${2:0:4} % 100000))
 	while [[ $f == *0 ]]; do f=${f%0}; done
 	[ -n "$f" ] && f=.$f
-	date -u -d "@$1" "+%Y-%m-%dT%H:%M:%S${f}Z"
+	[[ $1 =~ ^[0-9]+$ ]] || { echo "sbx-sim: not a time: $1" >&2; return 1; }
+	TZ=UTC0 printf -v t '%(%Y-%m-%dT%H:%M:%S)T' "$1"
+	printf '%s%sZ\n' "$t" "$f"
 }
 
 cmd_stop() {
