@@ -359,6 +359,10 @@ run_inside() {	# run_inside d id name workdir user detach callerhome leaks cmd..
 		    "$name" "$callerhome" "$leaks" "$ROOT" -- "$@"
 	) <&0 >&"$w1" 2>&"$w2" &
 	g=$!
+	# From here a TERM is ignored outright: a trapped one that interrupts
+	# a wait can leave bash waiting for a child it has reaped already,
+	# for as long as another child (the reaper, a daemon) lives
+	trap '' TERM
 	exec {w1}>&- {w2}>&-
 	wait_through "$g"
 	rc=$?
