@@ -58,11 +58,6 @@ proxy_daemon_json() {	# proxy_daemon_json dir
 	printf '{"insecure-registries":[%s]}\n' "$list" >"$d/daemon.json"
 }
 
-proxy_alive() {	# proxy_alive pidfile word: its process, still the one we started
-	local p
-	line_of p "$1" && alive "$p" && cmdline_has "$p" "$2"
-}
-
 gw_listening() {	# gw_listening netns
 	nsenter --net="/run/netns/$1" ss -Hltn 2>/dev/null |
 	    awk -v a="$GW_ADDR:3128" '$4 == a { f = 1 } END { exit !f }'
@@ -73,7 +68,7 @@ gw_listening() {	# gw_listening netns
 proxy_start() {	# proxy_start dir
 	local d=$1 id=${1##*/} ns i name
 	proxy_hosts "$d"
-	if proxy_alive "$d/proxy.pid" proxy.py && proxy_alive "$d/gw.pid" "$GW_ADDR"; then
+	if pidfile_alive "$d/proxy.pid" proxy.py && pidfile_alive "$d/gw.pid" "$GW_ADDR"; then
 		return 0
 	fi
 	ns=$(netns_of "$id")
@@ -82,7 +77,7 @@ proxy_start() {	# proxy_start dir
 	ip -n "$ns" -4 addr show dev lo 2>/dev/null | grep -q " $GW_ADDR/" ||
 	    ip -n "$ns" addr add "$GW_ADDR/32" dev lo
 	cg_make "$id" g
-	if ! proxy_alive "$d/proxy.pid" proxy.py; then
+	if ! pidfile_alive "$d/proxy.pid" proxy.py; then
 		rm -f "$d/proxy.sock"
 		# an empty environment: nothing of the caller's is readable in
 		# its /proc entry, which the sandbox can see
@@ -101,7 +96,7 @@ proxy_start() {	# proxy_start dir
 		[ -S "$d/proxy.sock" ] ||
 		    sbx_error "failed to start sandbox: the network proxy did not start"
 	fi
-	if ! proxy_alive "$d/gw.pid" "$GW_ADDR"; then
+	if ! pidfile_alive "$d/gw.pid" "$GW_ADDR"; then
 		(
 			cg_join "$id" g
 			close_fds

@@ -287,12 +287,7 @@ idle_grace() {	# the grace in seconds; 0: no idle stop
 ms_now() {	# ms_now [var]: milliseconds since the epoch, printed or into var
 	local ms_now_t=$EPOCHREALTIME ms_now_f
 	ms_now_f=${ms_now_t#*.}
-	ms_now_f=$((${ms_now_t%.*} * 1000 + 10#${ms_now_f:0:3}))
-	if [ $# -gt 0 ]; then
-		printf -v "$1" '%s' "$ms_now_f"
-	else
-		printf '%s' "$ms_now_f"
-	fi
+	give $((${ms_now_t%.*} * 1000 + 10#${ms_now_f:0:3})) "$@"
 }
 
 mark_used() {	# mark_used dir: the idle clock starts again now
@@ -324,8 +319,8 @@ idle_due() {	# idle_due dir: no open exec and the grace has passed
 }
 
 reaper_start() {	# reaper_start dir: one reaper per running sandbox
-	local d=$1 id=${1##*/} p
-	if line_of p "$d/reaper.pid" && alive "$p" && cmdline_has "$p" __reaper; then
+	local d=$1 id=${1##*/}
+	if pidfile_alive "$d/reaper.pid" __reaper; then
 		return 0
 	fi
 	cg_make "$id" i

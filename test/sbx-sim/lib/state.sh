@@ -18,14 +18,14 @@ die() {	# die status message...
 # below read files, clocks and /proc with builtins, and nap() pauses
 # without one.
 
+give() {	# give value [var]: into var, or printed without one
+	if [ $# -gt 1 ]; then printf -v "$2" '%s' "$1"; else printf '%s' "$1"; fi
+}
+
 now_ms() {	# now_ms [var]: seconds.milliseconds, printed or into var
 	local now_ms_t=$EPOCHREALTIME now_ms_f
 	now_ms_f=${now_ms_t#*.}
-	if [ $# -gt 0 ]; then
-		printf -v "$1" '%s.%s' "${now_ms_t%.*}" "${now_ms_f:0:3}"
-	else
-		printf '%s.%s' "${now_ms_t%.*}" "${now_ms_f:0:3}"
-	fi
+	give "${now_ms_t%.*}.${now_ms_f:0:3}" "$@"
 }
 
 line_of() {	# line_of var file: its first line into var; 1 if none
@@ -249,17 +249,23 @@ all_sandboxes() {	# all_sandboxes [removing]: ids in creation order
 
 netns_of() { printf 'sbxsim-%s-%s' "$TAG" "$1"; }
 
+# pidfile_alive file word [var]: is the process the file names alive, and
+# still the one started (its command line holds word)?  Its pid into var.
+pidfile_alive() {
+	local pidfile_alive_p
+	line_of pidfile_alive_p "$1" && alive "$pidfile_alive_p" &&
+	    cmdline_has "$pidfile_alive_p" "$2" || return 1
+	[ $# -lt 3 ] || printf -v "$3" '%s' "$pidfile_alive_p"
+}
+
 daemon_pid() {	# daemon_pid dir: the live dockerd pid, or nothing
 	local p
-	line_of p "$1/dockerd.pid" || return 0
-	if alive "$p" && cmdline_has "$p" dockerd; then
-		printf '%s' "$p"
-	fi
+	pidfile_alive "$1/dockerd.pid" dockerd p && printf '%s' "$p"
+	return 0
 }
 
 daemon_up() {	# daemon_up dir: is its dockerd alive?  (no subshell)
-	local p
-	line_of p "$1/dockerd.pid" && alive "$p" && cmdline_has "$p" dockerd
+	pidfile_alive "$1/dockerd.pid" dockerd
 }
 
 status_of() {
