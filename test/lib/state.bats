@@ -21,7 +21,10 @@ setup() {
 
 @test "state: a state directory owned by someone else is refused by every program" {
 	[ "$(id -u)" -eq 0 ] || {
-		[ "${CI:-}" = true ] && fail "needs root to chown"
+		if [ "${CI:-}" = true ]; then
+			fail "needs root to chown"
+			return 1
+		fi
 		skip "needs root to chown"
 	}
 	mkdir -m 700 "$SBX_STATE_DIR"
