@@ -17,8 +17,8 @@ fault_take() {	# fault_take fail|hang verb: prints KIND and consumes one, or 1
 	[ -z "$spec" ] && [ ! -s "$st.spec" ] && return 1
 	(
 		flock 9
-		local was=
-		{ IFS= read -r -d '' was <"$st.spec"; } 2>/dev/null
+		local was
+		slurp was "$st.spec"
 		if [ "$was" != "$spec" ]; then
 			rm -f "$st".n.*
 			printf '%s' "$spec" >"$st.spec"

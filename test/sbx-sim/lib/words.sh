@@ -47,11 +47,9 @@ words_init() {	# this call's choices, once the root is known
 	esac
 	[[ $seed =~ ^[0-9]{1,18}$ ]] ||
 	    die 1 "sbx-sim: SBX_SIM_SEED must be a number of at most 18 digits, not $seed"
-	local wfd
-	exec {wfd}>>"$ROOT/words.lock"
-	flock "$wfd"
+	lock "$ROOT/words.lock"
 	count_up n "$ROOT/words.n"
-	exec {wfd}>&-
+	unlock
 	WORDS=vary
 	W_S=$((10#$seed * 2654435761 + n * 40503 + 12345))
 	for i in 1 2 3 4; do w_rand 2; done
