@@ -17,8 +17,10 @@ setup_file() {
 	export WSP="$BATS_FILE_TMPDIR/wsp"
 	mkdir -p "$WSP"
 	[ -n "$SIM_MISSING" ] && return 0
-	"$SIM" create --quiet --name pol-a shell "$WSP" 3>&- &
-	"$SIM" create --quiet --name pol-b shell "$WSP" 3>&- &
+	# no idle stop (it drops a sandbox's rules): on a loaded machine the
+	# file outlasts the 30 s grace
+	SBX_SIM_IDLE_STOP=0 "$SIM" create --quiet --name pol-a shell "$WSP" 3>&- &
+	SBX_SIM_IDLE_STOP=0 "$SIM" create --quiet --name pol-b shell "$WSP" 3>&- &
 	wait
 }
 
